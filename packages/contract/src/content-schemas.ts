@@ -1,0 +1,176 @@
+import { z } from 'zod';
+import { authorHandleSchema, postIdSchema, remoteHandleSchema } from './ids.ts';
+import { domainSchema } from './node-domain.ts';
+import type { Result } from './result.ts';
+import { err } from './result.ts';
+import {
+  count,
+  didSchema,
+  flag,
+  httpUrlSchema,
+  nullableUrl,
+  optionalMember,
+  optionalText,
+  optionalUrl,
+  parseWith,
+  timestampSchema,
+} from './primitives.ts';
+
+export const mediaItemSchema = z.object({
+  url: httpUrlSchema,
+  mimeType: optionalText(),
+  altText: optionalText(),
+});
+export type MediaItem = z.output<typeof mediaItemSchema>;
+
+const mediaList = () => z.array(mediaItemSchema).default([]);
+
+/**
+ * A reference to another post (`replyToId`, `repostOfId`): its id on any node or a
+ * `swarm:{domain}:{postId}`; null when there is none (missing and "" read as null).
+ */
+const nullablePostRef = () =>
+  z
+    .string()
+    .max(512)
+    .nullish()
+    .transform((value) => (value ? value : null))
+    .pipe(z.string().nullable());
+
+/**
+ * Profile of `GET /api/swarm/users/[handle]`. Extras: `did` (the user's did:key, DESIGN §3) and
+ * `publicKey`; both optional because other implementations do not send them.
+ */
+export const profileSchema = z.object({
+  handle: remoteHandleSchema,
+  displayName: optionalText(),
+  bio: optionalText(),
+  avatarUrl: optionalUrl(),
+  headerUrl: optionalUrl(),
+  website: optionalUrl(),
+  followersCount: count(),
+  followingCount: count(),
+  postsCount: count(),
+  createdAt: timestampSchema,
+  isBot: flag(),
+  nodeDomain: domainSchema,
+  did: optionalMember(didSchema),
+  publicKey: optionalMember(z.string()),
+});
+export type Profile = z.output<typeof profileSchema>;
+
+/** Post as listed in a profile response. */
+export const profilePostSchema = z.object({
+  id: postIdSchema,
+  content: z.string(),
+  createdAt: timestampSchema,
+  isNsfw: flag(),
+  likesCount: count(),
+  repostsCount: count(),
+  repliesCount: count(),
+  media: mediaList(),
+  linkPreviewUrl: nullableUrl(),
+  linkPreviewTitle: optionalText(),
+  linkPreviewDescription: optionalText(),
+  linkPreviewImage: optionalUrl(),
+});
+export type ProfilePost = z.output<typeof profilePostSchema>;
+
+/** Author object of timeline posts and single posts. */
+export const postAuthorSchema = z.object({
+  handle: authorHandleSchema,
+  displayName: optionalText(),
+  avatarUrl: optionalUrl(),
+  isNsfw: flag(),
+});
+export type PostAuthor = z.output<typeof postAuthorSchema>;
+
+/** Post as listed in the timeline: note the singular `likeCount`, `repostCount`, `replyCount`. */
+export const timelinePostSchema = z.object({
+  id: postIdSchema,
+  content: z.string(),
+  createdAt: timestampSchema,
+  author: postAuthorSchema,
+  nodeDomain: domainSchema,
+  nodeIsNsfw: flag(),
+  isNsfw: flag(),
+  likeCount: count(),
+  repostCount: count(),
+  replyCount: count(),
+  media: mediaList(),
+  linkPreviewUrl: nullableUrl(),
+});
+export type TimelinePost = z.output<typeof timelinePostSchema>;
+
+/** `GET /api/swarm/posts/[id]`. */
+export const singlePostSchema = z.object({
+  id: postIdSchema,
+  content: z.string(),
+  createdAt: timestampSchema,
+  author: postAuthorSchema,
+  nodeDomain: domainSchema,
+  isNsfw: flag(),
+  likesCount: count(),
+  repostsCount: count(),
+  repliesCount: count(),
+  media: mediaList(),
+  linkPreviewUrl: nullableUrl(),
+  replyToId: nullablePostRef(),
+  repostOfId: nullablePostRef(),
+});
+export type SinglePost = z.output<typeof singlePostSchema>;
+
+/**
+ * Reads a peer's `GET /api/swarm/posts/[id]` answer in both forms seen in the swarm: the bare
+ * single post (ours) and `{ post: <single post> }`.
+ */
+export function parsePeerSinglePost(input: unknown): Result<SinglePost> {
+  const bare = parseWith(singlePostSchema, input);
+  if (bare.ok) return bare;
+  if (typeof input === 'object' && input !== null && 'post' in input) {
+    const wrapped = parseWith(singlePostSchema, (input as { post: unknown }).post);
+    return wrapped.ok ? wrapped : err(`post: ${wrapped.reason}`);
+  }
+  return bare;
+}
+
+/** Reply as listed by `GET /api/swarm/replies`; remote authors' handles are `handle@domain`. */
+export const replySchema = z.object({
+  id: postIdSchema,
+  content: z.string(),
+  createdAt: timestampSchema,
+  author: z.object({
+    handle: authorHandleSchema,
+    displayName: optionalText(),
+    avatarUrl: optionalUrl(),
+  }),
+  likesCount: count(),
+  repostsCount: count(),
+  repliesCount: count(),
+});
+export type Reply = z.output<typeof replySchema>;
+
+/** `GET /api/swarm/users/[handle]` answer. */
+export const swarmUserResponseSchema = z.object({
+  profile: profileSchema,
+  posts: z.array(profilePostSchema).default([]),
+  nodeDomain: domainSchema,
+  timestamp: timestampSchema,
+});
+export type SwarmUserResponse = z.output<typeof swarmUserResponseSchema>;
+
+/** `GET /api/swarm/timeline` answer. */
+export const timelineResponseSchema = z.object({
+  posts: z.array(timelinePostSchema).default([]),
+  nodeDomain: domainSchema,
+  nodeIsNsfw: flag(),
+  timestamp: timestampSchema,
+});
+export type TimelineResponse = z.output<typeof timelineResponseSchema>;
+
+/** `GET /api/swarm/replies` answer. */
+export const repliesResponseSchema = z.object({
+  replies: z.array(replySchema).default([]),
+  nodeDomain: domainSchema,
+});
+export type RepliesResponse = z.output<typeof repliesResponseSchema>;

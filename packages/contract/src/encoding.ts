@@ -1,0 +1,51 @@
+import { base58, base64, base64urlnopad } from '@scure/base';
+
+// The one place where bytes become text and back; everything else imports these.
+
+const textEncoder = new TextEncoder();
+const textDecoder = new TextDecoder('utf-8', { fatal: true });
+
+export function utf8Encode(text: string): Uint8Array {
+  return textEncoder.encode(text);
+}
+
+/** Throws on invalid UTF-8 (fatal decoder), so garbage never turns into U+FFFD silently. */
+export function utf8Decode(bytes: Uint8Array): string {
+  return textDecoder.decode(bytes);
+}
+
+export function toBytes(data: Uint8Array | string): Uint8Array {
+  return typeof data === 'string' ? utf8Encode(data) : data;
+}
+
+/** base64url without padding (RFC 4648 §5), the form every signature and hash on the wire uses. */
+export function base64urlEncode(bytes: Uint8Array): string {
+  return base64urlnopad.encode(bytes);
+}
+
+/** Decodes base64url; tolerates `=` padding from other implementations. Throws on any other junk. */
+export function base64urlDecode(text: string): Uint8Array {
+  return base64urlnopad.decode(text.replace(/={1,2}$/, ''));
+}
+
+export function base58btcEncode(bytes: Uint8Array): string {
+  return base58.encode(bytes);
+}
+
+export function base58btcDecode(text: string): Uint8Array {
+  return base58.decode(text);
+}
+
+/** `len` cryptographically random bytes from WebCrypto (Node 20 and browsers). */
+export function randomBytes(len: number): Uint8Array {
+  return globalThis.crypto.getRandomValues(new Uint8Array(len));
+}
+
+/** Standard base64 with padding: only for PEM bodies, which are not base64url. */
+export function base64Encode(bytes: Uint8Array): string {
+  return base64.encode(bytes);
+}
+
+export function base64Decode(text: string): Uint8Array {
+  return base64.decode(text);
+}

@@ -1,0 +1,48 @@
+import { z } from 'zod';
+
+/** Error codes of DESIGN §3, with the HTTP status each one is answered with. */
+export const ERROR_STATUS = {
+  INVALID_REQUEST: 400,
+  UNAUTHORIZED: 401, // admin authentication missing or wrong
+  INVALID_SIGNATURE: 401,
+  FORBIDDEN: 403,
+  NODE_BLOCKED: 403,
+  POST_NOT_FOUND: 404,
+  USER_NOT_FOUND: 404,
+  NOT_FOUND: 404,
+  KEY_CONFLICT: 409,
+  PAYLOAD_TOO_LARGE: 413,
+  UNSUPPORTED_MEDIA_TYPE: 415,
+  RATE_LIMITED: 429,
+  INTERNAL: 500,
+  PEER_UNAVAILABLE: 502,
+  PEER_TIMEOUT: 504,
+} as const satisfies Record<string, number>;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+export const ERROR_CODES = Object.keys(ERROR_STATUS) as readonly ErrorCode[];
+
+export const errorCodeSchema = z.enum(ERROR_CODES as [ErrorCode, ...ErrorCode[]]);
+
+/**
+ * Every non-2xx answer: `{ error, code, details? }`. When reading a peer's error the code is any
+ * UPPER_SNAKE word (other implementations have their own); what we send uses `ErrorCode`.
+ */
+export const errorBodySchema = z.object({
+  error: z.string(),
+  code: z
+    .string()
+    .regex(/^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*$/, { message: 'code must be UPPER_SNAKE' }),
+  details: z.unknown().optional(),
+});
+
+export type ErrorBody = z.output<typeof errorBodySchema>;
+
+export function errorBody(
+  code: ErrorCode,
+  error: string,
+  details?: unknown,
+): ErrorBody & { code: ErrorCode } {
+  return details === undefined ? { error, code } : { error, code, details };
+}

@@ -1,0 +1,32 @@
+/**
+ * Numbers from the spec's Limits table and from DESIGN §3, in one place so that the gateway,
+ * the peer client and the tests agree.
+ */
+export const LIMITS = {
+  /** `GET /api/swarm/users/[handle]` `limit` (posts returned). */
+  swarmUserPosts: { default: 25, max: 50 },
+  /** `GET /api/swarm/timeline` `limit`. */
+  timeline: { default: 20, max: 50 },
+  /** `GET /.well-known/node-swarm` `limit` (nodes returned). */
+  discoveryNodes: { default: 50, max: 200 },
+  /** `GET /api/swarm/nodes` `limit`. */
+  nodeList: { default: 100, max: 500 },
+  /** Requests from a node to a peer's swarm endpoints time out after this. */
+  peerTimeoutMs: 5_000,
+  /** Node `trust_score`, integer, inclusive. */
+  trustScore: { min: 0, max: 100 },
+  /** Body caps (bytes): interactions and replies, gossip. */
+  interactionBodyBytes: 64 * 1024,
+  replyBodyBytes: 64 * 1024,
+  gossipBodyBytes: 256 * 1024,
+  /** Entries at most in one gossip answer. */
+  gossipMaxNodes: 200,
+  gossipMaxHandles: 500,
+  /** Accepted skew of `X-Swarm-Timestamp` against the receiver's clock (either direction). */
+  clockWindowMs: 5 * 60 * 1000,
+  /** Interaction `timestamp`: up to 7 days old (retries from outboxes), up to 5 minutes ahead. */
+  interactionMaxAgeMs: 7 * 24 * 60 * 60 * 1000,
+  interactionMaxFutureMs: 5 * 60 * 1000,
+  /** `X-Swarm-Nonce` carries at least this many random bytes. */
+  nonceMinBytes: 16,
+} as const;

@@ -1,0 +1,15 @@
+import type { InteractionKind } from './interaction-schemas.ts';
+
+/** Paths of the spec's swarm endpoints, so clients and the gateway cannot drift apart. */
+export const SWARM_PATHS = {
+  discovery: '/.well-known/node-swarm',
+  info: '/api/swarm/info',
+  nodes: '/api/swarm/nodes',
+  announce: '/api/swarm/announce',
+  gossip: '/api/swarm/gossip',
+  timeline: '/api/swarm/timeline',
+  replies: '/api/swarm/replies',
+  user: (handle: string) => `/api/swarm/users/${encodeURIComponent(handle)}`,
+  post: (postId: string) => `/api/swarm/posts/${encodeURIComponent(postId)}`,
+  interaction: (kind: InteractionKind) => `/api/swarm/interactions/${kind}`,
+} as const;
