@@ -1,0 +1,28 @@
+// @swarm/db: the Prisma client factory (PGlite | Postgres), migrations, drift check.
+// Test databases: `@swarm/db/testing`.
+export { createDb, createPostgresDb, wrapPglite } from './create-db.ts';
+export type { Db, DbConfig, PgliteDb, PostgresDb } from './create-db.ts';
+export { parseDatabaseUrl, redactUrl } from './database-url.ts';
+export type { DatabaseTarget } from './database-url.ts';
+export {
+  migrateDb,
+  MigrationError,
+  PRISMA_MIGRATE_LOCK_ID,
+} from './migrations/apply-migrations.ts';
+export type { MigrateOptions, MigrateResult } from './migrations/apply-migrations.ts';
+export {
+  checkMigrations,
+  createMigration,
+  diffMigrationsToSchema,
+  EmptyMigrationError,
+} from './migrations/schema-diff.ts';
+export type {
+  CheckResult,
+  CreatedMigration,
+  SchemaDiff,
+  SchemaSources,
+} from './migrations/schema-diff.ts';
+export { MIGRATIONS_DIR, SCHEMA_PATH } from './paths.ts';
+export { localActorKey } from './actor-keys.ts';
+// The generated client: PrismaClient, the Prisma namespace, model types and enums.
+export * from './generated/prisma/client.ts';

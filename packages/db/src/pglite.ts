@@ -1,0 +1,120 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { gunzipSync, gzipSync } from 'node:zlib';
+import { PGlite } from '@electric-sql/pglite';
+import { CACHE_DIR } from './paths.ts';
+
+// PGlite runs `initdb` in WebAssembly when it opens an empty data directory: 4–6 s here. Loading
+// a dump of an already initialised cluster takes under a second, so everything that needs many
+// short-lived databases (test databases, the shadow database of migrate:new/check) starts from a
+// dump cached on disk, keyed by the PGlite version.
+
+// The package doesn't export its package.json; it sits next to dist/.
+export const PGLITE_VERSION = (
+  JSON.parse(
+    readFileSync(
+      join(
+        dirname(createRequire(import.meta.url).resolve('@electric-sql/pglite')),
+        '..',
+        'package.json',
+      ),
+      'utf8',
+    ),
+  ) as { version: string }
+).version;
+
+/** Opens (creating on first use) a PGlite database persisted in `dir`, or in memory for null. */
+export async function openPglite(dir: string | null): Promise<PGlite> {
+  if (dir === null) return freshMemoryPglite();
+  await mkdir(dir, { recursive: true });
+  // A new data directory starts from the cached empty cluster when this machine has one (after
+  // any test run); otherwise PGlite runs initdb, once.
+  const loadDataDir = existsSync(join(dir, 'PG_VERSION'))
+    ? undefined
+    : await readCachedDump(`pglite-${PGLITE_VERSION}-empty`);
+  const pglite = new PGlite({ dataDir: dir, ...(loadDataDir ? { loadDataDir } : {}) });
+  await pglite.waitReady;
+  return pglite;
+}
+
+/** A new, empty in-memory cluster (from the cached dump; the first call per machine runs initdb). */
+export async function freshMemoryPglite(): Promise<PGlite> {
+  return pgliteFromDump(await emptyCluster());
+}
+
+function emptyCluster(): Promise<Blob> {
+  return cachedDump(`pglite-${PGLITE_VERSION}-empty`, emptyClusterDump);
+}
+
+/** A new in-memory cluster holding the data of `dump` (a tar made by `dumpDataDir`). */
+export async function pgliteFromDump(dump: Blob): Promise<PGlite> {
+  const pglite = new PGlite({ loadDataDir: dump });
+  await pglite.waitReady;
+  return pglite;
+}
+
+/**
+ * A cluster dump from the disk cache, built by `build` when missing. Stored gzipped (a cluster is
+ * ~40 MB raw), kept unpacked in memory for the process. Concurrent builders (parallel test
+ * workers) each write a temp file and rename it into place, so readers never see half a file.
+ */
+export async function cachedDump(key: string, build: () => Promise<Blob>): Promise<Blob> {
+  const memo = memory.get(key);
+  if (memo) return memo;
+  const pending = loadOrBuild(key, build);
+  memory.set(key, pending);
+  try {
+    return await pending;
+  } catch (error) {
+    memory.delete(key);
+    throw error;
+  }
+}
+
+const memory = new Map<string, Promise<Blob>>();
+
+/** The cached dump if there is one (in memory or on disk), without building it. */
+async function readCachedDump(key: string): Promise<Blob | undefined> {
+  const memo = memory.get(key);
+  if (memo) return memo.catch(() => undefined);
+  try {
+    return new Blob([gunzipSync(await readFile(cacheFile(key)))]);
+  } catch {
+    return undefined; // missing or damaged
+  }
+}
+
+function cacheFile(key: string): string {
+  return join(CACHE_DIR, `${key}.tar.gz`);
+}
+
+async function loadOrBuild(key: string, build: () => Promise<Blob>): Promise<Blob> {
+  const cached = await readCachedDump(key);
+  if (cached) return cached;
+  const file = cacheFile(key);
+  const dump = await build();
+  try {
+    await mkdir(CACHE_DIR, { recursive: true });
+    const tmp = `${file}.${process.pid}.${Date.now()}.tmp`;
+    await writeFile(tmp, gzipSync(Buffer.from(await dump.arrayBuffer()), { level: 1 }));
+    await rename(tmp, file).catch(async (error: unknown) => {
+      await rm(tmp, { force: true });
+      throw error;
+    });
+  } catch {
+    // A read-only checkout still works, only slower.
+  }
+  return dump;
+}
+
+async function emptyClusterDump(): Promise<Blob> {
+  const pglite = new PGlite();
+  try {
+    await pglite.waitReady;
+    return await pglite.dumpDataDir('none');
+  } finally {
+    await pglite.close();
+  }
+}

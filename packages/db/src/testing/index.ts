@@ -1,0 +1,147 @@
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { createPostgresDb, wrapPglite, type Db } from '../create-db.ts';
+import { redactUrl } from '../database-url.ts';
+import { migrateDb } from '../migrations/apply-migrations.ts';
+import { readMigrationsFolder, sha256Hex } from '../migrations/migration-files.ts';
+import { MIGRATIONS_DIR } from '../paths.ts';
+import { cachedDump, freshMemoryPglite, PGLITE_VERSION, pgliteFromDump } from '../pglite.ts';
+
+// Test databases: every call gives a fresh, fully migrated database of its own, so test files
+// (and tests inside them) never share state. Default: in-memory PGlite. With TEST_DATABASE_URL
+// (e.g. postgres://postgres@127.0.0.1:5432/postgres): a new database on that server, dropped on
+// close. Both start from a migrated template, built once (cached on disk for PGlite, as a
+// template database for Postgres) and rebuilt whenever a migration changes.
+
+export interface TestDbOptions {
+  /** Default: the repo's prisma/migrations. */
+  migrationsDir?: string;
+  /** Default: process.env.TEST_DATABASE_URL; empty → PGlite in memory. */
+  databaseUrl?: string;
+}
+
+/** A fresh migrated database; `close()` disposes of it (drops it on Postgres). */
+export async function createTestDb(options: TestDbOptions = {}): Promise<Db> {
+  const migrationsDir = options.migrationsDir ?? MIGRATIONS_DIR;
+  const fingerprint = await migrationsFingerprint(migrationsDir);
+  const url = options.databaseUrl ?? process.env.TEST_DATABASE_URL;
+  if (url) return createPostgresTestDb(url, migrationsDir, fingerprint);
+  const dump = await cachedDump(`pglite-migrated-${fingerprint}`, () =>
+    buildPgliteTemplate(migrationsDir),
+  );
+  return wrapPglite(await pgliteFromDump(dump), 'PGlite test database (in memory)');
+}
+
+/** Changes whenever a migration is added or edited (or the PGlite version changes). */
+async function migrationsFingerprint(dir: string): Promise<string> {
+  const folder = await readMigrationsFolder(dir);
+  const parts = folder.migrations.map((m) => `${m.name}:${m.checksum}`);
+  return sha256Hex([`pglite ${PGLITE_VERSION}`, ...parts].join('\n')).slice(0, 16);
+}
+
+async function buildPgliteTemplate(migrationsDir: string): Promise<Blob> {
+  const db = wrapPglite(await freshMemoryPglite(), 'PGlite template');
+  try {
+    await migrateDb(db, { migrationsDir });
+    return await db.pglite.dumpDataDir('none');
+  } finally {
+    await db.close();
+  }
+}
+
+async function createPostgresTestDb(
+  serverUrl: string,
+  migrationsDir: string,
+  fingerprint: string,
+): Promise<Db> {
+  const admin = new pg.Client({ connectionString: serverUrl });
+  await admin.connect().catch((error: Error) => {
+    throw new Error(
+      `TEST_DATABASE_URL: cannot connect to ${redactUrl(serverUrl)}: ${error.message}`,
+      { cause: error },
+    );
+  });
+  let name: string | undefined;
+  try {
+    const template = await ensureTemplate(admin, serverUrl, migrationsDir, fingerprint);
+    name = `swarm_test_${Date.now().toString(36)}_${randomBytes(4).toString('hex')}`;
+    await createDatabaseFrom(admin, name, template);
+    const db = await createPostgresDb(withDatabase(serverUrl, name), 5);
+    const dbName = name;
+    let closing: Promise<void> | undefined;
+    return {
+      ...db,
+      description: `Postgres test database ${dbName}`,
+      close: () =>
+        (closing ??= (async () => {
+          try {
+            await db.close();
+          } finally {
+            await admin.query(`DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`).catch(() => {});
+            await admin.end().catch(() => {});
+          }
+        })()),
+    };
+  } catch (error) {
+    if (name) await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`).catch(() => {});
+    await admin.end().catch(() => {});
+    throw error;
+  }
+}
+
+/**
+ * The migrated template database for this set of migrations, made once per server. Parallel
+ * test workers may race to build it: each builds under a temporary name and renames it into
+ * place; the losers drop theirs.
+ */
+async function ensureTemplate(
+  admin: pg.Client,
+  serverUrl: string,
+  migrationsDir: string,
+  fingerprint: string,
+): Promise<string> {
+  const template = `swarm_tpl_${fingerprint}`;
+  if (await databaseExists(admin, template)) return template;
+  const building = `swarm_tplbuild_${randomBytes(6).toString('hex')}`;
+  await admin.query(`CREATE DATABASE "${building}"`);
+  try {
+    const db = await createPostgresDb(withDatabase(serverUrl, building), 1);
+    try {
+      await migrateDb(db, { migrationsDir });
+    } finally {
+      await db.close();
+    }
+    await admin.query(`ALTER DATABASE "${building}" RENAME TO "${template}"`);
+  } catch (error) {
+    await admin.query(`DROP DATABASE IF EXISTS "${building}" WITH (FORCE)`).catch(() => {});
+    if (await databaseExists(admin, template)) return template; // another worker won the race
+    throw error;
+  }
+  return template;
+}
+
+async function createDatabaseFrom(admin: pg.Client, name: string, template: string): Promise<void> {
+  // Postgres refuses a template that has a connection open, which a worker finishing the
+  // template build may briefly still have: retry for a moment.
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await admin.query(`CREATE DATABASE "${name}" TEMPLATE "${template}"`);
+      return;
+    } catch (error) {
+      const busy = /being accessed by other users/.test((error as Error).message);
+      if (!busy || attempt >= 50) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+}
+
+async function databaseExists(admin: pg.Client, name: string): Promise<boolean> {
+  const result = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
+  return (result.rowCount ?? 0) > 0;
+}
+
+function withDatabase(serverUrl: string, database: string): string {
+  const url = new URL(serverUrl);
+  url.pathname = `/${database}`;
+  return url.toString();
+}
