@@ -1,0 +1,69 @@
+import { HTTPException } from 'hono/http-exception';
+import { requestId } from 'hono/request-id';
+import { SWARM_PATHS } from '@swarm/contract';
+import type { NodeContext } from '@swarm/domain';
+import { errorResponse } from './errors.ts';
+import { nodeSignature, requireAdmin, swarmPostGuards } from './middleware/index.ts';
+import { createRouter } from './router.ts';
+import { contentRoutes } from './routes/content.routes.ts';
+import { infoRoutes } from './routes/info.routes.ts';
+import { interactionRoutes } from './routes/interactions.routes.ts';
+import { swarmRoutes } from './routes/swarm.routes.ts';
+
+/** Paths this app answers; everything else belongs to the web app (or is a 404 when alone). */
+export function isGatewayPath(pathname: string): boolean {
+  return (
+    pathname === '/.well-known/node-swarm' ||
+    pathname === '/api/swarm' ||
+    pathname.startsWith('/api/swarm/')
+  );
+}
+
+/**
+ * The gateway: the node-to-node half of a node. Routes validate with the contract's zod schemas
+ * (which also document the API) and call domain services; nothing here touches the database.
+ */
+export function createGatewayApp(node: NodeContext) {
+  const app = createRouter();
+
+  app.use(requestId());
+  app.use(async (c, next) => {
+    c.set('node', node);
+    const started = performance.now();
+    await next();
+    node.logger.debug(
+      {
+        method: c.req.method,
+        path: c.req.path,
+        status: c.res.status,
+        ms: Math.round(performance.now() - started),
+        requestId: c.get('requestId'),
+      },
+      'request',
+    );
+  });
+
+  // Inbound security (DESIGN §3), before any route: every write is rate-limited per IP, JSON
+  // only, capped and parsed once; node signatures where the protocol wants them; admin auth.
+  app.use('/api/swarm/*', ...swarmPostGuards());
+  app.use('/api/swarm/interactions/*', nodeSignature({ required: true }));
+  app.use(SWARM_PATHS.replies, nodeSignature({ required: true }));
+  app.use(SWARM_PATHS.announce, nodeSignature({ required: false }));
+  app.use(SWARM_PATHS.gossip, nodeSignature({ required: false }));
+  app.post(SWARM_PATHS.nodes, requireAdmin());
+
+  app.route('/', infoRoutes());
+  app.route('/', swarmRoutes());
+  app.route('/', interactionRoutes());
+  app.route('/', contentRoutes());
+
+  app.notFound((c) =>
+    errorResponse(c, 'NOT_FOUND', `No such endpoint: ${c.req.method} ${c.req.path}`),
+  );
+  app.onError((err, c) => {
+    if (err instanceof HTTPException) return err.getResponse(); // e.g. readJsonBody's 400
+    node.logger.error({ err, requestId: c.get('requestId'), path: c.req.path }, 'unhandled error');
+    return errorResponse(c, 'INTERNAL', `Internal error (request id ${c.get('requestId')}).`);
+  });
+  return app;
+}

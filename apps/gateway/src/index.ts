@@ -1,0 +1,3 @@
+export { createGatewayApp, isGatewayPath } from './app.ts';
+export { createHttpServer, type NodeHandler } from './http-server.ts';
+export * from './middleware/index.ts';

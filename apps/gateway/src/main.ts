@@ -1,0 +1,100 @@
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { baseUrlForDomain } from '@swarm/contract';
+import {
+  bootNode,
+  createLogger,
+  createSwarmScheduler,
+  parseConfig,
+  shareNodeContext,
+} from '@swarm/domain';
+import { createGatewayApp } from './app.ts';
+import { createHttpServer, type NodeHandler } from './http-server.ts';
+
+// Entry point. `--with-web` is the embedded mode of `pnpm start`: gateway and web app in one
+// process on one port over one embedded database. Without it, the gateway alone (production).
+const withWeb = process.argv.includes('--with-web');
+
+const parsed = parseConfig(process.env);
+if (!parsed.ok) {
+  console.error(
+    `Swarm node cannot start: the configuration is invalid.\n  - ${parsed.errors.join('\n  - ')}\n` +
+      'See the configuration table in README.md.',
+  );
+  process.exit(1);
+}
+const config = parsed.value;
+const logger = createLogger(config.logLevel, {
+  name: withWeb ? 'node' : 'gateway',
+  pretty: process.stdout.isTTY,
+});
+
+async function loadWebHandler(): Promise<NodeHandler> {
+  const handlerPath = fileURLToPath(new URL('../../web/build/handler.js', import.meta.url));
+  if (!existsSync(handlerPath)) {
+    throw new Error(
+      `The web app is not built (${handlerPath} is missing): run \`pnpm build\` first.`,
+    );
+  }
+  // adapter-node needs the public origin for its CSRF check on forms.
+  process.env.ORIGIN ??= baseUrlForDomain(config.domain);
+  const mod = (await import(handlerPath)) as { handler: NodeHandler };
+  return mod.handler;
+}
+
+async function main() {
+  // pnpm runs package scripts in the package folder; paths in the environment are relative to
+  // where the operator typed the command (INIT_CWD), like `pnpm db:migrate` takes them.
+  const node = await bootNode(config, { logger, baseDir: process.env.INIT_CWD ?? process.cwd() });
+  let web: NodeHandler | undefined;
+  if (withWeb) {
+    shareNodeContext(node);
+    web = await loadWebHandler();
+  }
+  const app = createGatewayApp(node);
+  // Announce on start, then gossip rounds and re-probes in the background (DESIGN §3).
+  const scheduler = createSwarmScheduler({ node });
+  const server = createHttpServer({ fetch: app.fetch, web });
+
+  server.on('error', (err: NodeJS.ErrnoException) => {
+    logger.fatal(
+      err.code === 'EADDRINUSE'
+        ? `Port ${config.port} is already in use: stop the other process or set PORT.`
+        : `HTTP server error: ${err.message}`,
+    );
+    void node.close().finally(() => process.exit(1));
+  });
+  server.listen(config.port, config.host, () => {
+    logger.info(
+      `Swarm node ${config.domain} is up on http://localhost:${config.port} (${withWeb ? 'web app + gateway' : 'gateway only'}, ${node.db.kind} database)`,
+    );
+    scheduler.start();
+  });
+
+  let closing = false;
+  const shutdown = (signal: string) => {
+    if (closing) return;
+    closing = true;
+    logger.info(`${signal} received, shutting down`);
+    server.close();
+    server.closeAllConnections();
+    scheduler
+      .stop()
+      .then(() => node.close())
+      .then(() => process.exit(0))
+      .catch((err: unknown) => {
+        logger.error({ err }, 'error while closing the database');
+        process.exit(1);
+      });
+  };
+  process.on('SIGINT', () => shutdown('SIGINT'));
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+}
+
+main().catch((err: unknown) => {
+  logger.fatal(
+    { err },
+    `Swarm node failed to start: ${err instanceof Error ? err.message : String(err)}`,
+  );
+  process.exit(1);
+});

@@ -1,0 +1,81 @@
+import { describe, expect, it } from 'vitest';
+import { parseConfig } from './config.ts';
+
+function errorsOf(env: Record<string, string>) {
+  const result = parseConfig(env);
+  if (result.ok) throw new Error('expected the configuration to be refused');
+  return result.errors;
+}
+
+describe('parseConfig', () => {
+  it('gives a working laptop node with no variables at all', () => {
+    const result = parseConfig({});
+    expect(result).toEqual({
+      ok: true,
+      value: {
+        port: 3000,
+        host: '0.0.0.0',
+        domain: 'localhost:3000',
+        databaseUrl: undefined,
+        dataDir: './data',
+        seeds: [],
+        dev: false,
+        gossipIntervalMs: 60_000,
+        logLevel: 'info',
+        adminToken: undefined,
+        nodeName: 'localhost:3000',
+        nodeDescription: '',
+        demoContent: false,
+        nodeIsNsfw: false,
+        rateLimitPerMin: 600,
+        trustProxy: false,
+      },
+    });
+  });
+
+  it('derives the default domain from PORT and reads every variable', () => {
+    const result = parseConfig({
+      PORT: '4100',
+      SWARM_SEEDS: 'Seed.Example, localhost:4100,other.example:8443,seed.example',
+      SWARM_DEV: '1',
+      SWARM_GOSSIP_INTERVAL_MS: '5000',
+      DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/swarm',
+      LOG_LEVEL: 'debug',
+      ADMIN_TOKEN: 'a'.repeat(32),
+      SWARM_NODE_NAME: ' Alpha ',
+    });
+    expect(result.ok && result.value).toMatchObject({
+      port: 4100,
+      domain: 'localhost:4100',
+      // lower-cased, deduplicated, and never ourselves
+      seeds: ['seed.example', 'other.example:8443'],
+      dev: true,
+      gossipIntervalMs: 5000,
+      databaseUrl: 'postgres://postgres@127.0.0.1:5432/swarm',
+      logLevel: 'debug',
+      nodeName: 'Alpha',
+    });
+  });
+
+  it.each([
+    [{ PORT: 'abc' }, 'PORT must be an integer between 1 and 65535'],
+    [{ PORT: '70000' }, 'PORT must be an integer between 1 and 65535'],
+    [{ PORT: '3000.5' }, 'PORT must be an integer between 1 and 65535'],
+    [{ SWARM_DOMAIN: 'https://x.example/' }, 'SWARM_DOMAIN must be a domain'],
+    [{ SWARM_SEEDS: 'good.example,bad domain' }, 'not valid: bad domain'],
+    [{ SWARM_DEV: 'yes' }, 'SWARM_DEV must be 1 or 0'],
+    [{ DATABASE_URL: 'mysql://x' }, 'DATABASE_URL must start with postgres:// or pglite:'],
+    [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL must be one of'],
+    [{ ADMIN_TOKEN: 'short' }, 'ADMIN_TOKEN must be at least 24 characters'],
+    [
+      { SWARM_GOSSIP_INTERVAL_MS: '10' },
+      'SWARM_GOSSIP_INTERVAL_MS must be an integer between 1000',
+    ],
+  ])('refuses %o with a message naming the variable', (env, message) => {
+    expect(errorsOf(env).join('\n')).toContain(message);
+  });
+
+  it('reports every bad variable at once', () => {
+    expect(errorsOf({ PORT: 'x', LOG_LEVEL: 'x', SWARM_DEV: 'x' })).toHaveLength(3);
+  });
+});

@@ -1,0 +1,151 @@
+import { z } from 'zod';
+import { parseDomain } from '@swarm/contract';
+
+/**
+ * The node's configuration, parsed once from the environment by an entry point and passed
+ * down. Nothing below an entry point reads process.env (DESIGN.md §1).
+ */
+export interface NodeConfig {
+  port: number;
+  host: string;
+  domain: string;
+  /** undefined → embedded PGlite under dataDir; `pglite:<path>` or `postgres://…` otherwise. */
+  databaseUrl: string | undefined;
+  dataDir: string;
+  seeds: string[];
+  /** Development mode: plain http and private addresses allowed for loopback peers. */
+  dev: boolean;
+  gossipIntervalMs: number;
+  logLevel: LogLevel;
+  adminToken: string | undefined;
+  nodeName: string;
+  nodeDescription: string;
+  demoContent: boolean;
+  /** The node hosts NSFW content as a whole (`nodeIsNsfw` in timeline answers). */
+  nodeIsNsfw: boolean;
+  /** Token-bucket budget per minute for POSTs to /api/swarm/*, per client IP and per signed source node. */
+  rateLimitPerMin: number;
+  /** Take the client IP from X-Forwarded-For (only behind a reverse proxy that sets it). */
+  trustProxy: boolean;
+}
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+const flag = (name: string) =>
+  z
+    .enum(['0', '1', 'true', 'false', ''], { error: `${name} must be 1 or 0` })
+    .optional()
+    .transform((v) => v === '1' || v === 'true');
+
+const integer = (name: string, min: number, max: number, fallback: number) =>
+  z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      if (v === undefined || v.trim() === '') return fallback;
+      const n = Number(v);
+      if (!/^\d+$/.test(v.trim()) || n < min || n > max) {
+        ctx.addIssue({
+          code: 'custom',
+          message: `${name} must be an integer between ${min} and ${max}`,
+        });
+        return z.NEVER;
+      }
+      return n;
+    });
+
+const domain = (name: string) =>
+  z.string().transform((v, ctx) => {
+    const parsed = parseDomain(v.trim());
+    if (parsed.ok) return parsed.value;
+    ctx.addIssue({
+      code: 'custom',
+      message: `${name} must be a domain such as social.example.org or localhost:3000 (no scheme, no path): ${parsed.reason}`,
+    });
+    return z.NEVER;
+  });
+
+const envSchema = z.object({
+  PORT: integer('PORT', 1, 65535, 3000),
+  HOST: z.string().optional(),
+  SWARM_DOMAIN: domain('SWARM_DOMAIN').optional(),
+  DATABASE_URL: z
+    .string()
+    .optional()
+    .refine(
+      (v) => !v || /^(postgres(ql)?:\/\/|pglite:)/.test(v),
+      'DATABASE_URL must start with postgres:// or pglite: (leave it unset for the embedded database)',
+    ),
+  DATA_DIR: z.string().optional(),
+  SWARM_SEEDS: z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      const parsed = (v ?? '')
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean)
+        .map((s) => ({ input: s, result: parseDomain(s) }));
+      const bad = parsed.filter((p) => !p.result.ok).map((p) => p.input);
+      if (bad.length > 0) {
+        ctx.addIssue({
+          code: 'custom',
+          message: `SWARM_SEEDS must be comma-separated domains (host[:port]); not valid: ${bad.join(', ')}`,
+        });
+        return z.NEVER;
+      }
+      return [...new Set(parsed.flatMap((p) => (p.result.ok ? [p.result.value] : [])))];
+    }),
+  SWARM_DEV: flag('SWARM_DEV'),
+  SWARM_GOSSIP_INTERVAL_MS: integer('SWARM_GOSSIP_INTERVAL_MS', 1000, 86_400_000, 60_000),
+  LOG_LEVEL: z
+    .enum(LOG_LEVELS, { error: `LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}` })
+    .optional(),
+  ADMIN_TOKEN: z
+    .string()
+    .optional()
+    .refine((v) => !v || v.length >= 24, 'ADMIN_TOKEN must be at least 24 characters long'),
+  SWARM_NODE_NAME: z.string().max(100, 'SWARM_NODE_NAME must be at most 100 characters').optional(),
+  SWARM_NODE_DESCRIPTION: z
+    .string()
+    .max(1000, 'SWARM_NODE_DESCRIPTION must be at most 1000 characters')
+    .optional(),
+  SWARM_DEMO_CONTENT: flag('SWARM_DEMO_CONTENT'),
+  SWARM_NODE_NSFW: flag('SWARM_NODE_NSFW'),
+  SWARM_RATE_LIMIT_PER_MIN: integer('SWARM_RATE_LIMIT_PER_MIN', 1, 1_000_000, 600),
+  SWARM_TRUST_PROXY: flag('SWARM_TRUST_PROXY'),
+});
+
+export type ConfigResult = { ok: true; value: NodeConfig } | { ok: false; errors: string[] };
+
+/** Parses the environment; every problem is reported, each naming its variable. */
+export function parseConfig(env: Record<string, string | undefined>): ConfigResult {
+  const parsed = envSchema.safeParse(env);
+  if (!parsed.success) {
+    return { ok: false, errors: parsed.error.issues.map((i) => i.message) };
+  }
+  const e = parsed.data;
+  const domainValue = e.SWARM_DOMAIN ?? `localhost:${e.PORT}`;
+  return {
+    ok: true,
+    value: {
+      port: e.PORT,
+      host: e.HOST?.trim() || '0.0.0.0',
+      domain: domainValue,
+      databaseUrl: e.DATABASE_URL || undefined,
+      dataDir: e.DATA_DIR?.trim() || './data',
+      seeds: e.SWARM_SEEDS.filter((s) => s !== domainValue),
+      dev: e.SWARM_DEV,
+      gossipIntervalMs: e.SWARM_GOSSIP_INTERVAL_MS,
+      logLevel: e.LOG_LEVEL ?? 'info',
+      adminToken: e.ADMIN_TOKEN || undefined,
+      nodeName: e.SWARM_NODE_NAME?.trim() || domainValue,
+      nodeDescription: e.SWARM_NODE_DESCRIPTION?.trim() ?? '',
+      demoContent: e.SWARM_DEMO_CONTENT,
+      nodeIsNsfw: e.SWARM_NODE_NSFW,
+      rateLimitPerMin: e.SWARM_RATE_LIMIT_PER_MIN,
+      trustProxy: e.SWARM_TRUST_PROXY,
+    },
+  };
+}

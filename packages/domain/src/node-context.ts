@@ -1,0 +1,51 @@
+import type { Db } from '@swarm/db';
+import type { Clock } from './clock.ts';
+import type { NodeConfig } from './config.ts';
+import type { Logger } from './logger.ts';
+import type { NodeInfoService } from './node-info.service.ts';
+import type { NodeKeys } from './node-keys.service.ts';
+import type { PeerClient } from './peers/index.ts';
+import type { GossipService, RegistryService } from './registry/index.ts';
+import type { AdminTokenService, NodeAuthService } from './security/index.ts';
+import type { InboundInteractionService } from './interactions/index.ts';
+import type { ContentService } from './content/index.ts';
+
+/** Everything one node needs, built by factories and passed in; tests build several. */
+export interface NodeContext {
+  config: NodeConfig;
+  db: Db;
+  logger: Logger;
+  clock: Clock;
+  keys: NodeKeys;
+  /** Outbound HTTP to other nodes: SSRF-guarded, time-limited, node-signed POSTs. */
+  peers: PeerClient;
+  nodeInfo: NodeInfoService;
+  /** Node registry and trust, seeds, announce and discovery (DESIGN §3). */
+  registry: RegistryService;
+  gossip: GossipService;
+  /** Receiver of likes, follows, mentions, replies… from other nodes (spec "Receiver effects"). */
+  interactions: InboundInteractionService;
+  /** Inbound node-signed requests: pinned keys, clock window, nonces (DESIGN §3). */
+  nodeAuth: NodeAuthService;
+  /** Admin bearer tokens: bootstrap ADMIN_TOKEN and stored (hashed) tokens. */
+  adminTokens: AdminTokenService;
+  /** Public reads about content: profiles, timeline, posts, replies. */
+  content: ContentService;
+  close(): Promise<void>;
+}
+
+const SHARED = Symbol.for('swarm-node.node-context');
+type WithShared = typeof globalThis & { [SHARED]?: NodeContext };
+
+/**
+ * The embedded mode runs the gateway and the bundled SvelteKit server in one process over one
+ * embedded database, which only one owner may open: the entry point boots the node once and
+ * shares it here. The bundle has its own copy of this module, hence a global symbol.
+ */
+export function shareNodeContext(node: NodeContext): void {
+  (globalThis as WithShared)[SHARED] = node;
+}
+
+export function sharedNodeContext(): NodeContext | undefined {
+  return (globalThis as WithShared)[SHARED];
+}

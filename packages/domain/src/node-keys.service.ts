@@ -1,0 +1,51 @@
+import {
+  exportPrivateKeyPkcs8Pem,
+  exportPublicKeyPem,
+  generateSigningKeyPair,
+  importPrivateKeyPem,
+  importPublicKeyPem,
+} from '@swarm/contract';
+import type { Db } from '@swarm/db';
+import type { Logger } from './logger.ts';
+
+export interface NodeKeys {
+  publicKey: CryptoKey;
+  privateKey: CryptoKey;
+  publicKeyPem: string;
+}
+
+const KEY_ROW_ID = 'node';
+
+/**
+ * The node's ECDSA P-256 identity: created on first start, then read back on every start so
+ * peers that pinned our key keep trusting us. Creation races (two replicas starting on one
+ * fresh Postgres) are settled by the primary key: the loser reads the winner's key.
+ */
+export async function loadOrCreateNodeKeys(db: Db, logger: Logger): Promise<NodeKeys> {
+  const existing = await db.prisma.nodeKey.findUnique({ where: { id: KEY_ROW_ID } });
+  if (existing) return importKeys(existing.publicKeyPem, existing.privateKeyPem);
+
+  const pair = await generateSigningKeyPair(true);
+  const publicKeyPem = await exportPublicKeyPem(pair.publicKey);
+  const privateKeyPem = await exportPrivateKeyPkcs8Pem(pair.privateKey);
+  await db.prisma.nodeKey.createMany({
+    data: [{ id: KEY_ROW_ID, publicKeyPem, privateKeyPem }],
+    skipDuplicates: true,
+  });
+  const stored = await db.prisma.nodeKey.findUniqueOrThrow({ where: { id: KEY_ROW_ID } });
+  if (stored.publicKeyPem === publicKeyPem) logger.info('created this node’s signing key pair');
+  return importKeys(stored.publicKeyPem, stored.privateKeyPem);
+}
+
+async function importKeys(publicKeyPem: string, privateKeyPem: string): Promise<NodeKeys> {
+  const [publicKey, privateKey] = await Promise.all([
+    importPublicKeyPem(publicKeyPem),
+    importPrivateKeyPem(privateKeyPem),
+  ]);
+  // Only a damaged database gets here; starting with a different key would break every pin.
+  if (!publicKey.ok)
+    throw new Error(`the stored node public key is unreadable: ${publicKey.reason}`);
+  if (!privateKey.ok)
+    throw new Error(`the stored node private key is unreadable: ${privateKey.reason}`);
+  return { publicKeyPem, publicKey: publicKey.value, privateKey: privateKey.value };
+}

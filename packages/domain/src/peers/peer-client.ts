@@ -1,0 +1,350 @@
+import type { z } from 'zod';
+import {
+  LIMITS,
+  baseUrlForDomain,
+  errorBodySchema,
+  parseDomain,
+  parseWith,
+  signNodeRequest,
+  utf8Decode,
+  utf8Encode,
+  type ErrorBody,
+  type Result,
+  err,
+  ok,
+} from '@swarm/contract';
+import type { Clock } from '../clock.ts';
+import type { NodeConfig } from '../config.ts';
+import type { Logger } from '../logger.ts';
+import type { NodeKeys } from '../node-keys.service.ts';
+import { SOFTWARE_VERSION } from '../version.ts';
+import type { PeerError } from './peer-errors.ts';
+import {
+  createNodeHttpTransport,
+  type PeerResponse,
+  type PeerTransport,
+} from './peer-transport.ts';
+import { vetPeerDomain, type ResolveHost } from './ssrf-guard.ts';
+
+/** Default response cap; callers expecting big answers (gossip pages) pass `maxBytes`. */
+export const DEFAULT_PEER_RESPONSE_BYTES = 1024 * 1024;
+/** Error bodies are read only this far: the status decides, a huge error page is noise. */
+const ERROR_BODY_BYTES = 16 * 1024;
+const REASON_CHARS = 200;
+
+/** `ms` is the wall time of the whole exchange (DNS included), for sync logs and metrics. */
+export type PeerResult<T> =
+  { ok: true; value: T; status: number; ms: number } | { ok: false; error: PeerError; ms: number };
+
+export interface PeerCallOptions {
+  /** Response cap in bytes (default 1 MiB). */
+  maxBytes?: number;
+  /** Whole-exchange timeout (default `LIMITS.peerTimeoutMs`, 5 s). */
+  timeoutMs?: number;
+}
+
+export interface PeerPostOptions extends PeerCallOptions {
+  /** Add the four X-Swarm-* headers (default true: every node-to-node POST is signed). */
+  sign?: boolean;
+}
+
+export interface PeerClient {
+  /** GET `pathWithQuery` (starting with `/`) on `domain`; the answer is parsed with `schema`. */
+  getJson<S extends z.ZodType>(
+    domain: string,
+    pathWithQuery: string,
+    schema: S,
+    options?: PeerCallOptions,
+  ): Promise<PeerResult<z.output<S>>>;
+  /** POST `body` as JSON; the signature covers exactly the bytes sent. */
+  postJson<S extends z.ZodType>(
+    domain: string,
+    path: string,
+    body: unknown,
+    schema: S,
+    options?: PeerPostOptions,
+  ): Promise<PeerResult<z.output<S>>>;
+}
+
+export interface PeerClientDeps {
+  config: Pick<NodeConfig, 'domain' | 'dev'>;
+  keys: Pick<NodeKeys, 'privateKey'>;
+  clock: Clock;
+  logger: Logger;
+  /** Default: node:http(s) to the vetted addresses. */
+  transport?: PeerTransport;
+  /** Default: the system resolver. The SSRF guard runs whatever the transport. */
+  resolveHost?: ResolveHost;
+  timeoutMs?: number;
+  maxBytes?: number;
+}
+
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
+/** What `interpret` decides; the domain is added once, at the end. */
+type Outcome<T> =
+  | { ok: true; value: T; status: number }
+  | { ok: false; error: DistributiveOmit<PeerError, 'domain'> };
+
+/**
+ * Outbound requests to peers (DESIGN §3): SSRF-guarded, 5 s timeout, no redirects, capped
+ * responses, answers validated with the contract's schemas. Whatever a peer does, the result is
+ * a value; only programmer errors (invalid domain or path, unserialisable body) throw.
+ */
+export function createPeerClient(deps: PeerClientDeps): PeerClient {
+  const transport = deps.transport ?? createNodeHttpTransport();
+  const defaultTimeoutMs = deps.timeoutMs ?? LIMITS.peerTimeoutMs;
+  const defaultMaxBytes = deps.maxBytes ?? DEFAULT_PEER_RESPONSE_BYTES;
+
+  async function exchange<S extends z.ZodType>(call: {
+    method: 'GET' | 'POST';
+    domain: string;
+    path: string;
+    body: Uint8Array | undefined;
+    schema: S;
+    sign: boolean;
+    options: PeerCallOptions;
+  }): Promise<PeerResult<z.output<S>>> {
+    const started = performance.now();
+    const { domain, url } = targetOf(call.domain, call.path);
+    const timeoutMs = call.options.timeoutMs ?? defaultTimeoutMs;
+    const maxBytes = call.options.maxBytes ?? defaultMaxBytes;
+    const headers: Record<string, string> = {
+      accept: 'application/json',
+      'user-agent': `swarm-node/${SOFTWARE_VERSION}`,
+    };
+    if (call.body) headers['content-type'] = 'application/json';
+    if (call.sign) {
+      Object.assign(
+        headers,
+        await signNodeRequest({
+          privateKey: deps.keys.privateKey,
+          method: call.method,
+          path: url.pathname + url.search, // what goes on the wire, after URL normalisation
+          sourceDomain: deps.config.domain,
+          targetDomain: domain,
+          body: call.body ?? '',
+          now: deps.clock.now(),
+        }),
+      );
+    }
+
+    const timeout = AbortSignal.timeout(timeoutMs);
+    const stop = new AbortController(); // drops the connection when we stop reading early
+    const signal = AbortSignal.any([timeout, stop.signal]);
+    let drained = false;
+    let outcome: Outcome<z.output<S>>;
+    try {
+      const vetted = await untilAborted(
+        vetPeerDomain(domain, { dev: deps.config.dev, resolveHost: deps.resolveHost }),
+        signal,
+      );
+      if (!vetted.ok) {
+        outcome = {
+          ok: false,
+          error:
+            vetted.kind === 'blocked_address'
+              ? { kind: 'blocked_address', address: vetted.address, reason: vetted.reason }
+              : { kind: 'unreachable', reason: vetted.reason },
+        };
+      } else {
+        const response = await untilAborted(
+          transport({
+            url,
+            method: call.method,
+            headers,
+            body: call.body,
+            signal,
+            maxBytes,
+            addresses: vetted.addresses,
+          }),
+          signal,
+        );
+        const read = async (cap: number) => {
+          const bytes = await readCapped(response.body, cap, signal);
+          drained = bytes !== null;
+          return bytes;
+        };
+        outcome = await interpret(response, read, call.schema, maxBytes, deps.clock);
+      }
+    } catch (error) {
+      outcome = timeout.aborted
+        ? { ok: false, error: { kind: 'timeout', timeoutMs } }
+        : { ok: false, error: { kind: 'unreachable', reason: networkReason(error) } };
+    } finally {
+      if (!drained) stop.abort();
+    }
+
+    const ms = Math.round(performance.now() - started);
+    const log = { peer: domain, method: call.method, path: url.pathname, ms };
+    if (outcome.ok) {
+      deps.logger.debug({ ...log, status: outcome.status }, 'peer request');
+      return { ok: true, value: outcome.value, status: outcome.status, ms };
+    }
+    const error = { ...outcome.error, domain } as PeerError;
+    deps.logger.debug({ ...log, failure: error.kind, error }, 'peer request failed');
+    return { ok: false, error, ms };
+  }
+
+  return {
+    getJson: (domain, pathWithQuery, schema, options = {}) =>
+      exchange({
+        method: 'GET',
+        domain,
+        path: pathWithQuery,
+        body: undefined,
+        schema,
+        sign: false,
+        options,
+      }),
+    postJson: async (domain, path, body, schema, options = {}) => {
+      const text = JSON.stringify(body) as string | undefined;
+      if (text === undefined) throw new TypeError('postJson: the body is not JSON-serialisable');
+      return exchange({
+        method: 'POST',
+        domain,
+        path,
+        body: utf8Encode(text),
+        schema,
+        sign: options.sign ?? true,
+        options,
+      });
+    },
+  };
+}
+
+/** Programmer errors throw here: callers validate domains (`parseDomain`) before calling. */
+function targetOf(rawDomain: string, path: string): { domain: string; url: URL } {
+  const domain = parseDomain(rawDomain);
+  if (!domain.ok)
+    throw new TypeError(`peer client: invalid domain "${rawDomain}": ${domain.reason}`);
+  const base = new URL(baseUrlForDomain(domain.value));
+  if (!path.startsWith('/')) throw new TypeError(`peer client: path must start with "/": ${path}`);
+  const url = new URL(path, base);
+  // `//other.host/x` is a valid relative URL that would leave the peer: refuse it.
+  if (url.origin !== base.origin)
+    throw new TypeError(`peer client: path leaves ${domain.value}: ${path}`);
+  return { domain: domain.value, url };
+}
+
+async function interpret<S extends z.ZodType>(
+  response: PeerResponse,
+  read: (cap: number) => Promise<Uint8Array | null>,
+  schema: S,
+  maxBytes: number,
+  clock: Clock,
+): Promise<Outcome<z.output<S>>> {
+  const { status, headers } = response;
+  if (status >= 300 && status < 400) {
+    return { ok: false, error: { kind: 'redirect', status, location: headers.get('location') } };
+  }
+  if (status < 200 || status >= 300) {
+    const bytes = await read(Math.min(ERROR_BODY_BYTES, maxBytes)).catch(() => null);
+    return {
+      ok: false,
+      error: {
+        kind: 'http',
+        status,
+        body: parseErrorBody(bytes),
+        retryAfter: parseRetryAfter(headers.get('retry-after'), clock.now()),
+      },
+    };
+  }
+  const declared = Number(headers.get('content-length') ?? Number.NaN);
+  if (declared > maxBytes) return { ok: false, error: { kind: 'too_large', maxBytes } };
+  const bytes = await read(maxBytes);
+  if (bytes === null) return { ok: false, error: { kind: 'too_large', maxBytes } };
+  const json = parseJsonBytes(bytes);
+  if (!json.ok)
+    return { ok: false, error: { kind: 'invalid_response', status, reason: json.reason } };
+  const parsed = parseWith(schema, json.value);
+  if (!parsed.ok) {
+    const reason = `unexpected shape: ${parsed.reason}`.slice(0, REASON_CHARS);
+    return { ok: false, error: { kind: 'invalid_response', status, reason } };
+  }
+  return { ok: true, value: parsed.value, status };
+}
+
+function parseJsonBytes(bytes: Uint8Array): Result<unknown> {
+  let text: string;
+  try {
+    text = utf8Decode(bytes).replace(/^\uFEFF/, '');
+  } catch {
+    return err('the body is not UTF-8');
+  }
+  if (text.trim() === '') return err('the body is empty');
+  try {
+    return ok(JSON.parse(text));
+  } catch {
+    return err(`the body is not JSON (starts with ${JSON.stringify(text.slice(0, 40))})`);
+  }
+}
+
+function parseErrorBody(bytes: Uint8Array | null): ErrorBody | undefined {
+  if (!bytes) return undefined;
+  const json = parseJsonBytes(bytes);
+  if (!json.ok) return undefined;
+  const body = parseWith(errorBodySchema, json.value);
+  return body.ok ? body.value : undefined;
+}
+
+/** `Retry-After` as seconds: delta-seconds or an HTTP date (RFC 9110 §10.2.3). */
+export function parseRetryAfter(value: string | null, now: Date): number | undefined {
+  const text = value?.trim();
+  if (!text) return undefined;
+  if (/^\d+$/.test(text)) return Number(text);
+  if (!/GMT$/.test(text)) return undefined; // Date.parse accepts far too much otherwise
+  const at = Date.parse(text);
+  return Number.isNaN(at) ? undefined : Math.max(0, Math.ceil((at - now.getTime()) / 1000));
+}
+
+/**
+ * Reads at most `maxBytes`; null as soon as the body goes past it (the rest is never read).
+ * Every wait races the signal, so a peer that stalls mid-body still times out.
+ */
+async function readCapped(
+  body: PeerResponse['body'],
+  maxBytes: number,
+  signal: AbortSignal,
+): Promise<Uint8Array | null> {
+  if (body === null) return new Uint8Array();
+  if (body instanceof Uint8Array) return body.byteLength > maxBytes ? null : body;
+  const iterator = body[Symbol.asyncIterator]();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const step = await untilAborted(iterator.next(), signal);
+    if (step.done) break;
+    total += step.value.byteLength;
+    if (total > maxBytes) {
+      void Promise.resolve(iterator.return?.()).catch(() => undefined);
+      return null;
+    }
+    chunks.push(step.value);
+  }
+  const bytes = new Uint8Array(total);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return bytes;
+}
+
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) {
+    promise.catch(() => undefined);
+    return Promise.reject(signal.reason);
+  }
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
+}
+
+function networkReason(error: unknown): string {
+  const e = error as { code?: unknown; message?: unknown; cause?: { code?: unknown } } | undefined;
+  const code = e?.code ?? e?.cause?.code;
+  if (typeof code === 'string') return code;
+  return typeof e?.message === 'string' ? e.message.slice(0, REASON_CHARS) : 'network error';
+}

@@ -1,0 +1,2 @@
+export * from './manual-clock.ts';
+export * from './test-node.ts';
