@@ -1,0 +1,15 @@
+export {
+  jsonOnly,
+  limitBody,
+  parseJsonBody,
+  parseJsonBytes,
+  readJsonBody,
+  readRawBody,
+} from './body.ts';
+export { clientIp } from './client-ip.ts';
+export { nodeSignature } from './node-signature.ts';
+export { chargeSourceDomain, rateLimitByIp } from './rate-limit.ts';
+export { requireAdmin } from './require-admin.ts';
+export type { SecurityEnv, SecurityVariables } from './security-env.ts';
+export { bodyCapFor, limitBodyByPath, swarmPostGuards } from './swarm-post-guards.ts';
+export { createTokenBucketLimiter, type TokenBucketLimiter } from './token-bucket.ts';

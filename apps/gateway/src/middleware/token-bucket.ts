@@ -1,0 +1,59 @@
+/**
+ * Token buckets keyed by a string (client IP, source domain), in memory. Each key may burst up
+ * to `perMinute` requests and refills continuously at `perMinute` per minute. Time comes from
+ * the caller (the node's clock), so tests advance it instead of sleeping.
+ */
+export interface TokenBucketLimiter {
+  take(key: string, nowMs: number): { ok: true } | { ok: false; retryAfterSec: number };
+}
+
+/** Bucket contents in integer units (one request = 60 000 units, refill = perMinute units/ms): no float drift. */
+const UNITS_PER_REQUEST = 60_000;
+
+export function createTokenBucketLimiter(opts: {
+  perMinute: number;
+  /** Keys tracked at most; full (idle) buckets are dropped first when exceeded. */
+  maxKeys?: number;
+}): TokenBucketLimiter {
+  const perMinute = Math.max(1, Math.floor(opts.perMinute));
+  const capacity = perMinute * UNITS_PER_REQUEST;
+  const maxKeys = opts.maxKeys ?? 50_000;
+  const buckets = new Map<string, { units: number; at: number }>();
+
+  function refill(bucket: { units: number; at: number }, nowMs: number) {
+    const elapsed = Math.max(0, Math.floor(nowMs) - bucket.at);
+    bucket.units = Math.min(capacity, bucket.units + elapsed * perMinute);
+    bucket.at += elapsed;
+  }
+
+  function sweep(nowMs: number) {
+    for (const [key, bucket] of buckets) {
+      refill(bucket, nowMs);
+      if (bucket.units >= capacity) buckets.delete(key);
+    }
+    // Still too many busy keys: forget the oldest (a forgotten key starts with a full bucket).
+    for (const key of buckets.keys()) {
+      if (buckets.size < maxKeys) break;
+      buckets.delete(key);
+    }
+  }
+
+  return {
+    take(key, nowMs) {
+      let bucket = buckets.get(key);
+      if (!bucket) {
+        if (buckets.size >= maxKeys) sweep(nowMs);
+        bucket = { units: capacity, at: Math.floor(nowMs) };
+        buckets.set(key, bucket);
+      } else {
+        refill(bucket, nowMs);
+      }
+      if (bucket.units >= UNITS_PER_REQUEST) {
+        bucket.units -= UNITS_PER_REQUEST;
+        return { ok: true };
+      }
+      const waitMs = Math.ceil((UNITS_PER_REQUEST - bucket.units) / perMinute);
+      return { ok: false, retryAfterSec: Math.max(1, Math.ceil(waitMs / 1000)) };
+    },
+  };
+}

@@ -1,0 +1,2 @@
+export * from './admin-token.service.ts';
+export * from './node-auth.service.ts';

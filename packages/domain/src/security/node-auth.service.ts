@@ -1,0 +1,271 @@
+import {
+  LIMITS,
+  SWARM_PATHS,
+  err,
+  exportPublicKeyPem,
+  importPublicKeyPem,
+  isWithinClockWindow,
+  nodeInfoSchema,
+  ok,
+  parseDomain,
+  readNodeSignatureHeaders,
+  verifyNodeRequestSignature,
+  type NodeSignatureHeaders,
+  type Result,
+} from '@swarm/contract';
+import type { Db } from '@swarm/db';
+import type { Clock } from '../clock.ts';
+import type { NodeConfig } from '../config.ts';
+import type { Logger } from '../logger.ts';
+import { describePeerError, type PeerClient } from '../peers/index.ts';
+
+// Inbound node-signed requests (DESIGN §3 "Node keys and node-signed requests"): the sender's
+// key is fetched from its /api/swarm/info once and pinned; every later request must verify
+// against the pinned key. Nothing is written unless the request verifies.
+
+export type NodeAuthFailureCode = 'INVALID_SIGNATURE' | 'KEY_CONFLICT' | 'NODE_BLOCKED';
+
+export interface NodeAuthFailure {
+  code: NodeAuthFailureCode;
+  message: string;
+}
+
+export interface NodeRequestToVerify {
+  /** HTTP method as received. */
+  method: string;
+  /** Request path with its query string, as the sender signed it. */
+  pathWithQuery: string;
+  headers: { get(name: string): string | null | undefined };
+  /** The exact body bytes received (empty for no body). */
+  rawBody: Uint8Array;
+}
+
+export interface NodeAuthService {
+  verifyNodeRequest(
+    request: NodeRequestToVerify,
+  ): Promise<Result<{ sourceDomain: string }, NodeAuthFailure>>;
+  /**
+   * Admin action after a node legitimately changed its key: forget the pinned key, so the next
+   * signed request fetches and pins the new one. False when no such node is known.
+   */
+  resetPinnedKey(domain: string): Promise<boolean>;
+}
+
+export interface NodeAuthDeps {
+  db: Db;
+  peers: Pick<PeerClient, 'getJson'>;
+  clock: Clock;
+  logger: Logger;
+  config: Pick<NodeConfig, 'domain'>;
+}
+
+/** How long a fetched key is reused when a pinned key fails (bounds outbound fetches per sender). */
+const KEY_RECHECK_MS = 60_000;
+/** Expired nonce rows are deleted at most this often. */
+const NONCE_PRUNE_EVERY_MS = 60_000;
+const RECHECK_CACHE_MAX = 10_000;
+
+/** Thrown inside the pinning transaction to roll the nonce back; never leaves this module. */
+class PinConflict extends Error {}
+
+export function createNodeAuthService(deps: NodeAuthDeps): NodeAuthService {
+  const { prisma } = deps.db;
+  const { clock, logger } = deps;
+  const self = deps.config.domain;
+  /** Keys fetched to explain a failing pinned key, per domain (in memory, per process). */
+  const rechecked = new Map<string, { at: number; pem: string | undefined }>();
+  let lastPrune = 0;
+
+  const fail = (code: NodeAuthFailureCode, message: string) =>
+    err<NodeAuthFailure>({ code, message });
+
+  /** The key a node publishes now, canonical PEM; a failure sentence otherwise. */
+  async function fetchPublishedKey(
+    domain: string,
+  ): Promise<Result<{ pem: string; key: CryptoKey; name: string }, string>> {
+    const answer = await deps.peers.getJson(domain, SWARM_PATHS.info, nodeInfoSchema);
+    if (!answer.ok) return err(describePeerError(answer.error));
+    const info = answer.value;
+    if (info.domain !== domain) {
+      return err(`${domain} describes itself as ${info.domain} in its node info`);
+    }
+    if (!info.publicKey) return err(`${domain} publishes no public key`);
+    const key = await importPublicKeyPem(info.publicKey);
+    if (!key.ok) return err(`the public key published by ${domain} is unusable: ${key.reason}`);
+    return ok({ pem: await exportPublicKeyPem(key.value), key: key.value, name: info.name });
+  }
+
+  /** Same key, whatever the PEM's line breaks. */
+  async function canonicalPem(pem: string): Promise<string | undefined> {
+    const key = await importPublicKeyPem(pem);
+    return key.ok ? exportPublicKeyPem(key.value) : undefined;
+  }
+
+  async function pruneNonces(now: Date) {
+    if (now.getTime() - lastPrune < NONCE_PRUNE_EVERY_MS) return;
+    lastPrune = now.getTime();
+    await prisma.requestNonce.deleteMany({ where: { expiresAt: { lt: now } } });
+  }
+
+  /**
+   * Records the nonce and, for a first contact, pins the key: one transaction, so a replay or a
+   * pin race leaves nothing behind.
+   */
+  async function accept(
+    domain: string,
+    headers: NodeSignatureHeaders,
+    pin: { pem: string; name: string } | undefined,
+  ): Promise<Result<{ sourceDomain: string }, NodeAuthFailure>> {
+    const now = clock.now();
+    const expiresAt = new Date(
+      new Date(headers['X-Swarm-Timestamp']).getTime() + LIMITS.clockWindowMs,
+    );
+    try {
+      const fresh = await prisma.$transaction(async (tx) => {
+        const inserted = await tx.requestNonce.createMany({
+          data: [{ sourceDomain: domain, nonce: headers['X-Swarm-Nonce'], expiresAt }],
+          skipDuplicates: true,
+        });
+        if (inserted.count === 0) return false;
+        if (pin) {
+          // Create the row if the registry does not know the node yet; otherwise touch only
+          // the key-pinning columns (the registry owns the rest).
+          const pinned = await tx.$queryRaw<{ public_key: string | null }[]>`
+            INSERT INTO swarm_nodes (domain, name, public_key, key_pinned_at, discovered_via,
+              discovered_at, updated_at)
+            VALUES (${domain}, ${pin.name}, ${pin.pem}, ${now}::timestamptz, 'signed-request',
+              ${now}::timestamptz, ${now}::timestamptz)
+            ON CONFLICT (domain) DO UPDATE SET
+              public_key = EXCLUDED.public_key, key_pinned_at = EXCLUDED.key_pinned_at
+            WHERE swarm_nodes.key_pinned_at IS NULL OR swarm_nodes.public_key IS NULL
+            RETURNING public_key`;
+          if (pinned.length === 0) {
+            // Pinned meanwhile (another request, another replica): same key is fine.
+            const row = await tx.swarmNode.findUnique({
+              where: { domain },
+              select: { publicKey: true },
+            });
+            const current = row?.publicKey ? await canonicalPem(row.publicKey) : undefined;
+            if (current !== pin.pem) throw new PinConflict();
+          }
+        }
+        return true;
+      });
+      if (!fresh)
+        return fail('INVALID_SIGNATURE', 'The nonce was already used (replayed request).');
+    } catch (error) {
+      if (error instanceof PinConflict) {
+        return fail('KEY_CONFLICT', keyConflictMessage(domain));
+      }
+      throw error;
+    }
+    await pruneNonces(now);
+    return ok({ sourceDomain: domain });
+  }
+
+  function keyConflictMessage(domain: string) {
+    return `${domain} now presents a key other than the one pinned for it; an admin of this node must reset the pinned key.`;
+  }
+
+  /** A pinned key failed: is it a forgery, or did the node change its key? */
+  async function explainPinnedFailure(
+    domain: string,
+    pinnedPem: string,
+    verify: (key: CryptoKey) => Promise<boolean>,
+  ): Promise<Result<never, NodeAuthFailure>> {
+    const nowMs = clock.now().getTime();
+    let entry = rechecked.get(domain);
+    if (!entry || nowMs - entry.at >= KEY_RECHECK_MS) {
+      const published = await fetchPublishedKey(domain);
+      entry = { at: nowMs, pem: published.ok ? published.value.pem : undefined };
+      if (rechecked.size >= RECHECK_CACHE_MAX) rechecked.clear();
+      rechecked.set(domain, entry);
+    }
+    if (entry.pem && entry.pem !== pinnedPem) {
+      const key = await importPublicKeyPem(entry.pem);
+      if (key.ok && (await verify(key.value))) {
+        logger.warn({ peer: domain }, 'node presents a key other than its pinned key');
+        return fail('KEY_CONFLICT', keyConflictMessage(domain));
+      }
+    }
+    return fail(
+      'INVALID_SIGNATURE',
+      `The signature does not verify with the key pinned for ${domain}.`,
+    );
+  }
+
+  async function verifyNodeRequest(
+    request: NodeRequestToVerify,
+  ): Promise<Result<{ sourceDomain: string }, NodeAuthFailure>> {
+    const read = readNodeSignatureHeaders((name) => request.headers.get(name));
+    if (!read.ok) return fail('INVALID_SIGNATURE', read.reason);
+    const headers = read.value;
+    const parsed = parseDomain(headers['X-Swarm-Source-Domain']);
+    if (!parsed.ok) return fail('INVALID_SIGNATURE', parsed.reason);
+    const domain = parsed.value;
+    if (domain === self) {
+      return fail('INVALID_SIGNATURE', 'The request claims to come from this node itself.');
+    }
+    if ((await prisma.nodeBlock.count({ where: { domain } })) > 0) {
+      return fail('NODE_BLOCKED', `${domain} is blocked on this node.`);
+    }
+    if (!isWithinClockWindow(headers['X-Swarm-Timestamp'], clock.now())) {
+      return fail(
+        'INVALID_SIGNATURE',
+        'X-Swarm-Timestamp is more than 5 minutes away from this node’s clock.',
+      );
+    }
+
+    const verify = (publicKey: CryptoKey) =>
+      verifyNodeRequestSignature({
+        publicKey,
+        method: request.method,
+        path: request.pathWithQuery,
+        targetDomain: self,
+        body: request.rawBody,
+        headers,
+      });
+
+    const row = await prisma.swarmNode.findUnique({
+      where: { domain },
+      select: { publicKey: true, keyPinnedAt: true },
+    });
+    const pinnedPem =
+      row?.keyPinnedAt && row.publicKey ? await canonicalPem(row.publicKey) : undefined;
+    if (pinnedPem) {
+      const key = await importPublicKeyPem(pinnedPem);
+      if (key.ok && (await verify(key.value))) return accept(domain, headers, undefined);
+      return explainPinnedFailure(domain, pinnedPem, verify);
+    }
+
+    // First signed contact (or after an admin reset): fetch the key the node publishes.
+    const published = await fetchPublishedKey(domain);
+    if (!published.ok) {
+      return fail(
+        'INVALID_SIGNATURE',
+        `The key of ${domain} is unknown here and could not be fetched: ${published.reason}`,
+      );
+    }
+    if (!(await verify(published.value.key))) {
+      return fail(
+        'INVALID_SIGNATURE',
+        `The signature does not verify with the key ${domain} publishes.`,
+      );
+    }
+    return accept(domain, headers, { pem: published.value.pem, name: published.value.name });
+  }
+
+  async function resetPinnedKey(domain: string): Promise<boolean> {
+    const parsed = parseDomain(domain);
+    if (!parsed.ok) return false;
+    const reset = await prisma.swarmNode.updateMany({
+      where: { domain: parsed.value },
+      data: { publicKey: null, keyPinnedAt: null },
+    });
+    rechecked.delete(parsed.value);
+    if (reset.count > 0) logger.info({ peer: parsed.value }, 'pinned node key reset');
+    return reset.count > 0;
+  }
+
+  return { verifyNodeRequest, resetPinnedKey };
+}
