@@ -1,0 +1,206 @@
+import {
+  err,
+  formatTimestamp,
+  ok,
+  uuidSchema,
+  type ErrorCode,
+  type RepliesQuery,
+  type RepliesResponse,
+  type Result,
+  type SinglePost,
+  type SwarmUserQuery,
+  type SwarmUserResponse,
+  type TimelineQuery,
+  type TimelineResponse,
+} from '@swarm/contract';
+import type { Db, Prisma } from '@swarm/db';
+import type { Clock } from '../clock.ts';
+import type { NodeConfig } from '../config.ts';
+import {
+  authoredPostSelect,
+  postSelect,
+  profileUserSelect,
+  replySelect,
+  singlePostSelect,
+  toProfile,
+  toProfilePost,
+  toReply,
+  toSinglePost,
+  toTimelinePost,
+  type NodeFacts,
+} from './content-mappers.ts';
+
+/**
+ * The public reads about content (spec "Public read endpoints"; docs/protocol.md "Public
+ * reads"): a local user's profile with recent posts, the node's timeline, one post, the
+ * replies to a post. Read-only; unknown things are failure values for the edge to map to 404.
+ */
+
+export type ContentErrorCode = Extract<ErrorCode, 'USER_NOT_FOUND' | 'POST_NOT_FOUND'>;
+
+export interface ContentError {
+  code: ContentErrorCode;
+  message: string;
+}
+
+export interface ContentService {
+  /** `GET /api/swarm/users/[handle]`: a local user, looked up by lower-cased handle. */
+  userProfile(
+    handle: string,
+    query: SwarmUserQuery,
+  ): Promise<Result<SwarmUserResponse, ContentError>>;
+  /** `GET /api/swarm/timeline`: listed local top-level posts, newest first. */
+  timeline(query: TimelineQuery): Promise<TimelineResponse>;
+  /** `GET /api/swarm/posts/[id]`: one visible local post. */
+  post(id: string): Promise<Result<SinglePost, ContentError>>;
+  /** `GET /api/swarm/replies`: replies to a visible local post, oldest first. */
+  replies(query: RepliesQuery): Promise<Result<RepliesResponse, ContentError>>;
+}
+
+export interface ContentServiceDeps {
+  db: Db;
+  clock: Clock;
+  config: Pick<NodeConfig, 'domain' | 'nodeIsNsfw'>;
+}
+
+/** Replies per page of `GET /api/swarm/replies` (the spec gives that endpoint no `limit`). */
+export const REPLIES_PAGE_SIZE = 100;
+
+/**
+ * Listed: shown in lists (timeline, profile). Visible: reachable by id (single post, replies);
+ * `unlisted` posts are visible but not listed, `followers` posts are neither to the public.
+ */
+const LISTED = { visibility: 'public' } as const satisfies Prisma.PostWhereInput;
+const VISIBLE = {
+  visibility: { in: ['public', 'unlisted'] },
+} as const satisfies Prisma.PostWhereInput;
+
+/** A live post written on this node (not a copy from a peer, not soft-deleted). */
+const LOCAL_LIVE = {
+  apId: null,
+  authorId: { not: null },
+  deletedAt: null,
+} as const satisfies Prisma.PostWhereInput;
+
+/** Top-level: neither a reply nor a repost (their list shapes cannot say what they answer). */
+const TOP_LEVEL = { replyToId: null, repostOfId: null } as const satisfies Prisma.PostWhereInput;
+
+const NEWEST_FIRST = [
+  { createdAt: 'desc' },
+  { id: 'desc' },
+] as const satisfies Prisma.PostOrderByWithRelationInput[];
+
+const postNotFound = (id: string) =>
+  err<ContentError>({ code: 'POST_NOT_FOUND', message: `No post ${id} on this node.` });
+
+/**
+ * One page of rows fetched newest first with `take: limit + 1`. The next page is asked for with
+ * `before` = the oldest `createdAt` of this one, which is exclusive; so a page never ends in
+ * the middle of a millisecond that continues beyond it (those rows move to the next page),
+ * unless the whole page shares one millisecond.
+ */
+export function pageNewestFirst<T extends { createdAt: Date }>(
+  rows: readonly T[],
+  limit: number,
+): T[] {
+  if (rows.length <= limit) return [...rows];
+  const page = rows.slice(0, limit);
+  const boundary = rows[limit]!.createdAt.getTime();
+  const whole = page.filter((row) => row.createdAt.getTime() !== boundary);
+  return whole.length > 0 ? whole : page;
+}
+
+export function createContentService(deps: ContentServiceDeps): ContentService {
+  const { db, clock, config } = deps;
+  const prisma = db.prisma;
+  const node: NodeFacts = { domain: config.domain, nodeIsNsfw: config.nodeIsNsfw };
+  const before = (value: string | undefined) =>
+    value === undefined ? {} : { createdAt: { lt: new Date(value) } };
+
+  return {
+    async userProfile(handle, query) {
+      const user = await prisma.user.findUnique({
+        where: { handle: handle.toLowerCase() },
+        select: { id: true, ...profileUserSelect },
+      });
+      if (!user) {
+        return err({ code: 'USER_NOT_FOUND', message: `No user ${handle} on this node.` });
+      }
+      const posts =
+        query.limit === 0
+          ? []
+          : await prisma.post.findMany({
+              where: { ...LOCAL_LIVE, ...LISTED, ...TOP_LEVEL, authorId: user.id },
+              orderBy: NEWEST_FIRST,
+              take: query.limit,
+              select: postSelect,
+            });
+      return ok({
+        profile: toProfile(user, node),
+        posts: posts.map(toProfilePost),
+        nodeDomain: node.domain,
+        timestamp: formatTimestamp(clock.now()),
+      });
+    },
+
+    async timeline(query) {
+      const rows =
+        query.limit === 0
+          ? []
+          : await prisma.post.findMany({
+              where: { ...LOCAL_LIVE, ...LISTED, ...TOP_LEVEL, ...before(query.before) },
+              orderBy: NEWEST_FIRST,
+              take: query.limit + 1,
+              select: authoredPostSelect,
+            });
+      const posts = pageNewestFirst(rows, query.limit).flatMap((row) =>
+        row.author ? [toTimelinePost({ ...row, author: row.author }, node)] : [],
+      );
+      return {
+        posts,
+        nodeDomain: node.domain,
+        nodeIsNsfw: node.nodeIsNsfw,
+        timestamp: formatTimestamp(clock.now()),
+      };
+    },
+
+    async post(id) {
+      // Our ids are UUIDs: anything else cannot be ours (and must not reach a uuid column).
+      if (!uuidSchema.safeParse(id).success) return postNotFound(id);
+      const row = await prisma.post.findFirst({
+        where: { id, ...LOCAL_LIVE, ...VISIBLE },
+        select: singlePostSelect,
+      });
+      if (!row?.author) return postNotFound(id);
+      return ok(toSinglePost({ ...row, author: row.author }, node));
+    },
+
+    async replies(query) {
+      const parent = await prisma.post.findFirst({
+        where: { id: query.postId, ...LOCAL_LIVE, ...VISIBLE },
+        select: { id: true },
+      });
+      if (!parent) return postNotFound(query.postId);
+      // The newest page before the cursor, shown oldest first (reading order); the next page
+      // back is `before` = the first reply's createdAt.
+      const rows = await prisma.post.findMany({
+        where: {
+          replyToId: parent.id,
+          deletedAt: null,
+          ...VISIBLE,
+          ...before(query.before),
+        },
+        orderBy: NEWEST_FIRST,
+        take: REPLIES_PAGE_SIZE + 1,
+        select: replySelect,
+      });
+      const replies = pageNewestFirst(rows, REPLIES_PAGE_SIZE)
+        .reverse()
+        .flatMap((row) => {
+          const reply = toReply(row);
+          return reply ? [reply] : [];
+        });
+      return ok({ replies, nodeDomain: node.domain });
+    },
+  };
+}
