@@ -1,0 +1,178 @@
+import { createRoute, type z } from '@hono/zod-openapi';
+import type { Context, Env } from 'hono';
+import {
+  SWARM_PATHS,
+  errorBody,
+  errorBodySchema,
+  followBodySchema,
+  interactionResponseSchema,
+  likeBodySchema,
+  mentionBodySchema,
+  replyBodySchema,
+  replyResponseSchema,
+  repostBodySchema,
+  unfollowBodySchema,
+  unlikeBodySchema,
+  type InteractionKind,
+} from '@swarm/contract';
+import type { InboundInteractionError } from '@swarm/domain';
+import { readJsonBody } from '../middleware/body.ts';
+import { createRouter } from '../router.ts';
+
+// Interaction receiving endpoints (spec "Interaction receiving endpoints", DESIGN §3). They must
+// be node-signed: `nodeSignature({ required: true })`, mounted for these paths in app.ts, verifies
+// the X-Swarm-* headers and sets `sourceDomain`; a request without it is refused here too. The user signature inside the body is
+// checked by the domain service over the body as received, so handlers pass the raw JSON too.
+
+const json = <S extends z.ZodType>(schema: S, description: string) => ({
+  description,
+  content: { 'application/json': { schema } },
+});
+
+const errors = {
+  400: json(errorBodySchema, 'Malformed body (zod issues in `details`)'),
+  401: json(errorBodySchema, 'Node or user signature missing, invalid, stale or from the future'),
+  403: json(errorBodySchema, 'The sending node speaks for a user of another node, or is blocked'),
+  404: json(errorBodySchema, 'Unknown post or handle (POST_NOT_FOUND / USER_NOT_FOUND)'),
+};
+
+const SUMMARIES: Record<InteractionKind, string> = {
+  like: 'Receive a like of a post on this node',
+  unlike: 'Receive the undoing of a like',
+  repost: 'Receive a repost of a post on this node',
+  follow: 'Receive a follow of a user on this node',
+  unfollow: 'Receive the undoing of a follow',
+  mention: 'Receive a mention of a user on this node',
+};
+
+function interactionRoute<S extends z.ZodType>(kind: InteractionKind, schema: S) {
+  return createRoute({
+    method: 'post',
+    path: SWARM_PATHS.interaction(kind),
+    tags: ['Interactions'],
+    summary: SUMMARIES[kind],
+    description:
+      'Node-signed (X-Swarm-* headers). Idempotent by (actorNodeDomain, interactionId): a repeat answers the same success and changes nothing.',
+    request: { body: { content: { 'application/json': { schema } }, required: true } },
+    responses: { 200: json(interactionResponseSchema, 'Received'), ...errors },
+  });
+}
+
+const routes = {
+  like: interactionRoute('like', likeBodySchema),
+  unlike: interactionRoute('unlike', unlikeBodySchema),
+  repost: interactionRoute('repost', repostBodySchema),
+  follow: interactionRoute('follow', followBodySchema),
+  unfollow: interactionRoute('unfollow', unfollowBodySchema),
+  mention: interactionRoute('mention', mentionBodySchema),
+};
+
+const postReply = createRoute({
+  method: 'post',
+  path: SWARM_PATHS.replies,
+  tags: ['Interactions'],
+  summary: 'Receive a reply to a post on this node',
+  description:
+    'Node-signed (X-Swarm-* headers). Idempotent by the reply id on its node: a repeat answers the same replyId.',
+  request: {
+    body: { content: { 'application/json': { schema: replyBodySchema } }, required: true },
+  },
+  responses: { 200: json(replyResponseSchema, 'The reply as stored here'), ...errors },
+});
+
+/** The verified sender, set by the node-signature middleware; undefined when not signed. */
+function sourceDomainOf(c: Context): string | undefined {
+  const value = (c.var as Record<string, unknown>)['sourceDomain'];
+  return typeof value === 'string' ? value : undefined;
+}
+
+/**
+ * The body as received, parsed but not normalised by zod (the user signature covers unknown
+ * members and exact values), from the same bytes the node signature covers.
+ */
+const rawJsonOf = (c: Context): Promise<unknown> => readJsonBody(c);
+
+const UNSIGNED: InboundInteractionError = {
+  code: 'INVALID_SIGNATURE',
+  message:
+    'Interactions must be node-signed (X-Swarm-Source-Domain, X-Swarm-Timestamp, X-Swarm-Nonce, X-Swarm-Signature).',
+};
+
+/** A refusal as the error body with its status (typed per status for the OpenAPI handler). */
+function refused<E extends Env, P extends string>(
+  c: Context<E, P>,
+  failure: InboundInteractionError,
+) {
+  const body = errorBody(failure.code, failure.message);
+  switch (failure.code) {
+    case 'INVALID_SIGNATURE':
+      return c.json(body, 401);
+    case 'FORBIDDEN':
+      return c.json(body, 403);
+    case 'POST_NOT_FOUND':
+    case 'USER_NOT_FOUND':
+      return c.json(body, 404);
+  }
+}
+
+/**
+ * Validation hook: like, unlike and repost require the user's `signature`; when it is the only
+ * thing wrong and it is absent, that is an authentication failure (401), not a malformed body.
+ * Anything else answers like every router: 400 INVALID_REQUEST with zod's issues.
+ */
+function validationHook<E extends Env, P extends string>(
+  // `data` (the input) is passed on failure too, though Hono's type leaves it out.
+  result: { success: boolean; data?: unknown; error?: z.ZodError },
+  c: Context<E, P>,
+) {
+  const { data, error } = result;
+  if (result.success || !error) return;
+  const signature =
+    typeof data === 'object' && data !== null ? (data as Record<string, unknown>).signature : 1;
+  const onlySignature = error.issues.every((issue) => issue.path[0] === 'signature');
+  if ((signature === undefined || signature === null) && onlySignature) {
+    return refused(c, {
+      code: 'INVALID_SIGNATURE',
+      message: "This interaction must carry the acting user's signature.",
+    });
+  }
+  return c.json(errorBody('INVALID_REQUEST', 'The request is not valid.', error.issues), 400);
+}
+
+export function interactionRoutes() {
+  const app = createRouter();
+
+  for (const kind of Object.keys(routes) as InteractionKind[]) {
+    // One handler shape for the six kinds; the service method is chosen by the path's kind.
+    app.openapi(
+      routes[kind],
+      async (c) => {
+        const source = sourceDomainOf(c);
+        if (!source) return refused(c, UNSIGNED);
+        const service = c.get('node').interactions;
+        // The route for `kind` validated with that kind's schema; TS can't tie the union back.
+        const body = c.req.valid('json') as never;
+        const outcome = await service[kind](source, body, await rawJsonOf(c));
+        if (!outcome.ok) return refused(c, outcome.reason);
+        return c.json({ success: true as const, message: outcome.value.message }, 200);
+      },
+      validationHook,
+    );
+  }
+
+  app.openapi(
+    postReply,
+    async (c) => {
+      const source = sourceDomainOf(c);
+      if (!source) return refused(c, UNSIGNED);
+      const outcome = await c
+        .get('node')
+        .interactions.reply(source, c.req.valid('json'), await rawJsonOf(c));
+      if (!outcome.ok) return refused(c, outcome.reason);
+      return c.json({ success: true as const, replyId: outcome.value.replyId }, 200);
+    },
+    validationHook,
+  );
+
+  return app;
+}

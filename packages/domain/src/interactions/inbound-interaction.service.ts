@@ -1,0 +1,640 @@
+import {
+  SWARM_PATHS,
+  didKeyToPublicKey,
+  err,
+  formatActorUrl,
+  formatSwarmPostId,
+  isAcceptableInteractionTime,
+  ok,
+  parseDomain,
+  parseHandleAddress,
+  swarmUserResponseSchema,
+  verifyUserAction,
+  type ErrorCode,
+  type FollowBody,
+  type LikeBody,
+  type MentionBody,
+  type ReplyBody,
+  type RepostBody,
+  type Result,
+  type UnfollowBody,
+  type UnlikeBody,
+  type UserAction,
+} from '@swarm/contract';
+import { localActorKey, type Db, type Prisma } from '@swarm/db';
+import type { Clock } from '../clock.ts';
+import type { NodeConfig } from '../config.ts';
+import type { Logger } from '../logger.ts';
+import { describePeerError, type PeerClient } from '../peers/index.ts';
+import { excerpt, guessMimeType } from './inbound-helpers.ts';
+
+/**
+ * Receiver side of the interaction endpoints (spec "Receiver effects", DESIGN §3 "User keys and
+ * client-side signing", "Idempotency"). Every call gets the source domain the node signature
+ * proved, the zod-parsed body and the body as received (for the user signature, which covers
+ * the raw JSON, unknown members included).
+ *
+ * Order of checks, all before any write: the actor belongs to the sending node (403), the
+ * interaction time is acceptable (401), the user signature is valid (401). Then one transaction
+ * claims the idempotency key and applies the effects; a 404 rolls the claim back.
+ */
+
+/** The refusals an interaction can meet (401, 403, 404); bad bodies are refused at the edge. */
+export type InboundInteractionErrorCode = Extract<
+  ErrorCode,
+  'INVALID_SIGNATURE' | 'FORBIDDEN' | 'POST_NOT_FOUND' | 'USER_NOT_FOUND'
+>;
+
+export interface InboundInteractionError {
+  code: InboundInteractionErrorCode;
+  message: string;
+}
+
+export type InteractionOutcome = Result<{ message: string }, InboundInteractionError>;
+export type ReplyOutcome = Result<{ replyId: string }, InboundInteractionError>;
+
+export interface InboundInteractionService {
+  like(sourceDomain: string, body: LikeBody, rawBody: unknown): Promise<InteractionOutcome>;
+  unlike(sourceDomain: string, body: UnlikeBody, rawBody: unknown): Promise<InteractionOutcome>;
+  repost(sourceDomain: string, body: RepostBody, rawBody: unknown): Promise<InteractionOutcome>;
+  follow(sourceDomain: string, body: FollowBody, rawBody: unknown): Promise<InteractionOutcome>;
+  unfollow(sourceDomain: string, body: UnfollowBody, rawBody: unknown): Promise<InteractionOutcome>;
+  mention(sourceDomain: string, body: MentionBody, rawBody: unknown): Promise<InteractionOutcome>;
+  reply(sourceDomain: string, body: ReplyBody, rawBody: unknown): Promise<ReplyOutcome>;
+}
+
+export interface InboundInteractionDeps {
+  db: Db;
+  peers: Pick<PeerClient, 'getJson'>;
+  clock: Clock;
+  logger: Logger;
+  config: Pick<NodeConfig, 'domain'>;
+}
+
+/** The short texts of the `{ success: true, message }` answers (the same for a repeat). */
+export const INTERACTION_MESSAGES = {
+  like: 'Like received',
+  unlike: 'Unlike received',
+  repost: 'Repost received',
+  follow: 'Follow received',
+  unfollow: 'Unfollow received',
+  mention: 'Mention received',
+} as const;
+
+/** Signature required by the spec's shapes; optional (verified when present) elsewhere. */
+const SIGNATURE_REQUIRED: ReadonlySet<UserAction> = new Set(['like', 'unlike', 'repost']);
+
+/** Queued transactions wait their turn (PGlite runs one at a time) rather than fail. */
+const TX_OPTIONS = { maxWait: 15_000, timeout: 15_000 } as const;
+
+type Tx = Prisma.TransactionClient;
+
+/** The acting remote user, as the body describes them. */
+interface Actor {
+  handle: string;
+  domain: string;
+  displayName: string;
+  avatarUrl: string;
+  bio: string;
+}
+
+/** Thrown inside a transaction to roll it back; turned into a failure value right outside. */
+class Refusal extends Error {
+  constructor(readonly failure: InboundInteractionError) {
+    super(failure.message);
+  }
+}
+
+const fail = (code: InboundInteractionErrorCode, message: string) =>
+  err<InboundInteractionError>({ code, message });
+
+export function createInboundInteractionService(
+  deps: InboundInteractionDeps,
+): InboundInteractionService {
+  const { db, peers, clock, logger, config } = deps;
+  const prisma = db.prisma;
+
+  /** The actor's did: pinned one first, else asked from the actor's node. */
+  async function resolveDid(
+    actor: Actor,
+  ): Promise<Result<{ did: string; key: CryptoKey; fetched: boolean }, string>> {
+    const pinned = await prisma.remoteActor.findUnique({
+      where: { nodeDomain_handle: { nodeDomain: actor.domain, handle: actor.handle } },
+      select: { did: true },
+    });
+    let did = pinned?.did ?? undefined;
+    const fetched = !did;
+    if (!did) {
+      const answer = await peers.getJson(
+        actor.domain,
+        `${SWARM_PATHS.user(actor.handle)}?limit=0`,
+        swarmUserResponseSchema,
+      );
+      if (!answer.ok)
+        return err(`cannot resolve the actor's key: ${describePeerError(answer.error)}`);
+      did = answer.value.profile.did;
+      if (!did) return err(`${actor.handle}@${actor.domain} publishes no did`);
+    }
+    const key = await didKeyToPublicKey(did);
+    if (!key.ok) return err(`the actor's did is unusable: ${key.reason}`);
+    return ok({ did, key: key.value, fetched });
+  }
+
+  /**
+   * Everything that can refuse an interaction before a write. Returns the did to pin when it
+   * was freshly fetched and proved by a valid signature.
+   */
+  async function admit(input: {
+    action: UserAction;
+    sourceDomain: string;
+    actor: Actor;
+    timestamp: string;
+    rawBody: unknown;
+  }): Promise<Result<{ didToPin: string | undefined }, InboundInteractionError>> {
+    const { action, actor } = input;
+    const source = parseDomain(input.sourceDomain);
+    if (!source.ok || source.value !== actor.domain) {
+      return fail(
+        'FORBIDDEN',
+        `A node may only speak for its own users: ${input.sourceDomain} sent an interaction by a user of ${actor.domain}.`,
+      );
+    }
+    if (!isAcceptableInteractionTime(input.timestamp, clock.now())) {
+      return fail(
+        'INVALID_SIGNATURE',
+        'The interaction timestamp is stale (over 7 days old) or in the future (over 5 minutes ahead).',
+      );
+    }
+    const raw = input.rawBody;
+    const signature =
+      typeof raw === 'object' && raw !== null && !Array.isArray(raw)
+        ? (raw as Record<string, unknown>).signature
+        : undefined;
+    if (signature === undefined || signature === null) {
+      if (SIGNATURE_REQUIRED.has(action)) {
+        return fail('INVALID_SIGNATURE', `A ${action} must carry the acting user's signature.`);
+      }
+      return ok({ didToPin: undefined });
+    }
+    const resolved = await resolveDid(actor);
+    if (!resolved.ok) {
+      logger.info(
+        { actor: `${actor.handle}@${actor.domain}`, reason: resolved.reason },
+        'user key unresolved',
+      );
+      return fail('INVALID_SIGNATURE', `The user signature cannot be checked: ${resolved.reason}.`);
+    }
+    const valid = await verifyUserAction({
+      publicKey: resolved.value.key,
+      action,
+      targetDomain: config.domain,
+      body: raw,
+    });
+    if (!valid) {
+      return fail(
+        'INVALID_SIGNATURE',
+        `The user signature does not match ${actor.handle}@${actor.domain}'s key.`,
+      );
+    }
+    return ok({ didToPin: resolved.value.fetched ? resolved.value.did : undefined });
+  }
+
+  async function inTransaction<T>(
+    work: (tx: Tx) => Promise<T>,
+  ): Promise<Result<T, InboundInteractionError>> {
+    try {
+      return ok(await prisma.$transaction(work, TX_OPTIONS));
+    } catch (error) {
+      if (error instanceof Refusal) return err(error.failure);
+      throw error;
+    }
+  }
+
+  /**
+   * The idempotency ledger, inside the effects' transaction: a concurrent duplicate waits on the
+   * unique key and then sees the row (ON CONFLICT DO NOTHING), so effects apply at most once.
+   */
+  async function claim(tx: Tx, domain: string, interactionId: string, kind: string) {
+    const { count } = await tx.inboundInteraction.createMany({
+      data: [{ actorNodeDomain: domain, interactionId, kind, receivedAt: clock.now() }],
+      skipDuplicates: true,
+    });
+    return count === 1;
+  }
+
+  /** Insert-or-refresh the actor's cached profile in one statement; pins a proven did. */
+  async function upsertActor(tx: Tx, actor: Actor, didToPin: string | undefined) {
+    const actorUrl = formatActorUrl(actor);
+    const now = clock.now();
+    const rows = await tx.$queryRaw<{ id: string }[]>`
+      INSERT INTO remote_actors (actor_url, handle, node_domain, display_name, avatar_url, bio,
+        did, did_pinned_at, created_at, updated_at)
+      VALUES (${actorUrl}, ${actor.handle}, ${actor.domain}, ${actor.displayName},
+        ${actor.avatarUrl || null}, ${actor.bio}, ${didToPin ?? null},
+        ${didToPin ? now : null}, ${now}, ${now})
+      ON CONFLICT (actor_url) DO UPDATE SET
+        display_name = COALESCE(NULLIF(EXCLUDED.display_name, ''), remote_actors.display_name),
+        avatar_url = COALESCE(EXCLUDED.avatar_url, remote_actors.avatar_url),
+        bio = COALESCE(NULLIF(EXCLUDED.bio, ''), remote_actors.bio),
+        did = COALESCE(remote_actors.did, EXCLUDED.did),
+        did_pinned_at = CASE WHEN remote_actors.did IS NULL THEN EXCLUDED.did_pinned_at
+                             ELSE remote_actors.did_pinned_at END,
+        updated_at = EXCLUDED.updated_at
+      RETURNING id::text AS id`;
+    const id = rows[0]?.id;
+    if (!id) throw new Error(`remote actor upsert returned no row for ${actorUrl}`);
+    return { id, actorUrl };
+  }
+
+  /** A proven did for an actor we do not otherwise touch (unlike, unfollow). */
+  async function pinDid(tx: Tx, actor: Actor, didToPin: string | undefined) {
+    if (!didToPin) return;
+    await tx.remoteActor.updateMany({
+      where: { actorUrl: formatActorUrl(actor), did: null },
+      data: { did: didToPin, didPinnedAt: clock.now() },
+    });
+  }
+
+  async function findPost(tx: Tx, postId: string) {
+    const post = await tx.post.findFirst({
+      where: { id: postId, deletedAt: null },
+      select: { id: true, authorId: true },
+    });
+    if (!post)
+      throw new Refusal({ code: 'POST_NOT_FOUND', message: `No post ${postId} on this node.` });
+    return post;
+  }
+
+  async function findUser(tx: Tx, handle: string) {
+    // Local handles are stored lower-case; peers may send any case.
+    const user = await tx.user.findUnique({
+      where: { handle: handle.toLowerCase() },
+      select: { id: true },
+    });
+    if (!user)
+      throw new Refusal({ code: 'USER_NOT_FOUND', message: `No user ${handle} on this node.` });
+    return user;
+  }
+
+  async function notify(
+    tx: Tx,
+    input: {
+      recipientId: string;
+      type: 'like' | 'repost' | 'follow' | 'mention' | 'reply';
+      actor: Actor;
+      actorId: string;
+      actorUrl: string;
+      postId?: string;
+      postApId?: string;
+      content?: string;
+      interactionId?: string;
+    },
+  ) {
+    await tx.notification.create({
+      data: {
+        recipientId: input.recipientId,
+        type: input.type,
+        actorKey: input.actorUrl,
+        actorRemoteActorId: input.actorId,
+        actorHandle: input.actor.handle,
+        actorDisplayName: input.actor.displayName,
+        actorAvatarUrl: input.actor.avatarUrl || null,
+        actorNodeDomain: input.actor.domain,
+        postId: input.postId ?? null,
+        postApId: input.postApId ?? null,
+        content: input.content ?? null,
+        interactionId: input.interactionId ?? null,
+        createdAt: clock.now(),
+      },
+    });
+  }
+
+  const done = (message: string): InteractionOutcome => ok({ message });
+
+  return {
+    async like(sourceDomain, body, rawBody) {
+      const { like } = body;
+      const actor = actorOf(like.actorHandle, like.actorNodeDomain, like);
+      const admitted = await admit({
+        action: 'like',
+        sourceDomain,
+        actor,
+        timestamp: like.timestamp,
+        rawBody,
+      });
+      if (!admitted.ok) return admitted;
+      const outcome = await inTransaction(async (tx) => {
+        if (!(await claim(tx, actor.domain, like.interactionId, 'like'))) return;
+        const post = await findPost(tx, body.postId);
+        const { id: actorId, actorUrl } = await upsertActor(tx, actor, admitted.value.didToPin);
+        const { count } = await tx.like.createMany({
+          data: [
+            {
+              postId: post.id,
+              actorKey: actorUrl,
+              remoteActorId: actorId,
+              interactionId: like.interactionId,
+              createdAt: clock.now(),
+            },
+          ],
+          skipDuplicates: true, // one like per actor and post
+        });
+        if (count === 0) return;
+        await tx.post.update({ where: { id: post.id }, data: { likesCount: { increment: 1 } } });
+        if (post.authorId) {
+          await notify(tx, {
+            recipientId: post.authorId,
+            type: 'like',
+            actor,
+            actorId,
+            actorUrl,
+            postId: post.id,
+            interactionId: like.interactionId,
+          });
+        }
+      });
+      return outcome.ok ? done(INTERACTION_MESSAGES.like) : outcome;
+    },
+
+    async unlike(sourceDomain, body, rawBody) {
+      const { unlike } = body;
+      const actor = actorOf(unlike.actorHandle, unlike.actorNodeDomain, {});
+      const admitted = await admit({
+        action: 'unlike',
+        sourceDomain,
+        actor,
+        timestamp: unlike.timestamp,
+        rawBody,
+      });
+      if (!admitted.ok) return admitted;
+      const outcome = await inTransaction(async (tx) => {
+        if (!(await claim(tx, actor.domain, unlike.interactionId, 'unlike'))) return;
+        const post = await findPost(tx, body.postId);
+        await pinDid(tx, actor, admitted.value.didToPin);
+        const actorUrl = formatActorUrl(actor);
+        const { count } = await tx.like.deleteMany({
+          where: { postId: post.id, actorKey: actorUrl },
+        });
+        if (count === 0) return; // nothing to undo
+        await tx.post.updateMany({
+          where: { id: post.id, likesCount: { gt: 0 } },
+          data: { likesCount: { decrement: 1 } },
+        });
+        await tx.notification.deleteMany({
+          where: { type: 'like', postId: post.id, actorKey: actorUrl },
+        });
+      });
+      return outcome.ok ? done(INTERACTION_MESSAGES.unlike) : outcome;
+    },
+
+    async repost(sourceDomain, body, rawBody) {
+      const { repost } = body;
+      const actor = actorOf(repost.actorHandle, repost.actorNodeDomain, repost);
+      const admitted = await admit({
+        action: 'repost',
+        sourceDomain,
+        actor,
+        timestamp: repost.timestamp,
+        rawBody,
+      });
+      if (!admitted.ok) return admitted;
+      const outcome = await inTransaction(async (tx) => {
+        if (!(await claim(tx, actor.domain, repost.interactionId, 'repost'))) return;
+        const post = await findPost(tx, body.postId);
+        const { id: actorId, actorUrl } = await upsertActor(tx, actor, admitted.value.didToPin);
+        const { count } = await tx.repost.createMany({
+          data: [
+            {
+              postId: post.id,
+              actorKey: actorUrl,
+              remoteActorId: actorId,
+              remoteRepostId: repost.repostId,
+              interactionId: repost.interactionId,
+              createdAt: clock.now(),
+            },
+          ],
+          skipDuplicates: true, // one repost per actor and post
+        });
+        if (count === 0) return;
+        await tx.post.update({ where: { id: post.id }, data: { repostsCount: { increment: 1 } } });
+        if (post.authorId) {
+          await notify(tx, {
+            recipientId: post.authorId,
+            type: 'repost',
+            actor,
+            actorId,
+            actorUrl,
+            postId: post.id,
+            interactionId: repost.interactionId,
+          });
+        }
+      });
+      return outcome.ok ? done(INTERACTION_MESSAGES.repost) : outcome;
+    },
+
+    async follow(sourceDomain, body, rawBody) {
+      const { follow } = body;
+      const actor = actorOf(follow.followerHandle, follow.followerNodeDomain, {
+        actorDisplayName: follow.followerDisplayName,
+        actorAvatarUrl: follow.followerAvatarUrl,
+        bio: follow.followerBio,
+      });
+      const admitted = await admit({
+        action: 'follow',
+        sourceDomain,
+        actor,
+        timestamp: follow.timestamp,
+        rawBody,
+      });
+      if (!admitted.ok) return admitted;
+      const outcome = await inTransaction(async (tx) => {
+        if (!(await claim(tx, actor.domain, follow.interactionId, 'follow'))) return;
+        const user = await findUser(tx, body.targetHandle);
+        const { id: actorId, actorUrl } = await upsertActor(tx, actor, admitted.value.didToPin);
+        const { count } = await tx.follow.createMany({
+          data: [
+            {
+              followerKey: actorUrl,
+              followerRemoteActorId: actorId,
+              followeeKey: localActorKey(user.id),
+              followeeUserId: user.id,
+              state: 'accepted',
+              interactionId: follow.interactionId,
+              createdAt: clock.now(),
+            },
+          ],
+          skipDuplicates: true, // one follow per pair
+        });
+        if (count === 0) return;
+        await tx.user.update({
+          where: { id: user.id },
+          data: { followersCount: { increment: 1 } },
+        });
+        await notify(tx, {
+          recipientId: user.id,
+          type: 'follow',
+          actor,
+          actorId,
+          actorUrl,
+          interactionId: follow.interactionId,
+        });
+      });
+      return outcome.ok ? done(INTERACTION_MESSAGES.follow) : outcome;
+    },
+
+    async unfollow(sourceDomain, body, rawBody) {
+      const { unfollow } = body;
+      const actor = actorOf(unfollow.followerHandle, unfollow.followerNodeDomain, {});
+      const admitted = await admit({
+        action: 'unfollow',
+        sourceDomain,
+        actor,
+        timestamp: unfollow.timestamp,
+        rawBody,
+      });
+      if (!admitted.ok) return admitted;
+      const outcome = await inTransaction(async (tx) => {
+        if (!(await claim(tx, actor.domain, unfollow.interactionId, 'unfollow'))) return;
+        const user = await findUser(tx, body.targetHandle);
+        await pinDid(tx, actor, admitted.value.didToPin);
+        const actorUrl = formatActorUrl(actor);
+        const { count } = await tx.follow.deleteMany({
+          where: { followerKey: actorUrl, followeeKey: localActorKey(user.id) },
+        });
+        if (count === 0) return; // was not following
+        await tx.user.updateMany({
+          where: { id: user.id, followersCount: { gt: 0 } },
+          data: { followersCount: { decrement: 1 } },
+        });
+        await tx.notification.deleteMany({
+          where: { type: 'follow', recipientId: user.id, actorKey: actorUrl },
+        });
+      });
+      return outcome.ok ? done(INTERACTION_MESSAGES.unfollow) : outcome;
+    },
+
+    async mention(sourceDomain, body, rawBody) {
+      const { mention } = body;
+      const actor = actorOf(mention.actorHandle, mention.actorNodeDomain, mention);
+      const admitted = await admit({
+        action: 'mention',
+        sourceDomain,
+        actor,
+        timestamp: mention.timestamp,
+        rawBody,
+      });
+      if (!admitted.ok) return admitted;
+      const outcome = await inTransaction(async (tx) => {
+        if (!(await claim(tx, actor.domain, mention.interactionId, 'mention'))) return;
+        const user = await findUser(tx, body.mentionedHandle);
+        const { id: actorId, actorUrl } = await upsertActor(tx, actor, admitted.value.didToPin);
+        await notify(tx, {
+          recipientId: user.id,
+          type: 'mention',
+          actor,
+          actorId,
+          actorUrl,
+          postApId: formatSwarmPostId({ domain: actor.domain, postId: mention.postId }),
+          content: excerpt(mention.postContent),
+          interactionId: mention.interactionId,
+        });
+      });
+      return outcome.ok ? done(INTERACTION_MESSAGES.mention) : outcome;
+    },
+
+    async reply(sourceDomain, body, rawBody) {
+      const { reply } = body;
+      // The author may be written `handle@domain`; the domain part must be the reply's node.
+      let handle = reply.author.handle;
+      if (handle.includes('@')) {
+        const address = parseHandleAddress(handle);
+        if (!address.ok || address.value.domain !== reply.nodeDomain) {
+          return fail(
+            'FORBIDDEN',
+            `The reply's author ${handle} is not a user of ${reply.nodeDomain}.`,
+          );
+        }
+        handle = address.value.handle;
+      }
+      const actor = actorOf(handle, reply.nodeDomain, {
+        actorDisplayName: reply.author.displayName,
+        actorAvatarUrl: reply.author.avatarUrl,
+      });
+      const admitted = await admit({
+        action: 'reply',
+        sourceDomain,
+        actor,
+        timestamp: reply.createdAt,
+        rawBody,
+      });
+      if (!admitted.ok) return admitted;
+      // A reply is identified by its id on its node: a repeat answers the same replyId.
+      const apId = formatSwarmPostId({ domain: reply.nodeDomain, postId: reply.id });
+      const outcome = await inTransaction(async (tx) => {
+        const existing = await tx.post.findUnique({ where: { apId }, select: { id: true } });
+        if (existing) return existing.id;
+        const parent = await findPost(tx, body.postId);
+        const { id: actorId, actorUrl } = await upsertActor(tx, actor, admitted.value.didToPin);
+        const created = await tx.post.createManyAndReturn({
+          data: [
+            {
+              apId,
+              remoteAuthorId: actorId,
+              content: reply.content,
+              replyToId: parent.id,
+              createdAt: new Date(reply.createdAt),
+            },
+          ],
+          skipDuplicates: true, // a concurrent copy of the same reply won the race
+          select: { id: true },
+        });
+        const replyId = created[0]?.id;
+        if (!replyId) {
+          const winner = await tx.post.findUniqueOrThrow({ where: { apId }, select: { id: true } });
+          return winner.id;
+        }
+        if (reply.mediaUrls.length > 0) {
+          await tx.mediaItem.createMany({
+            data: reply.mediaUrls.map((url, position) => ({
+              postId: replyId,
+              url,
+              mimeType: guessMimeType(url),
+              position,
+            })),
+          });
+        }
+        await tx.post.update({
+          where: { id: parent.id },
+          data: { repliesCount: { increment: 1 } },
+        });
+        if (parent.authorId) {
+          await notify(tx, {
+            recipientId: parent.authorId,
+            type: 'reply',
+            actor,
+            actorId,
+            actorUrl,
+            postId: replyId,
+            content: excerpt(reply.content),
+          });
+        }
+        return replyId;
+      });
+      return outcome.ok ? ok({ replyId: outcome.value }) : outcome;
+    },
+  };
+}
+
+function actorOf(
+  handle: string,
+  domain: string,
+  fields: { actorDisplayName?: string; actorAvatarUrl?: string; bio?: string },
+): Actor {
+  return {
+    handle,
+    domain,
+    displayName: fields.actorDisplayName ?? '',
+    avatarUrl: fields.actorAvatarUrl ?? '',
+    bio: fields.bio ?? '',
+  };
+}
