@@ -1,0 +1,213 @@
+import { createRoute, z } from '@hono/zod-openapi';
+import type { Context } from 'hono';
+import {
+  adminActionSchema,
+  announcementSchema,
+  discoveryDocumentSchema,
+  discoveryQuerySchema,
+  domainSchema,
+  errorBody,
+  errorBodySchema,
+  gossipRequestSchema,
+  gossipResponseSchema,
+  nodeListResponseSchema,
+  nodesQuerySchema,
+  SWARM_PATHS,
+  type AdminAction,
+} from '@swarm/contract';
+import type { AnnounceRefusal, GossipRefusal, NodeContext } from '@swarm/domain';
+import { createRouter } from '../router.ts';
+
+// Registry, announce, discovery and gossip endpoints (DESIGN §3 "Registry and trust", "Gossip").
+// Node signatures are verified by the gateway's middleware, which sets `sourceDomain` on a
+// validly signed request; here an absent value means "unsigned", i.e. only a hint.
+
+const errors = {
+  400: {
+    description: 'Invalid request',
+    content: { 'application/json': { schema: errorBodySchema } },
+  },
+  403: { description: 'Refused', content: { 'application/json': { schema: errorBodySchema } } },
+};
+
+const json = <S extends z.ZodType>(schema: S, description: string) => ({
+  description,
+  content: { 'application/json': { schema } },
+});
+
+/** Per-peer outcome in admin answers. */
+const peerReportSchema = z.object({
+  domain: domainSchema,
+  ok: z.boolean(),
+  ms: z.int().nonnegative(),
+  error: z.string().optional(),
+  nodesSent: z.int().nonnegative().optional(),
+  nodesReceived: z.int().nonnegative().optional(),
+  handlesSent: z.int().nonnegative().optional(),
+  handlesReceived: z.int().nonnegative().optional(),
+});
+
+/** `POST /api/swarm/nodes` answer: what the action did, peer by peer. */
+export const adminReportSchema = z.object({
+  action: z.enum(['announce', 'discover', 'gossip', 'addSeed']),
+  /** True when every contacted peer answered (always true for addSeed). */
+  ok: z.boolean(),
+  results: z.array(peerReportSchema),
+  seed: z.object({ domain: domainSchema, priority: z.int().nonnegative() }).optional(),
+});
+export type AdminReport = z.output<typeof adminReportSchema>;
+
+const postAnnounce = createRoute({
+  method: 'post',
+  path: SWARM_PATHS.announce,
+  summary: 'Receive an announcement; answers this node’s info',
+  request: {
+    body: { content: { 'application/json': { schema: announcementSchema } }, required: true },
+  },
+  responses: { 200: json(announcementSchema, 'This node’s info'), ...errors },
+});
+
+const postGossip = createRoute({
+  method: 'post',
+  path: SWARM_PATHS.gossip,
+  summary: 'Exchange node and handle information (push-pull)',
+  request: {
+    body: { content: { 'application/json': { schema: gossipRequestSchema } }, required: true },
+  },
+  responses: {
+    200: json(gossipResponseSchema, 'Entries changed at or after `since`, and what was new to us'),
+    ...errors,
+  },
+});
+
+const getDiscovery = createRoute({
+  method: 'get',
+  path: SWARM_PATHS.discovery,
+  summary: 'Discovery document: this node, swarm statistics, seeds, known nodes',
+  request: { query: discoveryQuerySchema },
+  responses: { 200: json(discoveryDocumentSchema, 'Discovery document'), ...errors },
+});
+
+const getNodes = createRoute({
+  method: 'get',
+  path: SWARM_PATHS.nodes,
+  summary: 'Known swarm nodes (verified ones, active first)',
+  request: { query: nodesQuerySchema },
+  responses: { 200: json(nodeListResponseSchema, 'Known nodes'), ...errors },
+});
+
+const postNodes = createRoute({
+  method: 'post',
+  path: SWARM_PATHS.nodes,
+  summary: 'Admin: announce, discover, gossip, add a seed',
+  request: {
+    body: { content: { 'application/json': { schema: adminActionSchema } }, required: true },
+  },
+  responses: { 200: json(adminReportSchema, 'What happened, peer by peer'), ...errors },
+});
+
+/** The verified sender set by the node-signature middleware; undefined when unsigned. */
+function sourceDomainOf(c: Context): string | undefined {
+  const value = (c.var as Record<string, unknown>)['sourceDomain'];
+  return typeof value === 'string' ? value : undefined;
+}
+
+/** Refusals are all 403 (`NODE_BLOCKED` or `FORBIDDEN`); nothing was recorded. */
+function refusal(c: Context, r: AnnounceRefusal | GossipRefusal) {
+  const body =
+    r.kind === 'blocked'
+      ? errorBody('NODE_BLOCKED', `${r.domain} is blocked on this node.`)
+      : r.kind === 'self'
+        ? errorBody('FORBIDDEN', `${r.domain} is this node's own domain.`)
+        : errorBody(
+            'FORBIDDEN',
+            `The request is signed by ${r.signedBy} but speaks for ${'announced' in r ? r.announced : r.sender}.`,
+          );
+  return c.json(body, 403);
+}
+
+async function runAdminAction(node: NodeContext, action: AdminAction): Promise<AdminReport> {
+  const report = (results: AdminReport['results']): AdminReport => ({
+    action: action.action,
+    ok: results.every((r) => r.ok),
+    results,
+  });
+  switch (action.action) {
+    case 'announce':
+      return report(
+        action.domain
+          ? [await node.registry.announceTo(action.domain, 'admin')]
+          : await node.registry.announceToSeeds(),
+      );
+    case 'discover':
+      return report([await node.registry.probe(action.domain, 'discover')]);
+    case 'gossip':
+      return report(
+        action.domain ? [await node.gossip.exchangeWith(action.domain)] : await node.gossip.round(),
+      );
+    case 'addSeed':
+      await node.registry.addSeed(action.domain, action.priority);
+      return { ...report([]), seed: { domain: action.domain, priority: action.priority } };
+  }
+}
+
+export function swarmRoutes() {
+  const app = createRouter();
+
+  app.openapi(postAnnounce, async (c) => {
+    const node = c.get('node');
+    const outcome = await node.registry.receiveAnnouncement(c.req.valid('json'), sourceDomainOf(c));
+    if (!outcome.ok) return refusal(c, outcome.refusal);
+    return c.json(outcome.answer, 200);
+  });
+
+  app.openapi(postGossip, async (c) => {
+    const node = c.get('node');
+    const outcome = await node.gossip.receive(c.req.valid('json'), sourceDomainOf(c));
+    if (!outcome.ok) return refusal(c, outcome.refusal);
+    return c.json(outcome.answer, 200);
+  });
+
+  app.openapi(getDiscovery, async (c) => {
+    const node = c.get('node');
+    const query = c.req.valid('query');
+    const [info, stats, seeds, nodes] = await Promise.all([
+      node.nodeInfo.get(),
+      node.registry.stats(),
+      node.registry.seedDomains(),
+      query.nodes ? node.registry.nodeSummaries(query.limit) : Promise.resolve([]),
+    ]);
+    return c.json(
+      {
+        node: {
+          domain: info.domain,
+          name: info.name,
+          description: info.description,
+          publicKey: info.publicKey,
+          softwareVersion: info.softwareVersion,
+          capabilities: info.capabilities,
+        },
+        swarm: { ...stats, seeds },
+        nodes,
+      },
+      200,
+    );
+  });
+
+  app.openapi(getNodes, async (c) => {
+    const node = c.get('node');
+    const query = c.req.valid('query');
+    const [nodes, stats] = await Promise.all([
+      node.registry.listNodes(query.limit),
+      query.stats ? node.registry.stats() : Promise.resolve(undefined),
+    ]);
+    return c.json({ nodes, ...(stats ? { stats } : {}) }, 200);
+  });
+
+  // Admin authentication is the gateway's `requireAdmin()` middleware, mounted for this route.
+  app.openapi(postNodes, async (c) => {
+    return c.json(await runAdminAction(c.get('node'), c.req.valid('json')), 200);
+  });
+
+  return app;
+}

@@ -1,0 +1,439 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { SWARM_PATHS, gossipResponseSchema } from '@swarm/contract';
+import { createSwarmScheduler, transportFromFetch, type SwarmScheduler } from '@swarm/domain';
+import {
+  createManualClock,
+  createTestNode,
+  type ManualClock,
+  type TestNode,
+} from '../src/index.ts';
+
+// Several nodes in one process, connected by a transport that routes each domain to its node's
+// gateway. A node "goes silent" when the transport throws for it. Time is one manual clock.
+
+const ADMIN_TOKEN = 'test-admin-token-0123456789abcdef';
+
+interface SwarmMember extends TestNode {
+  domain: string;
+  scheduler: SwarmScheduler;
+}
+
+interface TestSwarm {
+  clock: ManualClock;
+  members: Map<string, SwarmMember>;
+  silent: Set<string>;
+  add(domain: string, seeds?: string[], handles?: string[]): Promise<SwarmMember>;
+  close(): Promise<void>;
+}
+
+async function createSwarm(): Promise<TestSwarm> {
+  const clock = createManualClock();
+  const members = new Map<string, SwarmMember>();
+  const fronts = new Map<string, TestNode['app']>();
+  const silent = new Set<string>();
+  const transport = transportFromFetch(async (request) => {
+    const host = new URL(request.url).host;
+    const front = fronts.get(host);
+    if (!front || silent.has(host))
+      throw Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
+    return front.fetch(request);
+  });
+
+  return {
+    clock,
+    members,
+    silent,
+    async add(domain, seeds = [], handles = []) {
+      const t = await createTestNode(
+        { SWARM_DOMAIN: domain, SWARM_SEEDS: seeds.join(','), ADMIN_TOKEN },
+        { transport, resolveHost: async () => ['93.184.216.34'], clock },
+      );
+      for (const handle of handles) {
+        await t.node.db.prisma.user.create({
+          data: { handle, displayName: handle, did: didFor(handle, domain), passwordHash: 'x' },
+        });
+      }
+      const member = { ...t, domain, scheduler: createSwarmScheduler({ node: t.node }) };
+      members.set(domain, member);
+      fronts.set(domain, t.app);
+      return member;
+    },
+    async close() {
+      for (const m of members.values()) {
+        await m.scheduler.stop();
+        await m.close();
+      }
+    },
+  };
+}
+
+function didFor(handle: string, domain: string): string {
+  return `did:key:zDnTest${handle}${domain.replace(/[^A-Za-z0-9]/g, '')}`;
+}
+
+/** What every live node must know: every other live node (verified, active) and every handle. */
+async function knowledge(m: SwarmMember) {
+  const prisma = m.node.db.prisma;
+  const nodes = await prisma.swarmNode.findMany({
+    where: { isVerified: true, isActive: true },
+    select: { domain: true },
+  });
+  const handles = await prisma.handleRegistryEntry.findMany({
+    select: { handle: true, nodeDomain: true, did: true },
+  });
+  return {
+    nodes: new Set(nodes.map((n) => n.domain)),
+    handles: new Set(handles.map((h) => `${h.handle}@${h.nodeDomain}=${h.did}`)),
+  };
+}
+
+async function converged(live: SwarmMember[], allHandles: string[]): Promise<boolean> {
+  for (const m of live) {
+    const k = await knowledge(m);
+    for (const other of live) if (other !== m && !k.nodes.has(other.domain)) return false;
+    for (const h of allHandles) if (!k.handles.has(h)) return false;
+  }
+  return true;
+}
+
+async function roundsUntilConverged(
+  swarm: TestSwarm,
+  live: SwarmMember[],
+  allHandles: string[],
+  maxRounds: number,
+): Promise<number> {
+  for (let round = 1; round <= maxRounds; round++) {
+    for (const m of live) await m.scheduler.runOnce();
+    swarm.clock.advance(60_000);
+    if (await converged(live, allHandles)) return round;
+  }
+  if (process.env.DEBUG_SWARM) {
+    for (const m of live) {
+      const k = await knowledge(m);
+      console.log(m.domain, [...k.nodes], [...k.handles]);
+    }
+  }
+  return Number.POSITIVE_INFINITY;
+}
+
+const handleKey = (handle: string, domain: string) =>
+  `${handle}@${domain}=${didFor(handle, domain)}`;
+
+describe('gossip between several nodes', () => {
+  let swarm: TestSwarm;
+  afterEach(async () => {
+    await swarm?.close();
+  });
+
+  it(
+    'converges from one seed, and keeps converging after the seed dies',
+    { timeout: 120_000 },
+    async () => {
+      swarm = await createSwarm();
+      const seed = await swarm.add('seed.test', [], ['sam']);
+      const alpha = await swarm.add('alpha.test', ['seed.test'], ['alice', 'anna']);
+      const beta = await swarm.add('beta.test', ['seed.test'], ['bob']);
+      const gamma = await swarm.add('gamma.test', ['seed.test'], ['gina']);
+      for (const m of [alpha, beta, gamma]) {
+        const reports = await m.scheduler.announce();
+        expect(reports).toEqual([expect.objectContaining({ domain: 'seed.test', ok: true })]);
+      }
+      const handles = [
+        handleKey('sam', 'seed.test'),
+        handleKey('alice', 'alpha.test'),
+        handleKey('anna', 'alpha.test'),
+        handleKey('bob', 'beta.test'),
+        handleKey('gina', 'gamma.test'),
+      ];
+      const rounds = await roundsUntilConverged(swarm, [seed, alpha, beta, gamma], handles, 6);
+      expect(rounds).toBeLessThanOrEqual(4);
+
+      // The seed dies; a 4th node joins through alpha.
+      swarm.silent.add('seed.test');
+      const delta = await swarm.add('delta.test', ['alpha.test'], ['dave']);
+      expect(await delta.scheduler.announce()).toEqual([
+        expect.objectContaining({ domain: 'alpha.test', ok: true }),
+      ]);
+      const live = [alpha, beta, gamma, delta];
+      // Handles are accepted only from their own node, so the dead seed's users stay unknown to
+      // the newcomer; every live node's handles must reach everyone.
+      const liveHandles = handles.filter((h) => !h.includes('@seed.test'));
+      const after = await roundsUntilConverged(
+        swarm,
+        live,
+        [...liveHandles, handleKey('dave', 'delta.test')],
+        8,
+      );
+      expect(after).toBeLessThanOrEqual(6);
+      // Seeds are never deleted by failures; their health is tracked.
+      const seedRow = await alpha.node.db.prisma.swarmSeed.findUnique({
+        where: { domain: 'seed.test' },
+      });
+      expect(seedRow).toMatchObject({ isEnabled: true });
+      expect(seedRow!.consecutiveFailures).toBeGreaterThanOrEqual(0);
+    },
+  );
+
+  it('a silent node goes inactive after 5 failures, is re-probed with backoff and comes back', async () => {
+    swarm = await createSwarm();
+    const alpha = await swarm.add('alpha.test');
+    await swarm.add('beta.test', [], ['bob']);
+    const admin = (body: unknown) =>
+      alpha.request(SWARM_PATHS.nodes, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${ADMIN_TOKEN}` },
+        body: JSON.stringify(body),
+      });
+    const discovered = await (await admin({ action: 'discover', domain: 'beta.test' })).json();
+    expect(discovered).toMatchObject({
+      action: 'discover',
+      ok: true,
+      results: [{ domain: 'beta.test', ok: true }],
+    });
+    const row = () =>
+      alpha.node.db.prisma.swarmNode.findUniqueOrThrow({ where: { domain: 'beta.test' } });
+    expect(await row()).toMatchObject({ isActive: true, isVerified: true, trustScore: 50 });
+
+    swarm.silent.add('beta.test');
+    for (let i = 1; i <= 5; i++) {
+      const res = await admin({ action: 'gossip', domain: 'beta.test' });
+      expect(res.status).toBe(200);
+      const report = (await res.json()) as {
+        ok: boolean;
+        results: { ok: boolean; error?: string }[];
+      };
+      expect(report.ok).toBe(false);
+      expect(report.results[0]).toMatchObject({
+        ok: false,
+        error: expect.stringContaining('beta.test'),
+      });
+      expect(await row()).toMatchObject({
+        consecutiveFailures: i,
+        isActive: i < 5,
+        trustScore: 50 - 5 * i,
+      });
+    }
+    const inactive = await row();
+    expect(inactive.nextProbeAt?.getTime()).toBe(swarm.clock.now().getTime() + 60_000);
+    const failedPushes = await alpha.node.db.prisma.swarmSyncLog.count({
+      where: { remoteDomain: 'beta.test', direction: 'push', success: false },
+    });
+    expect(failedPushes).toBe(5);
+
+    // Not due yet: no probe. Due: probed, fails, backoff doubles.
+    expect((await alpha.scheduler.runOnce()).probes).toEqual([]);
+    swarm.clock.advance(60_000);
+    const first = await alpha.scheduler.runOnce();
+    expect(first.probes).toEqual([expect.objectContaining({ domain: 'beta.test', ok: false })]);
+    expect((await row()).nextProbeAt?.getTime()).toBe(swarm.clock.now().getTime() + 120_000);
+    swarm.clock.advance(119_000);
+    expect((await alpha.scheduler.runOnce()).probes).toEqual([]);
+
+    // Back on the network: the next due probe succeeds and it is active again.
+    swarm.silent.delete('beta.test');
+    swarm.clock.advance(1_000);
+    const back = await alpha.scheduler.runOnce();
+    expect(back.probes).toEqual([expect.objectContaining({ domain: 'beta.test', ok: true })]);
+    // 25 after five failures, 20 after the failed probe, +1 for the probe, +1 for the gossip.
+    expect(await row()).toMatchObject({
+      isActive: true,
+      consecutiveFailures: 0,
+      nextProbeAt: null,
+      trustScore: 22,
+    });
+    // And it is gossiped with again in the same round.
+    expect(back.gossip).toEqual([expect.objectContaining({ domain: 'beta.test', ok: true })]);
+  });
+
+  it('ignores a handle relayed by a node that does not host it; the authoritative entry wins', async () => {
+    swarm = await createSwarm();
+    const alpha = await swarm.add('alpha.test', [], ['alice']);
+    const beta = await swarm.add('beta.test');
+    const mallory = await swarm.add('mallory.test', [], ['mal']);
+    const forged = {
+      handle: 'alice',
+      did: 'did:key:zDnForged',
+      nodeDomain: 'alpha.test',
+      updatedAt: '2030-01-01T00:00:00.000Z',
+    };
+    const gossipFromMallory = () =>
+      mallory.node.peers.postJson(
+        'beta.test',
+        SWARM_PATHS.gossip,
+        {
+          sender: 'mallory.test',
+          nodes: [],
+          handles: [
+            forged,
+            {
+              handle: 'mal',
+              did: didFor('mal', 'mallory.test'),
+              nodeDomain: 'mallory.test',
+              updatedAt: '2026-11-22T12:00:00.000Z',
+            },
+          ],
+          timestamp: swarm.clock.now().toISOString(),
+        },
+        gossipResponseSchema,
+      );
+    const first = await gossipFromMallory();
+    expect(first.ok && first.value.received).toEqual({ nodes: 0, handles: 1 });
+    const entries = () =>
+      beta.node.db.prisma.handleRegistryEntry.findMany({
+        where: { handle: { in: ['alice', 'mal'] } },
+        select: { handle: true, nodeDomain: true, did: true, source: true },
+        orderBy: { handle: 'asc' },
+      });
+    expect(await entries()).toEqual([
+      {
+        handle: 'mal',
+        nodeDomain: 'mallory.test',
+        did: didFor('mal', 'mallory.test'),
+        source: 'gossip:mallory.test',
+      },
+    ]);
+
+    // The authoritative node gossips its own entry; a later relay (even "newer") changes nothing.
+    const fromAlpha = await alpha.node.gossip.exchangeWith('beta.test');
+    expect(fromAlpha).toMatchObject({ ok: true, handlesSent: 1 });
+    await gossipFromMallory();
+    expect(await entries()).toEqual([
+      {
+        handle: 'alice',
+        nodeDomain: 'alpha.test',
+        did: didFor('alice', 'alpha.test'),
+        source: 'gossip:alpha.test',
+      },
+      {
+        handle: 'mal',
+        nodeDomain: 'mallory.test',
+        did: didFor('mal', 'mallory.test'),
+        source: 'gossip:mallory.test',
+      },
+    ]);
+
+    // Unsigned gossip is only a hint: its handle claims are ignored, its sender is probed later.
+    const unsigned = await beta.request(SWARM_PATHS.gossip, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        sender: 'gamma.test',
+        nodes: [{ domain: 'delta.test', name: 'Delta', lastSeenAt: '2026-11-22T11:00:00.000Z' }],
+        handles: [
+          {
+            handle: 'gina',
+            did: 'did:key:zDnGina',
+            nodeDomain: 'gamma.test',
+            updatedAt: '2026-11-22T11:00:00.000Z',
+          },
+        ],
+        timestamp: '2026-11-22T12:00:00.000Z',
+      }),
+    });
+    expect(unsigned.status).toBe(200);
+    const answer = gossipResponseSchema.parse(await unsigned.json());
+    expect(answer.received).toEqual({ nodes: 1, handles: 0 });
+    const hints = await beta.node.db.prisma.swarmNode.findMany({
+      where: { domain: { in: ['gamma.test', 'delta.test'] } },
+      select: {
+        domain: true,
+        isActive: true,
+        isVerified: true,
+        discoveredVia: true,
+        trustScore: true,
+      },
+      orderBy: { domain: 'asc' },
+    });
+    expect(hints).toEqual([
+      {
+        domain: 'delta.test',
+        isActive: false,
+        isVerified: false,
+        discoveredVia: 'gossip:gamma.test',
+        trustScore: 0,
+      },
+      {
+        domain: 'gamma.test',
+        isActive: false,
+        isVerified: false,
+        discoveredVia: 'gossip',
+        trustScore: 0,
+      },
+    ]);
+    expect(await beta.node.db.prisma.handleRegistryEntry.count({ where: { handle: 'gina' } })).toBe(
+      0,
+    );
+  });
+
+  it('pages by `since`: a second exchange without changes carries nothing, and sync logs are written', async () => {
+    swarm = await createSwarm();
+    const alpha = await swarm.add('alpha.test', [], ['alice']);
+    const beta = await swarm.add('beta.test', [], ['bob', 'bea']);
+    const first = await alpha.node.gossip.exchangeWith('beta.test');
+    expect(first).toMatchObject({ ok: true, handlesSent: 1, handlesReceived: 2, nodesReceived: 0 });
+    const second = await alpha.node.gossip.exchangeWith('beta.test');
+    expect(second).toMatchObject({
+      ok: true,
+      nodesSent: 0,
+      handlesSent: 0,
+      nodesReceived: 0,
+      handlesReceived: 0,
+    });
+
+    // The peer's answer to `since` = its previous timestamp is empty too.
+    const cursor = await alpha.node.db.prisma.swarmNode.findUniqueOrThrow({
+      where: { domain: 'beta.test' },
+    });
+    expect(cursor.lastSyncAt).not.toBeNull();
+    const again = await alpha.node.peers.postJson(
+      'beta.test',
+      SWARM_PATHS.gossip,
+      {
+        sender: 'alpha.test',
+        nodes: [],
+        handles: [],
+        timestamp: swarm.clock.now().toISOString(),
+        since: cursor.lastSyncAt!.toISOString(),
+      },
+      gossipResponseSchema,
+    );
+    expect(again.ok && again.value).toMatchObject({
+      nodes: [],
+      handles: [],
+      received: { nodes: 0, handles: 0 },
+    });
+
+    // A change on beta after that shows up in the next delta, and only it.
+    swarm.clock.advance(1_000);
+    await beta.node.db.prisma.user.create({
+      data: { handle: 'bert', did: didFor('bert', 'beta.test'), passwordHash: 'x' },
+    });
+    const third = await alpha.node.gossip.exchangeWith('beta.test');
+    expect(third).toMatchObject({ ok: true, handlesReceived: 1 });
+
+    const logs = await alpha.node.db.prisma.swarmSyncLog.findMany({
+      where: { remoteDomain: 'beta.test' },
+      orderBy: { createdAt: 'asc' },
+    });
+    expect(logs.map((l) => [l.direction, l.success, l.handlesSent, l.handlesReceived])).toEqual([
+      ['push', true, 1, 2],
+      ['push', true, 0, 0],
+      ['push', true, 0, 1],
+    ]);
+    const pulls = await beta.node.db.prisma.swarmSyncLog.findMany({
+      where: { remoteDomain: 'alpha.test', direction: 'pull' },
+    });
+    expect(pulls).toHaveLength(4);
+    expect(pulls.every((l) => l.success && l.durationMs >= 0)).toBe(true);
+  });
+
+  it('takes one round at a time per database (two replicas over one database)', async () => {
+    swarm = await createSwarm();
+    const alpha = await swarm.add('alpha.test');
+    await swarm.add('beta.test');
+    await alpha.node.registry.probe('beta.test', 'admin');
+    const replica = createSwarmScheduler({ node: alpha.node });
+    const [a, b] = await Promise.all([alpha.scheduler.runOnce(), replica.runOnce()]);
+    expect([a.skipped, b.skipped].sort()).toEqual([false, true]);
+  });
+});
