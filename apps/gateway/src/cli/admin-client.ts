@@ -1,0 +1,64 @@
+import { errorBodySchema } from '@swarm/contract';
+
+/** What went wrong talking to a node, in words an operator can act on. */
+export class AdminRequestError extends Error {
+  override name = 'AdminRequestError';
+}
+
+export interface AdminClient {
+  get(path: string): Promise<unknown>;
+  /** POST /api/swarm/nodes with an admin action (needs the token). */
+  action(body: Record<string, unknown>): Promise<unknown>;
+}
+
+export function createAdminClient(opts: { node: string; token: string | undefined }): AdminClient {
+  const base = opts.node.replace(/\/+$/, '');
+
+  async function send(path: string, init: RequestInit): Promise<unknown> {
+    let res: Response;
+    try {
+      res = await fetch(`${base}${path}`, { ...init, signal: AbortSignal.timeout(60_000) });
+    } catch (error) {
+      const reason =
+        error instanceof Error
+          ? ((error.cause as Error | undefined)?.message ?? error.message)
+          : String(error);
+      throw new AdminRequestError(
+        `cannot reach ${base} (${reason}). Is the node running? Use --node <url>.`,
+      );
+    }
+    const text = await res.text();
+    let json: unknown;
+    try {
+      json = text ? JSON.parse(text) : undefined;
+    } catch {
+      throw new AdminRequestError(
+        `${base}${path} answered ${res.status} with something that is not JSON.`,
+      );
+    }
+    if (!res.ok) {
+      const body = errorBodySchema.safeParse(json);
+      const detail = body.success ? `${body.data.error} (${body.data.code})` : `HTTP ${res.status}`;
+      const hint =
+        res.status === 401 ? ' Set SWARM_ADMIN_TOKEN (or ADMIN_TOKEN) to an admin token.' : '';
+      throw new AdminRequestError(`${path}: ${detail}.${hint}`);
+    }
+    return json;
+  }
+
+  return {
+    get: (path) => send(path, { method: 'GET' }),
+    action: (body) => {
+      if (!opts.token) {
+        throw new AdminRequestError(
+          'this command needs an admin token: set SWARM_ADMIN_TOKEN (or ADMIN_TOKEN) in the environment.',
+        );
+      }
+      return send('/api/swarm/nodes', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${opts.token}` },
+        body: JSON.stringify(body),
+      });
+    },
+  };
+}

@@ -1,0 +1,161 @@
+import { resolve } from 'node:path';
+import { Command, InvalidArgumentError } from 'commander';
+import { AdminRequestError, createAdminClient } from './admin-client.ts';
+import { ago, formatReport, table } from './format.ts';
+import { runLocalSwarm } from './local-swarm.ts';
+
+// `pnpm swarm <command>`: an operator's view of a running node through its HTTP API, so it
+// works the same against a laptop node and a production one.
+
+const program = new Command()
+  .name('swarm')
+  .description('Operate a Swarm node through its HTTP API.')
+  .option(
+    '--node <url>',
+    'the node to talk to',
+    process.env.SWARM_NODE_URL ?? 'http://localhost:3000',
+  )
+  .showHelpAfterError('(run with --help for usage)');
+
+function client() {
+  const { node } = program.opts<{ node: string }>();
+  return createAdminClient({
+    node,
+    token: process.env.SWARM_ADMIN_TOKEN ?? process.env.ADMIN_TOKEN,
+  });
+}
+
+const integer = (min: number, max: number) => (value: string) => {
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || n < min || n > max) {
+    throw new InvalidArgumentError(`expected an integer between ${min} and ${max}.`);
+  }
+  return n;
+};
+
+program
+  .command('status')
+  .description("this node's info and what it knows of the swarm")
+  .action(async () => {
+    const info = (await client().get('/api/swarm/info?stats=true')) as Record<string, unknown>;
+    const stats = (info.stats ?? {}) as Record<string, unknown>;
+    console.log(
+      table(
+        ['', ''],
+        [
+          ['domain', info.domain as string],
+          ['name', info.name as string],
+          ['software', `Swarm node ${String(info.softwareVersion)}`],
+          ['people / posts', `${String(info.userCount)} / ${String(info.postCount)}`],
+          ['capabilities', (info.capabilities as string[]).join(', ')],
+          [
+            'known nodes',
+            stats.totalNodes === undefined
+              ? '–'
+              : `${String(stats.totalNodes)} (${String(stats.activeNodes)} active)`,
+          ],
+          [
+            'swarm people / posts',
+            stats.totalUsers === undefined
+              ? '–'
+              : `${String(stats.totalUsers)} / ${String(stats.totalPosts)}`,
+          ],
+        ],
+      ),
+    );
+  });
+
+program
+  .command('nodes')
+  .description('the nodes this node knows')
+  .option('--limit <n>', 'at most this many', integer(1, 500), 500)
+  .action(async (opts: { limit: number }) => {
+    const body = (await client().get(`/api/swarm/nodes?limit=${opts.limit}&stats=true`)) as {
+      nodes: {
+        domain: string;
+        name: string;
+        userCount: number;
+        postCount: number;
+        lastSeenAt: string;
+      }[];
+      stats?: { totalNodes: number; activeNodes: number };
+    };
+    console.log(
+      table(
+        ['domain', 'name', 'people', 'posts', 'last seen'],
+        body.nodes.map((n) => [n.domain, n.name, n.userCount, n.postCount, ago(n.lastSeenAt)]),
+      ),
+    );
+    if (body.stats) console.log(`${body.stats.totalNodes} known, ${body.stats.activeNodes} active`);
+  });
+
+const seeds = program.command('seeds').description('seed nodes (bootstrap points)');
+seeds
+  .command('add <domain>')
+  .description('add a seed node')
+  .option('--priority <n>', 'lower is contacted first', integer(0, 1_000_000), 100)
+  .action(async (domain: string, opts: { priority: number }) => {
+    console.log(
+      formatReport(await client().action({ action: 'addSeed', domain, priority: opts.priority })),
+    );
+  });
+
+program
+  .command('announce [domain]')
+  .description('announce this node to its seeds, or to one node')
+  .action(async (domain?: string) => {
+    console.log(domain ? `announcing to ${domain}…` : 'announcing to the seeds…');
+    console.log(
+      formatReport(
+        await client().action(domain ? { action: 'announce', domain } : { action: 'announce' }),
+      ),
+    );
+  });
+
+program
+  .command('gossip [domain]')
+  .description('run a gossip round now, or gossip with one node')
+  .action(async (domain?: string) => {
+    console.log(domain ? `gossiping with ${domain}…` : 'running a gossip round…');
+    console.log(
+      formatReport(
+        await client().action(domain ? { action: 'gossip', domain } : { action: 'gossip' }),
+      ),
+    );
+  });
+
+program
+  .command('discover <domain>')
+  .description('contact a node and add it to the registry')
+  .action(async (domain: string) => {
+    console.log(`discovering ${domain}…`);
+    console.log(formatReport(await client().action({ action: 'discover', domain })));
+  });
+
+program
+  .command('local')
+  .description('start a local swarm of embedded nodes on consecutive ports and watch it converge')
+  .option('--nodes <n>', 'how many nodes', integer(1, 20), 3)
+  .option('--base-port <port>', 'port of the first node', integer(1, 65_000), 4000)
+  .option('--gossip-interval <ms>', 'time between gossip rounds', integer(1000, 600_000), 3000)
+  .option('--data <dir>', 'where the nodes keep their databases', 'data/local')
+  .action(
+    async (opts: { nodes: number; basePort: number; gossipInterval: number; data: string }) => {
+      await runLocalSwarm({
+        nodes: opts.nodes,
+        basePort: opts.basePort,
+        gossipIntervalMs: opts.gossipInterval,
+        // pnpm runs scripts in the package folder; paths are the caller's.
+        dataRoot: resolve(process.env.INIT_CWD ?? process.cwd(), opts.data),
+      });
+    },
+  );
+
+program.parseAsync(process.argv).catch((error: unknown) => {
+  if (error instanceof AdminRequestError) {
+    console.error(`swarm: ${error.message}`);
+  } else {
+    console.error(`swarm: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  process.exit(1);
+});
