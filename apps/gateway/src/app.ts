@@ -8,6 +8,7 @@ import { createRouter } from './router.ts';
 import { contentRoutes } from './routes/content.routes.ts';
 import { infoRoutes } from './routes/info.routes.ts';
 import { interactionRoutes } from './routes/interactions.routes.ts';
+import { mountReference } from './routes/reference.routes.ts';
 import { swarmRoutes } from './routes/swarm.routes.ts';
 
 /** Paths this app answers; everything else belongs to the web app (or is a 404 when alone). */
@@ -56,6 +57,7 @@ export function createGatewayApp(node: NodeContext) {
   app.route('/', swarmRoutes());
   app.route('/', interactionRoutes());
   app.route('/', contentRoutes());
+  mountReference(app);
 
   app.notFound((c) =>
     errorResponse(c, 'NOT_FOUND', `No such endpoint: ${c.req.method} ${c.req.path}`),
