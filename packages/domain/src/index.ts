@@ -8,6 +8,7 @@ export * from './node-context.ts';
 export * from './node-info.service.ts';
 export * from './node-keys.service.ts';
 export * from './peers/index.ts';
+export * from './read-cache.ts';
 export * from './registry/index.ts';
 export * from './security/index.ts';
 export * from './version.ts';

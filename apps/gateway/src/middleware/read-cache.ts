@@ -1,0 +1,62 @@
+import type { MiddlewareHandler } from 'hono';
+import {
+  createReadCache,
+  READ_CACHE_MAX_ENTRIES,
+  READ_CACHE_TTL_MS,
+  type Clock,
+  type ReadCache,
+} from '@swarm/domain';
+import { isWriteMethod, type SecurityEnv } from './security-env.ts';
+
+/** The public reads worth caching: node info, timeline, profiles, posts, replies. */
+const CACHED_READ = /^\/api\/swarm\/(?:info|timeline|replies|users\/[^/]+|posts\/[^/]+)$/;
+
+interface CachedRead {
+  body: string;
+  contentType: string;
+}
+
+/**
+ * Serves successful public GETs from a read-through cache keyed by path and query, as the JSON
+ * text answered the first time, skipping validation, database and serialisation. Only 200s are
+ * kept (a 404 must not outlive the user's creation); any successful write through this gateway
+ * invalidates the whole cache, so the node's own changes show at once. Changes made behind the
+ * gateway's back (the web app, direct database writes) show within `ttlMs`.
+ */
+export function readCache(options: {
+  clock: Clock;
+  ttlMs?: number;
+  maxEntries?: number;
+}): MiddlewareHandler<SecurityEnv> {
+  const cache: ReadCache<CachedRead> = createReadCache({
+    clock: options.clock,
+    ttlMs: options.ttlMs ?? READ_CACHE_TTL_MS,
+    maxEntries: options.maxEntries ?? READ_CACHE_MAX_ENTRIES,
+  });
+  return async (c, next) => {
+    if (c.req.method !== 'GET' || !CACHED_READ.test(c.req.path)) {
+      await next();
+      if (isWriteMethod(c.req.method) && c.res.status < 400) cache.invalidate();
+      return;
+    }
+    const url = c.req.url;
+    const key = url.slice(url.indexOf('/', url.indexOf('//') + 2));
+    const hit = cache.get(key) ?? (await cache.pending(key));
+    if (hit) return c.body(hit.body, 200, { 'content-type': hit.contentType });
+
+    let ran = false;
+    const joined = await cache.load(key, async () => {
+      ran = true;
+      await next();
+      if (c.res.status !== 200) return undefined;
+      const body = await c.res.text();
+      c.res = new Response(body, c.res);
+      return { body, contentType: c.res.headers.get('content-type') ?? 'application/json' };
+    });
+    // Another request started the same load first: share its answer, or answer ourselves.
+    if (!ran) {
+      if (joined) return c.body(joined.body, 200, { 'content-type': joined.contentType });
+      await next();
+    }
+  };
+}
