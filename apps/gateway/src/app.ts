@@ -4,7 +4,9 @@ import { SWARM_PATHS } from '@swarm/contract';
 import type { NodeContext } from '@swarm/domain';
 import { errorResponse } from './errors.ts';
 import { nodeSignature, requireAdmin, swarmPostGuards } from './middleware/index.ts';
+import { readCache } from './middleware/read-cache.ts';
 import { createRouter } from './router.ts';
+import { adminRoutes } from './routes/admin.routes.ts';
 import { contentRoutes } from './routes/content.routes.ts';
 import { infoRoutes } from './routes/info.routes.ts';
 import { interactionRoutes } from './routes/interactions.routes.ts';
@@ -44,6 +46,9 @@ export function createGatewayApp(node: NodeContext) {
     );
   });
 
+  // Public GETs from a 1 s read-through cache; successful writes invalidate it.
+  app.use('/api/swarm/*', readCache({ clock: node.clock }));
+
   // Inbound security (DESIGN §3), before any route: every write is rate-limited per IP, JSON
   // only, capped and parsed once; node signatures where the protocol wants them; admin auth.
   app.use('/api/swarm/*', ...swarmPostGuards());
@@ -52,11 +57,13 @@ export function createGatewayApp(node: NodeContext) {
   app.use(SWARM_PATHS.announce, nodeSignature({ required: false }));
   app.use(SWARM_PATHS.gossip, nodeSignature({ required: false }));
   app.post(SWARM_PATHS.nodes, requireAdmin());
+  app.use('/api/swarm/admin/*', requireAdmin());
 
   app.route('/', infoRoutes());
   app.route('/', swarmRoutes());
   app.route('/', interactionRoutes());
   app.route('/', contentRoutes());
+  app.route('/', adminRoutes());
   mountReference(app);
 
   app.notFound((c) =>

@@ -9,6 +9,11 @@ export interface AdminClient {
   get(path: string): Promise<unknown>;
   /** POST /api/swarm/nodes with an admin action (needs the token). */
   action(body: Record<string, unknown>): Promise<unknown>;
+  /** Admin API requests (needs the token); writes send a JSON body, `{}` when there is none. */
+  adminGet(path: string): Promise<unknown>;
+  adminPost(path: string, body?: Record<string, unknown>): Promise<unknown>;
+  adminPut(path: string, body?: Record<string, unknown>): Promise<unknown>;
+  adminDelete(path: string): Promise<unknown>;
 }
 
 export function createAdminClient(opts: { node: string; token: string | undefined }): AdminClient {
@@ -46,19 +51,28 @@ export function createAdminClient(opts: { node: string; token: string | undefine
     return json;
   }
 
+  /** A request with the bearer token; every write to /api/swarm/* carries a JSON body. */
+  function admin(method: string, path: string, body?: Record<string, unknown>): Promise<unknown> {
+    if (!opts.token) {
+      throw new AdminRequestError(
+        'this command needs an admin token: set SWARM_ADMIN_TOKEN (or ADMIN_TOKEN) in the environment.',
+      );
+    }
+    const authorization = `Bearer ${opts.token}`;
+    if (method === 'GET') return send(path, { method, headers: { authorization } });
+    return send(path, {
+      method,
+      headers: { 'content-type': 'application/json', authorization },
+      body: JSON.stringify(body ?? {}),
+    });
+  }
+
   return {
     get: (path) => send(path, { method: 'GET' }),
-    action: (body) => {
-      if (!opts.token) {
-        throw new AdminRequestError(
-          'this command needs an admin token: set SWARM_ADMIN_TOKEN (or ADMIN_TOKEN) in the environment.',
-        );
-      }
-      return send('/api/swarm/nodes', {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', authorization: `Bearer ${opts.token}` },
-        body: JSON.stringify(body),
-      });
-    },
+    action: (body) => admin('POST', '/api/swarm/nodes', body),
+    adminGet: (path) => admin('GET', path),
+    adminPost: (path, body) => admin('POST', path, body),
+    adminPut: (path, body) => admin('PUT', path, body),
+    adminDelete: (path) => admin('DELETE', path),
   };
 }

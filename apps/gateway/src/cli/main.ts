@@ -100,6 +100,140 @@ seeds
     );
   });
 
+seeds
+  .command('list')
+  .description('the seed nodes, by priority, with their contact state')
+  .action(async () => {
+    const body = (await client().adminGet('/api/swarm/admin/seeds')) as {
+      seeds: {
+        domain: string;
+        priority: number;
+        isEnabled: boolean;
+        lastContactAt: string | null;
+        consecutiveFailures: number;
+      }[];
+    };
+    console.log(
+      table(
+        ['domain', 'priority', 'enabled', 'last contact', 'failures'],
+        body.seeds.map((s) => [
+          s.domain,
+          s.priority,
+          s.isEnabled ? 'yes' : 'no',
+          ago(s.lastContactAt),
+          s.consecutiveFailures,
+        ]),
+      ),
+    );
+    console.log(`${body.seeds.length} seed(s)`);
+  });
+for (const [name, isEnabled] of [
+  ['enable', true],
+  ['disable', false],
+] as const) {
+  seeds
+    .command(`${name} <domain>`)
+    .description(`${name} a seed node`)
+    .action(async (domain: string) => {
+      await client().adminPut(`/api/swarm/admin/seeds/${encodeURIComponent(domain)}`, {
+        isEnabled,
+      });
+      console.log(`seed ${domain} ${isEnabled ? 'enabled' : 'disabled'}`);
+    });
+}
+
+program
+  .command('block <domain>')
+  .description('block a node: its requests are refused and it is marked inactive')
+  .option('--reason <text>', 'why (kept with the block)')
+  .action(async (domain: string, opts: { reason?: string }) => {
+    await client().adminPost(
+      '/api/swarm/admin/blocks',
+      opts.reason ? { domain, reason: opts.reason } : { domain },
+    );
+    console.log(`blocked ${domain}`);
+  });
+
+program
+  .command('unblock <domain>')
+  .description('lift the block of a node')
+  .action(async (domain: string) => {
+    await client().adminDelete(`/api/swarm/admin/blocks/${encodeURIComponent(domain)}`);
+    console.log(`unblocked ${domain}`);
+  });
+
+program
+  .command('blocks')
+  .description('the blocked nodes')
+  .action(async () => {
+    const body = (await client().adminGet('/api/swarm/admin/blocks')) as {
+      blocks: { domain: string; reason: string | null; createdAt: string }[];
+    };
+    console.log(
+      table(
+        ['domain', 'reason', 'since'],
+        body.blocks.map((b) => [b.domain, b.reason, ago(b.createdAt)]),
+      ),
+    );
+  });
+
+program
+  .command('reset-key <domain>')
+  .description("forget a node's pinned key (after it rotated its key on purpose)")
+  .action(async (domain: string) => {
+    await client().adminPost(`/api/swarm/admin/nodes/${encodeURIComponent(domain)}/reset-key`);
+    console.log(`the pinned key of ${domain} is forgotten; its next signed request pins a new one`);
+  });
+
+const tokens = program.command('tokens').description('admin API tokens');
+tokens
+  .command('create <name>')
+  .description('create an admin token (shown once)')
+  .action(async (name: string) => {
+    const created = (await client().adminPost('/api/swarm/admin/tokens', { name })) as {
+      id: string;
+      name: string;
+      token: string;
+    };
+    console.log(
+      `created admin token "${created.name}" (id ${created.id}):\n\n  ${created.token}\n`,
+    );
+    console.log('Store it now: it is shown only once (the node keeps only its hash).');
+  });
+tokens
+  .command('list')
+  .description('the stored admin tokens (never their secrets)')
+  .action(async () => {
+    const body = (await client().adminGet('/api/swarm/admin/tokens')) as {
+      tokens: {
+        id: string;
+        name: string;
+        createdAt: string;
+        lastUsedAt: string | null;
+        revokedAt: string | null;
+      }[];
+    };
+    console.log(
+      table(
+        ['id', 'name', 'created', 'last used', 'state'],
+        body.tokens.map((t) => [
+          t.id,
+          t.name,
+          ago(t.createdAt),
+          ago(t.lastUsedAt),
+          t.revokedAt ? 'revoked' : 'active',
+        ]),
+      ),
+    );
+  });
+tokens
+  .command('revoke <id>')
+  .description('revoke an admin token')
+  .action(async (id: string) => {
+    await client().adminDelete(`/api/swarm/admin/tokens/${encodeURIComponent(id)}`);
+    console.log(`revoked token ${id}`);
+  });
+
 program
   .command('announce [domain]')
   .description('announce this node to its seeds, or to one node')

@@ -10,10 +10,17 @@ import { isWriteMethod, type SecurityEnv } from './security-env.ts';
 
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
 
+/** A DELETE names its target in the path; it needs no body, and one without a body is fine. */
+function isBodilessDelete(c: Context): boolean {
+  if (c.req.method !== 'DELETE') return false;
+  const length = c.req.header('content-length');
+  return !c.req.header('transfer-encoding') && (length === undefined || length === '0');
+}
+
 /** 415 UNSUPPORTED_MEDIA_TYPE unless the body is declared `application/json`. */
 export function jsonOnly(): MiddlewareHandler<SecurityEnv> {
   return async (c, next) => {
-    if (!isWriteMethod(c.req.method)) return next();
+    if (!isWriteMethod(c.req.method) || isBodilessDelete(c)) return next();
     const type = (c.req.header('content-type') ?? '').split(';', 1)[0]?.trim().toLowerCase();
     if (type !== 'application/json') {
       return errorResponse(
@@ -69,7 +76,7 @@ export function parseJsonBytes(raw: Uint8Array): Result<unknown, string> {
 /** 400 INVALID_REQUEST for malformed JSON; otherwise the parsed body is kept for the handler. */
 export function parseJsonBody(): MiddlewareHandler<SecurityEnv> {
   return async (c, next) => {
-    if (!isWriteMethod(c.req.method)) return next();
+    if (!isWriteMethod(c.req.method) || isBodilessDelete(c)) return next();
     const raw = await readRawBody(c);
     const cap = c.get('bodyCap');
     if (cap !== undefined && raw.length > cap) {

@@ -1,0 +1,217 @@
+import { createRoute, z } from '@hono/zod-openapi';
+import { domainSchema, errorBody, errorBodySchema, uuidSchema } from '@swarm/contract';
+import { createRegistryAdminService, type NodeContext } from '@swarm/domain';
+import { createRouter } from '../router.ts';
+
+// Operator endpoints under /api/swarm/admin/* (our extension, docs/protocol.md "Admin API"):
+// seeds, node blocks, admin tokens, pinned-key reset. Authentication is the gateway's
+// `requireAdmin()` middleware, mounted for the whole prefix in app.ts. Like every write to
+// /api/swarm/*, POST/PUT/DELETE bodies are JSON (`{}` when there is nothing to send).
+
+const ADMIN = '/api/swarm/admin';
+
+const error = (description: string) => ({
+  description,
+  content: { 'application/json': { schema: errorBodySchema } },
+});
+const json = <S extends z.ZodType>(schema: S, description: string) => ({
+  description,
+  content: { 'application/json': { schema } },
+});
+const jsonBody = <S extends z.ZodType>(schema: S) => ({
+  body: { content: { 'application/json': { schema } }, required: true },
+});
+const errors = { 400: error('Invalid request'), 401: error('No valid admin token') };
+const withNotFound = { ...errors, 404: error('No such seed, block, token or node') };
+
+const iso = (d: Date | null) => (d ? d.toISOString() : null);
+const timestamp = z.string().nullable();
+
+const seedSchema = z
+  .object({
+    domain: z.string(),
+    priority: z.int(),
+    isEnabled: z.boolean(),
+    lastContactAt: timestamp,
+    consecutiveFailures: z.int(),
+  })
+  .openapi('AdminSeed');
+const blockSchema = z
+  .object({ domain: z.string(), reason: z.string().nullable(), createdAt: z.string() })
+  .openapi('AdminBlock');
+const tokenSchema = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    createdAt: z.string(),
+    lastUsedAt: timestamp,
+    expiresAt: timestamp,
+    revokedAt: timestamp,
+  })
+  .openapi('AdminToken');
+const createdTokenSchema = z
+  .object({ id: z.string(), name: z.string(), token: z.string() })
+  .openapi('AdminCreatedToken');
+const okSchema = z.object({ success: z.literal(true), message: z.string() });
+
+const domainParam = z.object({ domain: domainSchema });
+const emptyBody = z.object({}).strict();
+
+const routes = {
+  listSeeds: createRoute({
+    method: 'get',
+    path: `${ADMIN}/seeds`,
+    summary: 'Admin: seed nodes with their contact state',
+    responses: { 200: json(z.object({ seeds: z.array(seedSchema) }), 'Seeds'), ...errors },
+  }),
+  updateSeed: createRoute({
+    method: 'put',
+    path: `${ADMIN}/seeds/{domain}`,
+    summary: 'Admin: enable or disable a seed',
+    request: { params: domainParam, ...jsonBody(z.object({ isEnabled: z.boolean() }).strict()) },
+    responses: { 200: json(seedSchema, 'The updated seed'), ...withNotFound },
+  }),
+  listBlocks: createRoute({
+    method: 'get',
+    path: `${ADMIN}/blocks`,
+    summary: 'Admin: blocked node domains',
+    responses: { 200: json(z.object({ blocks: z.array(blockSchema) }), 'Blocks'), ...errors },
+  }),
+  block: createRoute({
+    method: 'post',
+    path: `${ADMIN}/blocks`,
+    summary: 'Admin: block a node (its requests are refused, its node row turns inactive)',
+    request: jsonBody(
+      z.object({ domain: domainSchema, reason: z.string().trim().max(500).optional() }).strict(),
+    ),
+    responses: { 200: json(blockSchema, 'The block'), ...errors },
+  }),
+  unblock: createRoute({
+    method: 'delete',
+    path: `${ADMIN}/blocks/{domain}`,
+    summary: 'Admin: lift a block',
+    request: { params: domainParam, ...jsonBody(emptyBody) },
+    responses: { 200: json(okSchema, 'Unblocked'), ...withNotFound },
+  }),
+  listTokens: createRoute({
+    method: 'get',
+    path: `${ADMIN}/tokens`,
+    summary: 'Admin: stored admin tokens (never their secrets)',
+    responses: { 200: json(z.object({ tokens: z.array(tokenSchema) }), 'Tokens'), ...errors },
+  }),
+  createToken: createRoute({
+    method: 'post',
+    path: `${ADMIN}/tokens`,
+    summary: 'Admin: create an admin token; the token is in this answer only',
+    request: jsonBody(z.object({ name: z.string().trim().min(1).max(100) }).strict()),
+    responses: { 201: json(createdTokenSchema, 'The new token (shown once)'), ...errors },
+  }),
+  revokeToken: createRoute({
+    method: 'delete',
+    path: `${ADMIN}/tokens/{id}`,
+    summary: 'Admin: revoke an admin token',
+    request: { params: z.object({ id: uuidSchema }), ...jsonBody(emptyBody) },
+    responses: { 200: json(okSchema, 'Revoked'), ...withNotFound },
+  }),
+  resetKey: createRoute({
+    method: 'post',
+    path: `${ADMIN}/nodes/{domain}/reset-key`,
+    summary: "Admin: forget a node's pinned key (the next signed request pins its current key)",
+    request: { params: domainParam, ...jsonBody(emptyBody) },
+    responses: { 200: json(okSchema, 'Key reset'), ...withNotFound },
+  }),
+};
+
+const registryAdmin = (node: NodeContext) => createRegistryAdminService(node);
+
+export function adminRoutes() {
+  const app = createRouter();
+
+  app.openapi(routes.listSeeds, async (c) => {
+    const seeds = await registryAdmin(c.get('node')).listSeeds();
+    return c.json(
+      { seeds: seeds.map((s) => ({ ...s, lastContactAt: iso(s.lastContactAt) })) },
+      200,
+    );
+  });
+
+  app.openapi(routes.updateSeed, async (c) => {
+    const { domain } = c.req.valid('param');
+    const seed = await registryAdmin(c.get('node')).setSeedEnabled(
+      domain,
+      c.req.valid('json').isEnabled,
+    );
+    if (!seed) return c.json(errorBody('NOT_FOUND', `${domain} is not a seed.`), 404);
+    return c.json({ ...seed, lastContactAt: iso(seed.lastContactAt) }, 200);
+  });
+
+  app.openapi(routes.listBlocks, async (c) => {
+    const blocks = await registryAdmin(c.get('node')).listBlocks();
+    return c.json(
+      { blocks: blocks.map((b) => ({ ...b, createdAt: b.createdAt.toISOString() })) },
+      200,
+    );
+  });
+
+  app.openapi(routes.block, async (c) => {
+    const { domain, reason } = c.req.valid('json');
+    const node = c.get('node');
+    if (domain === node.config.domain) {
+      return c.json(errorBody('INVALID_REQUEST', 'A node cannot block its own domain.'), 400);
+    }
+    const block = await registryAdmin(node).blockNode(domain, reason || undefined);
+    node.logger.info({ peer: domain, reason }, 'node blocked');
+    return c.json({ ...block, createdAt: block.createdAt.toISOString() }, 200);
+  });
+
+  app.openapi(routes.unblock, async (c) => {
+    const { domain } = c.req.valid('param');
+    if (!(await registryAdmin(c.get('node')).unblockNode(domain))) {
+      return c.json(errorBody('NOT_FOUND', `${domain} is not blocked.`), 404);
+    }
+    return c.json({ success: true as const, message: `${domain} is no longer blocked.` }, 200);
+  });
+
+  app.openapi(routes.listTokens, async (c) => {
+    const tokens = await c.get('node').adminTokens.listTokens();
+    return c.json(
+      {
+        tokens: tokens.map((t) => ({
+          id: t.id,
+          name: t.name,
+          createdAt: t.createdAt.toISOString(),
+          lastUsedAt: iso(t.lastUsedAt),
+          expiresAt: iso(t.expiresAt),
+          revokedAt: iso(t.revokedAt),
+        })),
+      },
+      200,
+    );
+  });
+
+  app.openapi(routes.createToken, async (c) => {
+    const created = await c.get('node').adminTokens.createToken(c.req.valid('json').name);
+    return c.json({ id: created.id, name: created.name, token: created.token }, 201);
+  });
+
+  app.openapi(routes.revokeToken, async (c) => {
+    const { id } = c.req.valid('param');
+    if (!(await c.get('node').adminTokens.revokeToken(id))) {
+      return c.json(errorBody('NOT_FOUND', `No admin token ${id}.`), 404);
+    }
+    return c.json({ success: true as const, message: `Token ${id} is revoked.` }, 200);
+  });
+
+  app.openapi(routes.resetKey, async (c) => {
+    const { domain } = c.req.valid('param');
+    if (!(await c.get('node').nodeAuth.resetPinnedKey(domain))) {
+      return c.json(errorBody('NOT_FOUND', `${domain} is not a known node.`), 404);
+    }
+    return c.json(
+      { success: true as const, message: `The pinned key of ${domain} is forgotten.` },
+      200,
+    );
+  });
+
+  return app;
+}

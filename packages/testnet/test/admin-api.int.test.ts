@@ -1,0 +1,324 @@
+import { execFile } from 'node:child_process';
+import { createRequire } from 'node:module';
+import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { serve } from '@hono/node-server';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { transportFromFetch } from '@swarm/domain';
+import { createManualClock, createTestNode, type TestNode } from '../src/index.ts';
+
+// The operator endpoints under /api/swarm/admin/* on alpha, with beta as a real peer (for blocks
+// and pinned keys). Every route: happy path, 401 without a token, 400 on bad input, 404 on
+// unknown targets, and no change on refusal.
+
+const ADMIN_TOKEN = 'test-admin-token-0123456789abcdef';
+const NO_TOKEN = '';
+
+let alpha: TestNode;
+let beta: TestNode;
+
+beforeEach(async () => {
+  const clock = createManualClock();
+  const fronts = new Map<string, TestNode['app']>();
+  const transport = transportFromFetch(async (request) => {
+    const front = fronts.get(new URL(request.url).host);
+    if (!front) throw Object.assign(new Error('getaddrinfo ENOTFOUND'), { code: 'ENOTFOUND' });
+    return front.fetch(request);
+  });
+  const overrides = { transport, resolveHost: async () => ['93.184.216.34'], clock };
+  alpha = await createTestNode({ SWARM_DOMAIN: 'alpha.test', ADMIN_TOKEN }, overrides);
+  beta = await createTestNode({ SWARM_DOMAIN: 'beta.test', ADMIN_TOKEN }, overrides);
+  fronts.set('alpha.test', alpha.app).set('beta.test', beta.app);
+});
+
+afterEach(async () => {
+  await alpha.close();
+  await beta.close();
+});
+
+/** A request to alpha's admin API; writes carry a JSON body (`{}` when there is nothing). */
+async function admin(
+  method: string,
+  path: string,
+  body?: unknown,
+  token: string = ADMIN_TOKEN,
+): Promise<{ status: number; json: Record<string, unknown> }> {
+  const write = method !== 'GET';
+  const res = await alpha.request(`/api/swarm/admin${path}`, {
+    method,
+    headers: {
+      ...(write ? { 'content-type': 'application/json' } : {}),
+      ...(token ? { authorization: `Bearer ${token}` } : {}),
+    },
+    ...(write ? { body: JSON.stringify(body ?? {}) } : {}),
+  });
+  return { status: res.status, json: (await res.json()) as Record<string, unknown> };
+}
+
+const ALL_ROUTES: [string, string, unknown?][] = [
+  ['GET', '/seeds'],
+  ['PUT', '/seeds/seed.test', { isEnabled: false }],
+  ['GET', '/blocks'],
+  ['POST', '/blocks', { domain: 'beta.test' }],
+  ['DELETE', '/blocks/beta.test'],
+  ['GET', '/tokens'],
+  ['POST', '/tokens', { name: 'x' }],
+  ['DELETE', '/tokens/00000000-0000-4000-8000-000000000000'],
+  ['POST', '/nodes/beta.test/reset-key'],
+];
+
+async function snapshot(t: TestNode) {
+  const p = t.node.db.prisma;
+  return {
+    seeds: await p.swarmSeed.findMany({ orderBy: { domain: 'asc' } }),
+    blocks: await p.nodeBlock.findMany({ orderBy: { domain: 'asc' } }),
+    tokens: await p.adminApiToken.findMany({ orderBy: { id: 'asc' } }),
+    nodes: await p.swarmNode.findMany({ orderBy: { domain: 'asc' } }),
+  };
+}
+
+describe('admin API authentication', () => {
+  it('answers 401 UNAUTHORIZED on every route without a valid token, changing nothing', async () => {
+    await alpha.node.registry.addSeed('seed.test', 1);
+    await beta.node.registry.announceTo('alpha.test', 'admin');
+    const before = await snapshot(alpha);
+    for (const [method, path, body] of ALL_ROUTES) {
+      for (const token of [NO_TOKEN, 'wrong-token']) {
+        const res = await admin(method, path, body, token);
+        expect(res.status, `${method} ${path}`).toBe(401);
+        expect(res.json.code).toBe('UNAUTHORIZED');
+      }
+    }
+    expect(await snapshot(alpha)).toEqual(before);
+  });
+
+  it('a created token works as a bearer, is listed without its secret, and stops after revoke', async () => {
+    const created = await admin('POST', '/tokens', { name: 'ops laptop' });
+    expect(created.status).toBe(201);
+    const { id, name, token } = created.json as { id: string; name: string; token: string };
+    expect(name).toBe('ops laptop');
+    expect(token).toMatch(/^swarm_/);
+
+    expect((await admin('GET', '/seeds', undefined, token)).status).toBe(200);
+    const listed = await admin('GET', '/tokens', undefined, token);
+    expect(listed.status).toBe(200);
+    expect(listed.json.tokens).toEqual([
+      expect.objectContaining({ id, name: 'ops laptop', revokedAt: null }),
+    ]);
+    expect(JSON.stringify(listed.json)).not.toContain(token);
+    expect(JSON.stringify(listed.json)).not.toContain('tokenHash');
+
+    const revoked = await admin('DELETE', `/tokens/${id}`);
+    expect(revoked).toMatchObject({ status: 200, json: { success: true } });
+    expect((await admin('GET', '/seeds', undefined, token)).status).toBe(401);
+    const after = await admin('GET', '/tokens');
+    expect((after.json.tokens as { revokedAt: string | null }[])[0]?.revokedAt).toBe(
+      alpha.clock.now().toISOString(),
+    );
+  });
+});
+
+describe('admin API routes', () => {
+  it('lists seeds and enables/disables one', async () => {
+    await alpha.node.registry.addSeed('seed-b.test', 2);
+    await alpha.node.registry.addSeed('seed-a.test', 1);
+    const listed = await admin('GET', '/seeds');
+    expect(listed.status).toBe(200);
+    expect(listed.json.seeds).toEqual([
+      {
+        domain: 'seed-a.test',
+        priority: 1,
+        isEnabled: true,
+        lastContactAt: null,
+        consecutiveFailures: 0,
+      },
+      expect.objectContaining({ domain: 'seed-b.test', priority: 2 }),
+    ]);
+
+    const off = await admin('PUT', '/seeds/seed-a.test', { isEnabled: false });
+    expect(off).toMatchObject({ status: 200, json: { domain: 'seed-a.test', isEnabled: false } });
+    expect(await alpha.node.registry.seedDomains()).toEqual(['seed-b.test']);
+    const on = await admin('PUT', '/seeds/seed-a.test', { isEnabled: true });
+    expect(on.json.isEnabled).toBe(true);
+
+    const before = await snapshot(alpha);
+    for (const body of [{}, { isEnabled: 'no' }, { isEnabled: true, extra: 1 }]) {
+      const bad = await admin('PUT', '/seeds/seed-a.test', body);
+      expect(bad.status).toBe(400);
+      expect(bad.json.code).toBe('INVALID_REQUEST');
+    }
+    expect((await admin('PUT', '/seeds/not a domain', { isEnabled: true })).status).toBe(400);
+    const unknown = await admin('PUT', '/seeds/nope.test', { isEnabled: false });
+    expect(unknown).toMatchObject({ status: 404, json: { code: 'NOT_FOUND' } });
+    expect(await snapshot(alpha)).toEqual(before);
+  });
+
+  it('blocks a node: block row, node inactive, its announcements refused 403 NODE_BLOCKED', async () => {
+    const first = await beta.node.registry.announceTo('alpha.test', 'admin');
+    expect(first.ok).toBe(true);
+    expect(
+      (await alpha.node.db.prisma.swarmNode.findUniqueOrThrow({ where: { domain: 'beta.test' } }))
+        .isActive,
+    ).toBe(true);
+
+    const blocked = await admin('POST', '/blocks', { domain: 'Beta.Test', reason: 'spam' });
+    expect(blocked).toMatchObject({
+      status: 200,
+      json: { domain: 'beta.test', reason: 'spam', createdAt: alpha.clock.now().toISOString() },
+    });
+    const row = await alpha.node.db.prisma.swarmNode.findUniqueOrThrow({
+      where: { domain: 'beta.test' },
+    });
+    expect(row.isActive).toBe(false);
+    expect(await alpha.node.registry.isBlocked('beta.test')).toBe(true);
+
+    const refused = await beta.node.registry.announceTo('alpha.test', 'admin');
+    expect(refused).toMatchObject({ ok: false, error: expect.stringContaining('NODE_BLOCKED') });
+
+    // Blocking again updates the reason; one row.
+    await admin('POST', '/blocks', { domain: 'beta.test' });
+    const listed = await admin('GET', '/blocks');
+    expect(listed).toMatchObject({
+      status: 200,
+      json: { blocks: [{ domain: 'beta.test', reason: null }] },
+    });
+
+    const before = await snapshot(alpha);
+    for (const body of [{}, { domain: 'not a domain' }, { domain: 'x.test', reason: 5 }]) {
+      const bad = await admin('POST', '/blocks', body);
+      expect(bad.status).toBe(400);
+      expect(bad.json.code).toBe('INVALID_REQUEST');
+    }
+    expect((await admin('POST', '/blocks', { domain: 'alpha.test' })).status).toBe(400);
+    expect(await snapshot(alpha)).toEqual(before);
+
+    expect(await admin('DELETE', '/blocks/beta.test')).toMatchObject({
+      status: 200,
+      json: { success: true },
+    });
+    expect(await admin('DELETE', '/blocks/beta.test')).toMatchObject({
+      status: 404,
+      json: { code: 'NOT_FOUND' },
+    });
+    expect((await admin('DELETE', '/blocks/not_a_domain!')).status).toBe(400);
+    expect((await beta.node.registry.announceTo('alpha.test', 'admin')).ok).toBe(true);
+  });
+
+  it('creates tokens only with a valid name and revokes only known ids', async () => {
+    const before = await snapshot(alpha);
+    for (const body of [{}, { name: '' }, { name: 'x'.repeat(101) }, { name: 7 }]) {
+      const bad = await admin('POST', '/tokens', body);
+      expect(bad.status).toBe(400);
+      expect(bad.json.code).toBe('INVALID_REQUEST');
+    }
+    expect((await admin('DELETE', '/tokens/not-a-uuid')).status).toBe(400);
+    expect(await admin('DELETE', '/tokens/00000000-0000-4000-8000-000000000000')).toMatchObject({
+      status: 404,
+      json: { code: 'NOT_FOUND' },
+    });
+    expect(await snapshot(alpha)).toEqual(before);
+  });
+
+  it("resets a node's pinned key; unknown nodes are 404", async () => {
+    await beta.node.registry.announceTo('alpha.test', 'admin');
+    const pinned = await alpha.node.db.prisma.swarmNode.findUniqueOrThrow({
+      where: { domain: 'beta.test' },
+    });
+    expect(pinned.publicKey).not.toBeNull();
+
+    const reset = await admin('POST', '/nodes/beta.test/reset-key');
+    expect(reset).toMatchObject({ status: 200, json: { success: true } });
+    const row = await alpha.node.db.prisma.swarmNode.findUniqueOrThrow({
+      where: { domain: 'beta.test' },
+    });
+    expect(row.publicKey).toBeNull();
+    expect(row.keyPinnedAt).toBeNull();
+
+    expect(await admin('POST', '/nodes/gamma.test/reset-key')).toMatchObject({
+      status: 404,
+      json: { code: 'NOT_FOUND' },
+    });
+    expect((await admin('POST', '/nodes/bad_domain!/reset-key')).status).toBe(400);
+    expect((await admin('POST', '/nodes/beta.test/reset-key', { extra: 1 })).status).toBe(400);
+  });
+
+  it('documents the admin routes in the OpenAPI document', async () => {
+    const res = await alpha.request('/api/swarm/openapi.json');
+    expect(res.status).toBe(200);
+    const doc = (await res.json()) as { paths: Record<string, Record<string, unknown>> };
+    expect(Object.keys(doc.paths['/api/swarm/admin/seeds'] ?? {})).toContain('get');
+    expect(Object.keys(doc.paths['/api/swarm/admin/blocks/{domain}'] ?? {})).toContain('delete');
+    expect(Object.keys(doc.paths['/api/swarm/admin/tokens'] ?? {}).sort()).toEqual(['get', 'post']);
+  });
+});
+
+describe('operator CLI against the admin API (real HTTP)', () => {
+  const tsxCli = createRequire(import.meta.url).resolve('tsx/cli');
+  const cliMain = fileURLToPath(new URL('../../../apps/gateway/src/cli/main.ts', import.meta.url));
+
+  it('creates and lists tokens, blocks and unblocks, lists seeds; fails with exit 1 without a token', async () => {
+    await alpha.node.registry.addSeed('seed.test', 3);
+    const server = serve({ fetch: alpha.app.fetch, port: 0, hostname: '127.0.0.1' });
+    await new Promise((r) => server.once('listening', r));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const swarm = async (args: string[], token = ADMIN_TOKEN) => {
+      const env = { ...process.env, SWARM_ADMIN_TOKEN: token, ADMIN_TOKEN: '' };
+      try {
+        const out = await promisify(execFile)(
+          process.execPath,
+          [tsxCli, cliMain, '--node', url, ...args],
+          { env, timeout: 60_000 },
+        );
+        return { code: 0, stdout: out.stdout, stderr: out.stderr };
+      } catch (error) {
+        const e = error as { code: number; stdout: string; stderr: string };
+        return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+      }
+    };
+    try {
+      const created = await swarm(['tokens', 'create', 'ci runner']);
+      expect(created.code).toBe(0);
+      expect(created.stdout).toMatch(/swarm_[A-Za-z0-9_-]{43}/);
+      expect(created.stdout).toContain('shown only once');
+
+      const listed = await swarm(['tokens', 'list']);
+      expect(listed.stdout).toContain('ci runner');
+      expect(listed.stdout).not.toMatch(/swarm_[A-Za-z0-9_-]{43}/);
+
+      expect((await swarm(['block', 'beta.test', '--reason', 'spam'])).code).toBe(0);
+      expect(await alpha.node.registry.isBlocked('beta.test')).toBe(true);
+      expect((await swarm(['seeds', 'list'])).stdout).toMatch(/seed\.test.*3/);
+      expect((await swarm(['unblock', 'beta.test'])).code).toBe(0);
+      expect(await alpha.node.registry.isBlocked('beta.test')).toBe(false);
+
+      const unknown = await swarm(['unblock', 'beta.test']);
+      expect(unknown.code).toBe(1);
+      expect(unknown.stderr).toContain('NOT_FOUND');
+      const noToken = await swarm(['seeds', 'list'], '');
+      expect(noToken.code).toBe(1);
+      expect(noToken.stderr).toContain('admin token');
+    } finally {
+      await new Promise((r) => server.close(r));
+    }
+    // Seven CLI processes (tsx start-up each): slower than an in-process test.
+  }, 120_000);
+  it('takes a DELETE without a body, as HTTP clients send it', async () => {
+    expect((await admin('POST', '/blocks', { domain: 'bodiless.test' })).status).toBe(200);
+    const res = await alpha.request('/api/swarm/admin/blocks/bodiless.test', {
+      method: 'DELETE',
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+    });
+    expect(res.status).toBe(200);
+    expect(await alpha.node.db.prisma.nodeBlock.count({ where: { domain: 'bodiless.test' } })).toBe(
+      0,
+    );
+    // A DELETE that does send a body still has to be JSON.
+    const text = await alpha.request('/api/swarm/admin/blocks/bodiless.test', {
+      method: 'DELETE',
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'text/plain' },
+      body: 'please',
+    });
+    expect(text.status).toBe(415);
+  });
+});
