@@ -16,6 +16,8 @@ export interface NodeOverrides {
   clock?: Clock;
   transport?: PeerTransport;
   resolveHost?: ResolveHost;
+  /** Peer request timeout (default 5 s); the test harness shortens it to model hung peers. */
+  peerTimeoutMs?: number;
 }
 
 /** Wires a node over an open, migrated database (tests pass their own database here). */
@@ -32,6 +34,7 @@ export async function createNodeContext(
     logger,
     transport: deps.transport,
     resolveHost: deps.resolveHost,
+    timeoutMs: deps.peerTimeoutMs,
   });
   return {
     config,

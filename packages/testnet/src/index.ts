@@ -1,2 +1,3 @@
 export * from './manual-clock.ts';
 export * from './test-node.ts';
+export * from './test-network.ts';
