@@ -11,6 +11,8 @@ export interface LocalSwarmOptions {
   basePort: number;
   dataRoot: string;
   gossipIntervalMs: number;
+  /** The environment the nodes inherit (PATH and friends), given by the entry point. */
+  baseEnv: Record<string, string | undefined>;
 }
 
 /**
@@ -25,7 +27,7 @@ export async function runLocalSwarm(opts: LocalSwarmOptions): Promise<void> {
   const adminToken = `local_${randomBytes(24).toString('base64url')}`;
   const domains = Array.from({ length: opts.nodes }, (_, i) => `localhost:${opts.basePort + i}`);
   const children: ChildProcess[] = domains.map((domain, i) =>
-    startNode(i, domain, {
+    startNode(i, domain, opts.baseEnv, {
       PORT: String(opts.basePort + i),
       SWARM_DOMAIN: domain,
       SWARM_NODE_NAME: `Local node ${i + 1}`,
@@ -55,6 +57,8 @@ export async function runLocalSwarm(opts: LocalSwarmOptions): Promise<void> {
   const started = Date.now();
   let last = '';
   let converged = false;
+  // Rounds count from the moment every node answers, not from process start (boot takes a while).
+  let allUpAt: number | undefined;
   const timer = setInterval(() => {
     void knownCounts(domains).then((counts) => {
       if (stopping) return;
@@ -66,11 +70,13 @@ export async function runLocalSwarm(opts: LocalSwarmOptions): Promise<void> {
         console.log(`[${String(seconds).padStart(4)}s] knows ${view}`);
         last = view;
       }
-      if (!converged && counts.every((c) => c === opts.nodes - 1)) {
+      if (allUpAt === undefined && counts.every((c) => c !== null)) allUpAt = Date.now();
+      if (!converged && allUpAt !== undefined && counts.every((c) => c === opts.nodes - 1)) {
         converged = true;
-        const rounds = Math.max(1, Math.ceil((Date.now() - started) / opts.gossipIntervalMs));
+        const upFor = Date.now() - allUpAt;
+        const rounds = Math.max(1, Math.ceil(upFor / opts.gossipIntervalMs));
         console.log(
-          `converged: every node knows every other node after ${seconds}s (≈${rounds} gossip rounds). ^C to stop.`,
+          `converged: every node knows every other node ${Math.round(upFor / 1000)}s after all were up (≈${rounds} gossip rounds). ^C to stop.`,
         );
       }
     });
@@ -80,10 +86,15 @@ export async function runLocalSwarm(opts: LocalSwarmOptions): Promise<void> {
   clearInterval(timer);
 }
 
-function startNode(index: number, domain: string, env: Record<string, string>): ChildProcess {
+function startNode(
+  index: number,
+  domain: string,
+  baseEnv: Record<string, string | undefined>,
+  env: Record<string, string>,
+): ChildProcess {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', '--with-web'], {
     cwd: GATEWAY_DIR,
-    env: { ...process.env, ...env },
+    env: { ...baseEnv, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const prefix = `[node ${index + 1} ${domain}] `;

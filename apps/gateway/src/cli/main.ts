@@ -279,6 +279,7 @@ program
         nodes: opts.nodes,
         basePort: opts.basePort,
         gossipIntervalMs: opts.gossipInterval,
+        baseEnv: process.env,
         // pnpm runs scripts in the package folder; paths are the caller's.
         dataRoot: resolve(process.env.INIT_CWD ?? process.cwd(), opts.data),
       });
