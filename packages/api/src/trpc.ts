@@ -1,9 +1,15 @@
-import { initTRPC } from '@trpc/server';
+import { initTRPC, TRPCError } from '@trpc/server';
+import type { AuthServices, ValidatedSession } from '@swarm/auth';
 import type { NodeContext } from '@swarm/domain';
 
-/** What every procedure sees: the node's services; the signed-in user joins with accounts. */
+/** What every procedure sees: the node's services, accounts and sessions, and who is asking. */
 export interface ApiContext {
   node: NodeContext;
+  auth: AuthServices;
+  /** The caller's validated session, or null when signed out. */
+  session: ValidatedSession | null;
+  /** For rate limits (login attempts). */
+  clientIp: string;
 }
 
 const t = initTRPC.context<ApiContext>().create();
@@ -11,3 +17,17 @@ const t = initTRPC.context<ApiContext>().create();
 export const router = t.router;
 export const publicProcedure = t.procedure;
 export const createCallerFactory = t.createCallerFactory;
+
+/** Signed-in users only; `ctx.user` is the session's user. */
+export const protectedProcedure = t.procedure.use(({ ctx, next }) => {
+  if (!ctx.session) throw new TRPCError({ code: 'UNAUTHORIZED', message: 'Sign in first.' });
+  return next({ ctx: { ...ctx, session: ctx.session, user: ctx.session.user } });
+});
+
+/** Admins only, checked on every call (not only by a page layout). */
+export const adminProcedure = protectedProcedure.use(({ ctx, next }) => {
+  if (!ctx.user.isAdmin) {
+    throw new TRPCError({ code: 'FORBIDDEN', message: 'This needs an administrator.' });
+  }
+  return next();
+});

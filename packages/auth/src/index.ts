@@ -1,1 +1,2 @@
 export * from './password.ts';
+export * from './types.ts';

@@ -12,3 +12,4 @@ export * from './read-cache.ts';
 export * from './registry/index.ts';
 export * from './security/index.ts';
 export * from './version.ts';
+export * from './views/index.ts';
