@@ -1,5 +1,6 @@
 import type { Handle, ServerInit } from '@sveltejs/kit';
 import { createCaller } from '@swarm/api';
+import { createAuthServices, type AuthServices } from '@swarm/auth';
 import {
   bootNode,
   createLogger,
@@ -7,8 +8,10 @@ import {
   sharedNodeContext,
   type NodeContext,
 } from '@swarm/domain';
+import { clearSessionCookie, SESSION_COOKIE, setSessionCookie } from '$lib/server/session-cookie';
 
 let node: NodeContext | undefined;
+let auth: AuthServices | undefined;
 
 // Embedded mode (`pnpm start`): the gateway's entry booted the node in this process and shares
 // it, since an embedded database opens in one place only. Alone (production), the web app
@@ -16,18 +19,38 @@ let node: NodeContext | undefined;
 // the migrate job's business (this bundle carries no migrations folder).
 export const init: ServerInit = async () => {
   node = sharedNodeContext();
-  if (node) return;
-  const parsed = parseConfig(process.env);
-  if (!parsed.ok) {
-    throw new Error(`Invalid configuration:\n  ${parsed.errors.join('\n  ')}`);
+  if (!node) {
+    const parsed = parseConfig(process.env);
+    if (!parsed.ok) {
+      throw new Error(`Invalid configuration:\n  ${parsed.errors.join('\n  ')}`);
+    }
+    const logger = createLogger(parsed.value.logLevel, {
+      name: 'web',
+      pretty: process.stdout.isTTY,
+    });
+    node = await bootNode(parsed.value, { logger, migrate: false });
   }
-  const logger = createLogger(parsed.value.logLevel, { name: 'web', pretty: process.stdout.isTTY });
-  node = await bootNode(parsed.value, { logger, migrate: false });
+  // One per process: the login throttle's buckets live in it.
+  auth = createAuthServices({ db: node.db, clock: node.clock });
 };
 
 export const handle: Handle = async ({ event, resolve }) => {
-  if (!node) throw new Error('node context is not ready');
+  if (!node || !auth) throw new Error('node context is not ready');
+  const token = event.cookies.get(SESSION_COOKIE);
+  const session = token ? await auth.sessions.validate(token) : null;
+  if (token && !session) clearSessionCookie(event.cookies, event.url);
+  if (token && session?.refreshed) {
+    setSessionCookie(event.cookies, event.url, token, session.expiresAt);
+  }
   event.locals.node = node;
-  event.locals.api = createCaller({ node });
+  event.locals.auth = auth;
+  event.locals.session = session;
+  event.locals.user = session?.user ?? null;
+  event.locals.api = createCaller({
+    node,
+    auth,
+    session,
+    clientIp: event.getClientAddress(),
+  });
   return resolve(event);
 };

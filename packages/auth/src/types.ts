@@ -18,3 +18,40 @@ export interface ValidatedSession {
   /** The expiry moved forward (sliding expiry): send the cookie again. */
   refreshed: boolean;
 }
+
+/** Time as a port (the node's clock), so tests move it instead of sleeping. */
+export interface AuthClock {
+  now(): Date;
+}
+
+/** What a browser needs to restore the user's signing key elsewhere (DESIGN §3). */
+export interface KeyBackup {
+  did: string;
+  /** SPKI PEM. */
+  publicKey: string;
+  /** The private key, encrypted in the browser with a key derived from the password (JSON text). */
+  encryptedBackup: string;
+}
+
+/** The profile fields a user edits on /settings. */
+export interface UserSettings {
+  handle: string;
+  displayName: string;
+  bio: string;
+  avatarUrl: string | null;
+  headerUrl: string | null;
+  website: string | null;
+  isNsfw: boolean;
+  showNsfw: boolean;
+}
+
+/**
+ * Expected failures of the account services, mapped once at the edge (tRPC code / HTTP status):
+ * INVALID → 400, CONFLICT → 409, WRONG_CREDENTIALS → 401, THROTTLED → 429, NOT_FOUND → 404.
+ */
+export interface AuthError {
+  code: 'INVALID' | 'CONFLICT' | 'WRONG_CREDENTIALS' | 'THROTTLED' | 'NOT_FOUND';
+  message: string;
+  /** THROTTLED only. */
+  retryAfterSec?: number;
+}

@@ -19,6 +19,7 @@ describe('error body', () => {
         'USER_NOT_FOUND',
         'NOT_FOUND',
         'KEY_CONFLICT',
+        'HANDLE_TAKEN',
         'PAYLOAD_TOO_LARGE',
         'UNSUPPORTED_MEDIA_TYPE',
         'RATE_LIMITED',

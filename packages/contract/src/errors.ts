@@ -11,6 +11,7 @@ export const ERROR_STATUS = {
   USER_NOT_FOUND: 404,
   NOT_FOUND: 404,
   KEY_CONFLICT: 409,
+  HANDLE_TAKEN: 409, // admin API: creating a user whose handle exists
   PAYLOAD_TOO_LARGE: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,
   RATE_LIMITED: 429,

@@ -12,4 +12,3 @@ export { chargeSourceDomain, rateLimitByIp } from './rate-limit.ts';
 export { requireAdmin } from './require-admin.ts';
 export type { SecurityEnv, SecurityVariables } from './security-env.ts';
 export { bodyCapFor, limitBodyByPath, swarmPostGuards } from './swarm-post-guards.ts';
-export { createTokenBucketLimiter, type TokenBucketLimiter } from './token-bucket.ts';

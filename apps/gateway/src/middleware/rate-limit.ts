@@ -3,7 +3,7 @@ import type { NodeContext } from '@swarm/domain';
 import { errorResponse } from '../errors.ts';
 import { clientIp } from './client-ip.ts';
 import { isWriteMethod, type SecurityEnv } from './security-env.ts';
-import { createTokenBucketLimiter, type TokenBucketLimiter } from './token-bucket.ts';
+import { createTokenBucketLimiter, type TokenBucketLimiter } from '@swarm/auth';
 
 // Rate limits on POSTs to /api/swarm/*: one budget per client IP and one per verified source
 // node (SWARM_RATE_LIMIT_PER_MIN each). The buckets live in this process's memory: with N

@@ -3,12 +3,19 @@ import { appRouter } from '@swarm/api';
 import type { RequestHandler } from './$types';
 
 // tRPC over the fetch adapter: the browser's calls land here; server loads use createCaller.
-const handle: RequestHandler = ({ request, locals }) =>
+// The session comes from the hook (cookie validated once per request). Sign-in and sign-out
+// set or clear the cookie in form actions (/login, /signup, /logout), not through this endpoint.
+const handle: RequestHandler = ({ request, locals, getClientAddress }) =>
   fetchRequestHandler({
     endpoint: '/trpc',
     req: request,
     router: appRouter,
-    createContext: () => ({ node: locals.node }),
+    createContext: () => ({
+      node: locals.node,
+      auth: locals.auth,
+      session: locals.session,
+      clientIp: getClientAddress(),
+    }),
     onError: ({ error, path }) => {
       if (error.code === 'INTERNAL_SERVER_ERROR') {
         locals.node.logger.error({ err: error, path }, 'tRPC procedure failed');

@@ -1,10 +1,13 @@
 /**
- * Token buckets keyed by a string (client IP, source domain), in memory. Each key may burst up
- * to `perMinute` requests and refills continuously at `perMinute` per minute. Time comes from
- * the caller (the node's clock), so tests advance it instead of sleeping.
+ * Token buckets keyed by a string (client IP, source domain, login handle), in memory. Each key
+ * may burst up to `burst` requests (default `perMinute`) and refills continuously at `perMinute`
+ * per minute. Time comes from the caller (the node's clock), so tests advance it instead of
+ * sleeping. Shared by the gateway's request limits and the login throttle.
  */
 export interface TokenBucketLimiter {
   take(key: string, nowMs: number): { ok: true } | { ok: false; retryAfterSec: number };
+  /** Back to a full bucket (e.g. a handle's budget after a successful login). */
+  reset(key: string): void;
 }
 
 /** Bucket contents in integer units (one request = 60 000 units, refill = perMinute units/ms): no float drift. */
@@ -12,11 +15,13 @@ const UNITS_PER_REQUEST = 60_000;
 
 export function createTokenBucketLimiter(opts: {
   perMinute: number;
+  /** Requests a full bucket allows at once; defaults to `perMinute`. */
+  burst?: number;
   /** Keys tracked at most; full (idle) buckets are dropped first when exceeded. */
   maxKeys?: number;
 }): TokenBucketLimiter {
   const perMinute = Math.max(1, Math.floor(opts.perMinute));
-  const capacity = perMinute * UNITS_PER_REQUEST;
+  const capacity = Math.max(1, Math.floor(opts.burst ?? perMinute)) * UNITS_PER_REQUEST;
   const maxKeys = opts.maxKeys ?? 50_000;
   const buckets = new Map<string, { units: number; at: number }>();
 
@@ -54,6 +59,9 @@ export function createTokenBucketLimiter(opts: {
       }
       const waitMs = Math.ceil((UNITS_PER_REQUEST - bucket.units) / perMinute);
       return { ok: false, retryAfterSec: Math.max(1, Math.ceil(waitMs / 1000)) };
+    },
+    reset(key) {
+      buckets.delete(key);
     },
   };
 }

@@ -22,4 +22,21 @@ describe('token bucket', () => {
     expect(limiter.take('c', 0).ok).toBe(true); // evicts the oldest busy key
     expect(limiter.take('b', 0).ok).toBe(false); // still tracked
   });
+
+  it('allows a burst larger than the refill rate', () => {
+    const limiter = createTokenBucketLimiter({ perMinute: 1, burst: 5 });
+    for (let i = 0; i < 5; i++) expect(limiter.take('a', 0).ok).toBe(true);
+    expect(limiter.take('a', 0)).toEqual({ ok: false, retryAfterSec: 60 });
+    expect(limiter.take('a', 60_000).ok).toBe(true);
+    expect(limiter.take('a', 60_000).ok).toBe(false);
+  });
+
+  it('forgets a key on reset', () => {
+    const limiter = createTokenBucketLimiter({ perMinute: 1, burst: 2 });
+    expect(limiter.take('a', 0).ok).toBe(true);
+    expect(limiter.take('a', 0).ok).toBe(true);
+    expect(limiter.take('a', 0).ok).toBe(false);
+    limiter.reset('a');
+    expect(limiter.take('a', 0).ok).toBe(true);
+  });
 });

@@ -1,0 +1,108 @@
+import { TRPCError } from '@trpc/server';
+import { z } from 'zod';
+import {
+  KEY_BACKUP_MAX_BYTES,
+  PASSWORD_MAX_LENGTH,
+  type AuthError,
+  type SignedIn,
+} from '@swarm/auth';
+import { parseWith, type Result } from '@swarm/contract';
+import { protectedProcedure, publicProcedure, router } from './trpc.ts';
+
+const CODES = {
+  INVALID: 'BAD_REQUEST',
+  CONFLICT: 'CONFLICT',
+  WRONG_CREDENTIALS: 'UNAUTHORIZED',
+  THROTTLED: 'TOO_MANY_REQUESTS',
+  NOT_FOUND: 'NOT_FOUND',
+} as const;
+
+/** The one place account failures become tRPC errors (the message is already a sentence). */
+export function unwrapAuth<T>(result: Result<T, AuthError>): T {
+  if (result.ok) return result.value;
+  throw new TRPCError({ code: CODES[result.reason.code], message: result.reason.message });
+}
+
+/**
+ * A zod schema as a tRPC input parser whose failure message is a sentence ("password: Too
+ * long"), not zod's JSON dump of issues.
+ */
+export function humaneInput<S extends z.ZodType>(schema: S) {
+  return (raw: unknown): z.output<S> => {
+    const parsed = parseWith(schema, raw);
+    if (!parsed.ok) throw new TRPCError({ code: 'BAD_REQUEST', message: parsed.reason });
+    return parsed.value;
+  };
+}
+
+// Shapes and size caps only: the account service checks the rules (handle syntax, password
+// length, did ↔ key) so the CLI and the admin API get the same answers.
+const text = (max: number) => z.string().max(max, `at most ${max} characters`);
+const keySchema = z.object({
+  publicKey: text(4096),
+  did: text(2048),
+  encryptedBackup: text(KEY_BACKUP_MAX_BYTES),
+});
+
+function sessionAnswer(signedIn: SignedIn) {
+  return { token: signedIn.token, expiresAt: signedIn.expiresAt, user: signedIn.user };
+}
+
+export const authRouter = router({
+  signUp: publicProcedure
+    .input(
+      humaneInput(
+        z.object({
+          handle: text(64),
+          displayName: text(256),
+          password: text(PASSWORD_MAX_LENGTH * 4),
+          key: keySchema.nullish(),
+        }),
+      ),
+    )
+    .mutation(async ({ ctx, input }) =>
+      sessionAnswer(unwrapAuth(await ctx.auth.accounts.signUp(input))),
+    ),
+
+  logIn: publicProcedure
+    .input(humaneInput(z.object({ handle: text(256), password: text(PASSWORD_MAX_LENGTH * 4) })))
+    .mutation(async ({ ctx, input }) => {
+      const loggedIn = unwrapAuth(await ctx.auth.accounts.logIn(input, { clientIp: ctx.clientIp }));
+      return { ...sessionAnswer(loggedIn), keyBackup: loggedIn.keyBackup };
+    }),
+
+  /** Ends this session; signed out already is fine (the cookie is cleared either way). */
+  logOut: publicProcedure.mutation(async ({ ctx }) => {
+    if (ctx.session) await ctx.auth.accounts.logOut(ctx.session.sessionId);
+    return { ok: true as const };
+  }),
+
+  me: publicProcedure.query(({ ctx }) => ctx.session?.user ?? null),
+
+  changePassword: protectedProcedure
+    .input(
+      humaneInput(
+        z.object({
+          currentPassword: text(PASSWORD_MAX_LENGTH * 4),
+          newPassword: text(PASSWORD_MAX_LENGTH * 4),
+          encryptedBackup: text(KEY_BACKUP_MAX_BYTES).nullish(),
+        }),
+      ),
+    )
+    .mutation(async ({ ctx, input }) =>
+      unwrapAuth(
+        await ctx.auth.accounts.changePassword(
+          { userId: ctx.user.id, sessionId: ctx.session.sessionId },
+          input,
+        ),
+      ),
+    ),
+
+  registerKey: protectedProcedure
+    .input(humaneInput(keySchema))
+    .mutation(async ({ ctx, input }) =>
+      unwrapAuth(await ctx.auth.accounts.registerKey(ctx.user.id, input)),
+    ),
+
+  keyBackup: protectedProcedure.query(({ ctx }) => ctx.auth.accounts.keyBackup(ctx.user.id)),
+});

@@ -1,0 +1,485 @@
+import { encodeBase32LowerCaseNoPadding } from '@oslojs/encoding';
+import {
+  err,
+  importPublicKeyPem,
+  isHttpUrl,
+  ok,
+  parseDidKey,
+  parseLocalHandle,
+  publicKeyToDidKey,
+  type Result,
+} from '@swarm/contract';
+import { Prisma, type Db } from '@swarm/db';
+import {
+  hashPassword,
+  PASSWORD_MAX_LENGTH,
+  PASSWORD_MIN_LENGTH,
+  verifyPassword,
+} from './password.ts';
+import {
+  SESSION_USER_SELECT,
+  toSessionUser,
+  type NewSession,
+  type SessionService,
+} from './session.service.ts';
+import { createTokenBucketLimiter } from './token-bucket.ts';
+import type { AuthClock, AuthError, KeyBackup, SessionUser, UserSettings } from './types.ts';
+
+export const DISPLAY_NAME_MAX_LENGTH = 64;
+export const BIO_MAX_LENGTH = 500;
+/** The encrypted private key is a few hundred bytes of JSON; 16 KiB leaves room for KDF metadata. */
+export const KEY_BACKUP_MAX_BYTES = 16 * 1024;
+/** SPKI PEM of a P-256 key is ~180 bytes. */
+const PUBLIC_KEY_MAX_LENGTH = 4096;
+
+/** One message for every failed login, so answers never tell which handles exist. */
+export const WRONG_CREDENTIALS_MESSAGE = 'Wrong handle or password.';
+
+export interface LoginLimits {
+  /**
+   * Attempts per handle: a burst, then `perMinute` (guessing one account's password). A
+   * successful login refills the handle's bucket.
+   */
+  perHandle: { burst: number; perMinute: number };
+  /** Attempts per client IP (guessing across many accounts). */
+  perIp: { burst: number; perMinute: number };
+}
+
+export const DEFAULT_LOGIN_LIMITS: LoginLimits = {
+  perHandle: { burst: 10, perMinute: 1 },
+  perIp: { burst: 30, perMinute: 10 },
+};
+
+export interface KeyInput {
+  /** SPKI PEM of the user's ECDSA P-256 public key. */
+  publicKey: string;
+  /** `did:key:zDn…` of the same key. */
+  did: string;
+  encryptedBackup: string;
+}
+
+export interface SignUpInput {
+  handle: string;
+  displayName: string;
+  password: string;
+  key?: KeyInput | null;
+}
+
+export interface CreateUserInput {
+  handle: string;
+  displayName?: string;
+  /** Generated (and returned once) when absent. */
+  password?: string;
+  isAdmin: boolean;
+}
+
+export interface SignedIn extends NewSession {
+  user: SessionUser;
+}
+
+export interface LoggedIn extends SignedIn {
+  keyBackup: KeyBackup | null;
+}
+
+export interface SettingsInput {
+  displayName: string;
+  bio: string;
+  /** "" clears a URL. */
+  avatarUrl: string;
+  headerUrl: string;
+  website: string;
+  isNsfw: boolean;
+  showNsfw: boolean;
+}
+
+export interface AccountService {
+  /** Sign-up from the web: the first account anyone can log in with becomes admin. */
+  signUp(input: SignUpInput): Promise<Result<SignedIn, AuthError>>;
+  /** Operators (CLI, admin API): explicit admin flag, no session. */
+  createUser(
+    input: CreateUserInput,
+  ): Promise<Result<{ user: SessionUser; generatedPassword: string | null }, AuthError>>;
+  logIn(
+    input: { handle: string; password: string },
+    meta: { clientIp: string },
+  ): Promise<Result<LoggedIn, AuthError>>;
+  logOut(sessionId: string): Promise<void>;
+  /** Verifies the current password, stores the new one, ends the user's other sessions. */
+  changePassword(
+    caller: { userId: string; sessionId: string },
+    input: { currentPassword: string; newPassword: string; encryptedBackup?: string | null },
+  ): Promise<Result<{ endedSessions: number }, AuthError>>;
+  /** Only when the account has no key yet, or the same key (then the backup is replaced). */
+  registerKey(userId: string, key: KeyInput): Promise<Result<KeyBackup, AuthError>>;
+  keyBackup(userId: string): Promise<KeyBackup | null>;
+  settings(userId: string): Promise<Result<UserSettings, AuthError>>;
+  updateSettings(userId: string, input: SettingsInput): Promise<Result<UserSettings, AuthError>>;
+}
+
+const invalid = (message: string) => err<AuthError>({ code: 'INVALID', message });
+const conflict = (message: string) => err<AuthError>({ code: 'CONFLICT', message });
+const notFound = () => err<AuthError>({ code: 'NOT_FOUND', message: 'No such account.' });
+
+function checkPassword(password: string, what = 'Password'): AuthError | null {
+  if (typeof password !== 'string' || password.length < PASSWORD_MIN_LENGTH) {
+    return {
+      code: 'INVALID',
+      message: `${what} needs at least ${PASSWORD_MIN_LENGTH} characters.`,
+    };
+  }
+  if (password.length > PASSWORD_MAX_LENGTH) {
+    return {
+      code: 'INVALID',
+      message: `${what} may have at most ${PASSWORD_MAX_LENGTH} characters.`,
+    };
+  }
+  return null;
+}
+
+// Control characters (newlines, NUL, bidi overrides are Cf, not Cc: allowed in names) break
+// single-line rendering and logs.
+const CONTROL = /\p{Cc}/u;
+
+function checkDisplayName(input: string, fallback: string): Result<string, AuthError> {
+  const name = (input ?? '').trim();
+  if (name.length > DISPLAY_NAME_MAX_LENGTH) {
+    return invalid(`Display name may have at most ${DISPLAY_NAME_MAX_LENGTH} characters.`);
+  }
+  if (CONTROL.test(name)) return invalid('Display name may not contain control characters.');
+  return ok(name === '' ? fallback : name);
+}
+
+function checkBackup(text: string): AuthError | null {
+  if (typeof text !== 'string' || text.length === 0) {
+    return { code: 'INVALID', message: 'The key backup is missing.' };
+  }
+  if (new TextEncoder().encode(text).length > KEY_BACKUP_MAX_BYTES) {
+    return {
+      code: 'INVALID',
+      message: `The key backup is larger than ${KEY_BACKUP_MAX_BYTES} bytes.`,
+    };
+  }
+  try {
+    const parsed: unknown = JSON.parse(text);
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error();
+  } catch {
+    return { code: 'INVALID', message: 'The key backup must be a JSON object.' };
+  }
+  return null;
+}
+
+/** The did must be the did:key of exactly this public key (DESIGN §3), and the backup sane. */
+async function checkKey(key: KeyInput): Promise<Result<KeyInput, AuthError>> {
+  if (typeof key.publicKey !== 'string' || key.publicKey.length > PUBLIC_KEY_MAX_LENGTH) {
+    return invalid('The public key is missing or too long.');
+  }
+  const did = parseDidKey(key.did);
+  if (!did.ok) return invalid(`The did is not a P-256 did:key (${did.reason}).`);
+  const publicKey = await importPublicKeyPem(key.publicKey);
+  if (!publicKey.ok)
+    return invalid(`The public key is not a P-256 SPKI PEM (${publicKey.reason}).`);
+  if ((await publicKeyToDidKey(publicKey.value)) !== key.did) {
+    return invalid('The did does not belong to the public key.');
+  }
+  const backup = checkBackup(key.encryptedBackup);
+  if (backup) return err(backup);
+  return ok(key);
+}
+
+function uniqueViolation(error: unknown): string | null {
+  if (!(error instanceof Prisma.PrismaClientKnownRequestError) || error.code !== 'P2002') {
+    return null;
+  }
+  const target = JSON.stringify(error.meta ?? {});
+  return target.includes('did') ? 'did' : 'handle';
+}
+
+function settingsOf(row: UserSettings): UserSettings {
+  return {
+    handle: row.handle,
+    displayName: row.displayName,
+    bio: row.bio,
+    avatarUrl: row.avatarUrl,
+    headerUrl: row.headerUrl,
+    website: row.website,
+    isNsfw: row.isNsfw,
+    showNsfw: row.showNsfw,
+  };
+}
+
+const SETTINGS_SELECT = {
+  handle: true,
+  displayName: true,
+  bio: true,
+  avatarUrl: true,
+  headerUrl: true,
+  website: true,
+  isNsfw: true,
+  showNsfw: true,
+} as const;
+
+/** Serialises "is this the first account?" across replicas (a transaction-scoped lock). */
+const FIRST_ADMIN_LOCK = 0x53574144; // "SWAD"
+
+export function createAccountService(deps: {
+  db: Db;
+  clock: AuthClock;
+  sessions: SessionService;
+  loginLimits?: LoginLimits;
+}): AccountService {
+  const { prisma } = deps.db;
+  const { sessions } = deps;
+  const limits = deps.loginLimits ?? DEFAULT_LOGIN_LIMITS;
+  const byHandle = createTokenBucketLimiter(limits.perHandle);
+  const byIp = createTokenBucketLimiter(limits.perIp);
+
+  // A real argon2id hash to verify against when the handle is unknown: same work, same timing.
+  let dummyHash: Promise<string> | undefined;
+  const dummy = () => (dummyHash ??= hashPassword(randomPassword()));
+
+  function throttle(keys: { ip?: string; handle: string }): AuthError | null {
+    const at = deps.clock.now().getTime();
+    const ip = keys.ip === undefined ? { ok: true as const } : byIp.take(keys.ip, at);
+    const handle = ip.ok ? byHandle.take(keys.handle, at) : ip;
+    if (handle.ok) return null;
+    return {
+      code: 'THROTTLED',
+      message: `Too many login attempts; try again in ${handle.retryAfterSec} s.`,
+      retryAfterSec: handle.retryAfterSec,
+    };
+  }
+
+  async function insertUser(input: {
+    handle: string;
+    displayName: string;
+    password: string;
+    key?: KeyInput | null;
+    isAdmin: boolean | 'if-first';
+  }): Promise<Result<SessionUser, AuthError>> {
+    const handle = parseLocalHandle(input.handle);
+    if (!handle.ok) return invalid(`Handle: ${handle.reason}.`);
+    const displayName = checkDisplayName(input.displayName, handle.value);
+    if (!displayName.ok) return displayName;
+    const badPassword = checkPassword(input.password);
+    if (badPassword) return err(badPassword);
+    let key: KeyInput | null = null;
+    if (input.key) {
+      const checked = await checkKey(input.key);
+      if (!checked.ok) return checked;
+      key = checked.value;
+    }
+    const passwordHash = await hashPassword(input.password);
+    try {
+      const user = await prisma.$transaction(async (tx) => {
+        let isAdmin = input.isAdmin === true;
+        if (input.isAdmin === 'if-first') {
+          await tx.$queryRaw`SELECT 1 AS locked FROM pg_advisory_xact_lock(${FIRST_ADMIN_LOCK}::bigint)`;
+          // Demo accounts (SWARM_DEMO_CONTENT) have no password hash ("!demo-account") and
+          // nobody can log in as them: they do not make a later sign-up "not the first".
+          const people = await tx.user.count({
+            where: { NOT: { passwordHash: { startsWith: '!' } } },
+          });
+          isAdmin = people === 0;
+        }
+        return tx.user.create({
+          data: {
+            handle: handle.value,
+            displayName: displayName.value,
+            passwordHash,
+            isAdmin,
+            did: key?.did ?? null,
+            publicKey: key?.publicKey ?? null,
+            encryptedKeyBackup: key?.encryptedBackup ?? null,
+            createdAt: deps.clock.now(),
+          },
+          select: SESSION_USER_SELECT,
+        });
+      });
+      return ok(toSessionUser(user));
+    } catch (error) {
+      const which = uniqueViolation(error);
+      if (which === 'did') return conflict('This key is already registered to another account.');
+      if (which === 'handle') return conflict(`The handle "${handle.value}" is taken.`);
+      throw error;
+    }
+  }
+
+  async function loadKeyBackup(userId: string): Promise<KeyBackup | null> {
+    const row = await prisma.user.findUnique({
+      where: { id: userId },
+      select: { did: true, publicKey: true, encryptedKeyBackup: true },
+    });
+    if (!row?.did || !row.publicKey || !row.encryptedKeyBackup) return null;
+    return { did: row.did, publicKey: row.publicKey, encryptedBackup: row.encryptedKeyBackup };
+  }
+
+  return {
+    async signUp(input) {
+      const user = await insertUser({ ...input, isAdmin: 'if-first' });
+      if (!user.ok) return user;
+      const session = await sessions.create(user.value.id);
+      return ok({ ...session, user: user.value });
+    },
+
+    async createUser(input) {
+      const generatedPassword = input.password === undefined ? randomPassword() : null;
+      const user = await insertUser({
+        handle: input.handle,
+        displayName: input.displayName ?? '',
+        password: input.password ?? generatedPassword!,
+        isAdmin: input.isAdmin,
+      });
+      if (!user.ok) return user;
+      return ok({ user: user.value, generatedPassword });
+    },
+
+    async logIn(input, meta) {
+      const typed = typeof input.handle === 'string' ? input.handle.trim().toLowerCase() : '';
+      const handleKey = typed.slice(0, 64);
+      const throttled = throttle({ ip: meta.clientIp, handle: handleKey });
+      if (throttled) return err(throttled);
+      const wrong = err<AuthError>({
+        code: 'WRONG_CREDENTIALS',
+        message: WRONG_CREDENTIALS_MESSAGE,
+      });
+      const password = typeof input.password === 'string' ? input.password : '';
+      const handle = parseLocalHandle(typed);
+      const user = handle.ok
+        ? await prisma.user.findUnique({
+            where: { handle: handle.value },
+            select: { ...SESSION_USER_SELECT, passwordHash: true },
+          })
+        : null;
+      if (!user || password.length > PASSWORD_MAX_LENGTH) {
+        await verifyPassword(await dummy(), password.slice(0, PASSWORD_MAX_LENGTH));
+        return wrong;
+      }
+      if (!(await verifyPassword(user.passwordHash, password))) return wrong;
+      // The owner is in: earlier failures on this handle stop counting (the IP budget stays).
+      byHandle.reset(handleKey);
+      const session = await sessions.create(user.id);
+      return ok({ ...session, user: toSessionUser(user), keyBackup: await loadKeyBackup(user.id) });
+    },
+
+    logOut(sessionId) {
+      return sessions.invalidate(sessionId);
+    },
+
+    async changePassword(caller, input) {
+      const badPassword = checkPassword(input.newPassword, 'The new password');
+      if (badPassword) return err(badPassword);
+      const user = await prisma.user.findUnique({
+        where: { id: caller.userId },
+        select: { handle: true, passwordHash: true, did: true },
+      });
+      if (!user) return notFound();
+      if (input.encryptedBackup != null) {
+        if (!user.did) return invalid('Register a key before uploading its backup.');
+        const badBackup = checkBackup(input.encryptedBackup);
+        if (badBackup) return err(badBackup);
+      }
+      // Same budget as logins: a stolen session must not become a password-guessing oracle.
+      const throttled = throttle({ handle: user.handle });
+      if (throttled) return err(throttled);
+      if (!(await verifyPassword(user.passwordHash, String(input.currentPassword ?? '')))) {
+        return err({ code: 'WRONG_CREDENTIALS', message: 'The current password is wrong.' });
+      }
+      const passwordHash = await hashPassword(input.newPassword);
+      const ended = await prisma.$transaction(async (tx) => {
+        await tx.user.update({
+          where: { id: caller.userId },
+          data: {
+            passwordHash,
+            ...(input.encryptedBackup != null ? { encryptedKeyBackup: input.encryptedBackup } : {}),
+          },
+        });
+        return tx.session.deleteMany({
+          where: { userId: caller.userId, id: { not: caller.sessionId } },
+        });
+      });
+      return ok({ endedSessions: ended.count });
+    },
+
+    async registerKey(userId, input) {
+      const key = await checkKey(input);
+      if (!key.ok) return key;
+      try {
+        // Conditional update: two browsers racing to register different keys cannot both win.
+        const updated = await prisma.user.updateMany({
+          where: { id: userId, OR: [{ did: null }, { did: key.value.did }] },
+          data: {
+            did: key.value.did,
+            publicKey: key.value.publicKey,
+            encryptedKeyBackup: key.value.encryptedBackup,
+          },
+        });
+        if (updated.count === 0) {
+          const exists = await prisma.user.count({ where: { id: userId } });
+          if (exists === 0) return notFound();
+          return conflict('A different key is already registered for this account.');
+        }
+      } catch (error) {
+        if (uniqueViolation(error) === 'did') {
+          return conflict('This key is already registered to another account.');
+        }
+        throw error;
+      }
+      return ok({
+        did: key.value.did,
+        publicKey: key.value.publicKey,
+        encryptedBackup: key.value.encryptedBackup,
+      });
+    },
+
+    keyBackup: loadKeyBackup,
+
+    async settings(userId) {
+      const row = await prisma.user.findUnique({ where: { id: userId }, select: SETTINGS_SELECT });
+      return row ? ok(settingsOf(row)) : notFound();
+    },
+
+    async updateSettings(userId, input) {
+      const current = await prisma.user.findUnique({
+        where: { id: userId },
+        select: { handle: true },
+      });
+      if (!current) return notFound();
+      const displayName = checkDisplayName(input.displayName, current.handle);
+      if (!displayName.ok) return displayName;
+      const bio = (input.bio ?? '').trim();
+      if (bio.length > BIO_MAX_LENGTH) {
+        return invalid(`Bio may have at most ${BIO_MAX_LENGTH} characters.`);
+      }
+      const urls: Record<'avatarUrl' | 'headerUrl' | 'website', string | null> = {
+        avatarUrl: null,
+        headerUrl: null,
+        website: null,
+      };
+      const labels = { avatarUrl: 'Avatar URL', headerUrl: 'Header URL', website: 'Website' };
+      for (const field of ['avatarUrl', 'headerUrl', 'website'] as const) {
+        const value = (input[field] ?? '').trim();
+        if (value !== '' && !isHttpUrl(value)) {
+          return invalid(`${labels[field]} must be an http(s) URL of at most 2048 characters.`);
+        }
+        urls[field] = value === '' ? null : value;
+      }
+      const row = await prisma.user.update({
+        where: { id: userId },
+        data: {
+          displayName: displayName.value,
+          bio,
+          ...urls,
+          isNsfw: Boolean(input.isNsfw),
+          showNsfw: Boolean(input.showNsfw),
+        },
+        select: SETTINGS_SELECT,
+      });
+      return ok(settingsOf(row));
+    },
+  };
+}
+
+/** 120 random bits, lower-case base32 (24 characters): for generated passwords. */
+export function randomPassword(): string {
+  return encodeBase32LowerCaseNoPadding(crypto.getRandomValues(new Uint8Array(15)));
+}
