@@ -1,0 +1,300 @@
+import {
+  LIMITS,
+  SWARM_PATHS,
+  swarmUserResponseSchema,
+  timelineResponseSchema,
+  type TimelineResponse,
+} from '@swarm/contract';
+import { localActorKey, type Db, type Prisma } from '@swarm/db';
+import type { Clock } from '../clock.ts';
+import type { NodeConfig } from '../config.ts';
+import { LISTED, LOCAL_LIVE, NEWEST_FIRST, TOP_LEVEL } from '../content/content.service.ts';
+import type { ContentService } from '../content/index.ts';
+import type { RegistryService } from '../registry/index.ts';
+import { createReadCache } from '../read-cache.ts';
+import type { PostView } from '../views/index.ts';
+import type { PeerReader } from './peer-reads.ts';
+import {
+  actorView,
+  byNewest,
+  pageEntries,
+  postViewSelect,
+  profilePostToView,
+  rowToPostView,
+  timelinePostToView,
+  withViewerState,
+  type FeedEntry,
+  type PostViewRow,
+  type Viewer,
+} from './post-views.ts';
+
+/**
+ * What people read in lists: their home timeline (themselves and whom they follow, here and on
+ * other nodes), this node's public timeline, and the swarm feed (every active peer's public
+ * timeline merged). Remote parts go through the PeerReader: per-peer budget, short cache and
+ * circuit breaker, so a page answers in about one budget whatever the peers do.
+ */
+
+export interface HomeTimeline {
+  posts: PostView[];
+  nextBefore: string | null;
+  /** The viewer follows nobody yet (the page says so instead of an empty list). */
+  followsNobody: boolean;
+  /** Domains of followed people whose node did not answer in time. */
+  unreachable: string[];
+}
+
+export interface LocalTimeline {
+  posts: PostView[];
+  nextBefore: string | null;
+}
+
+export interface SwarmFeedNode {
+  domain: string;
+  ok: boolean;
+  ms: number;
+  error?: string;
+}
+
+export interface SwarmFeed {
+  posts: PostView[];
+  /** Every node asked (this one first), with how it went. */
+  nodes: SwarmFeedNode[];
+  /** Nodes that did not answer (failed, timed out, or skipped by an open breaker). */
+  unreachable: string[];
+  /** NSFW posts left out of this page because the viewer did not opt in. */
+  hiddenNsfw: number;
+}
+
+export interface FeedService {
+  home(viewer: Viewer, query: { before?: string; limit?: number }): Promise<HomeTimeline>;
+  local(viewer: Viewer | null, query: { before?: string; limit?: number }): Promise<LocalTimeline>;
+  swarm(viewer: Viewer | null, query: { limit?: number }): Promise<SwarmFeed>;
+}
+
+export interface FeedServiceDeps {
+  db: Db;
+  clock: Clock;
+  config: Pick<NodeConfig, 'domain'>;
+  registry: Pick<RegistryService, 'activePeers' | 'blockedDomains'>;
+  content: Pick<ContentService, 'timeline'>;
+  reader: PeerReader;
+}
+
+export const FEED_LIMITS = {
+  home: { default: 20, max: 50 },
+  local: { default: 20, max: 50 },
+  swarm: { default: 40, max: 100 },
+} as const;
+
+/** Posts asked of each followed remote user / each peer's timeline per read (cached as such). */
+const REMOTE_USER_POSTS = 20;
+const PEER_TIMELINE_POSTS = LIMITS.timeline.default;
+
+/** How long the list of active peers is reused (node clock). */
+export const ACTIVE_PEERS_TTL_MS = 5_000;
+
+const clampLimit = (value: number | undefined, bounds: { default: number; max: number }) =>
+  Math.min(Math.max(1, Math.trunc(value ?? bounds.default)), bounds.max);
+
+const entryOf = (view: PostView, at: Date | string): FeedEntry => ({
+  view,
+  at: new Date(at).getTime(),
+});
+
+export function createFeedService(deps: FeedServiceDeps): FeedService {
+  const { db, clock, config, registry, content, reader } = deps;
+  const prisma = db.prisma;
+  const self = config.domain;
+  const beforeFilter = (before: string | undefined) =>
+    before === undefined ? {} : { createdAt: { lt: new Date(before) } };
+
+  function findRows(where: Prisma.PostWhereInput, take: number) {
+    return prisma.post.findMany({ where, orderBy: NEWEST_FIRST, take, select: postViewSelect });
+  }
+
+  function rowEntries(rows: readonly PostViewRow[]): FeedEntry[] {
+    return rows.flatMap((row) => {
+      const view = rowToPostView(row, self);
+      return view ? [entryOf(view, row.createdAt)] : [];
+    });
+  }
+
+  // The registry changes on gossip time scales; asking it once per page view is wasted work.
+  const peersCache = createReadCache<{ domain: string }[]>({
+    clock,
+    ttlMs: ACTIVE_PEERS_TTL_MS,
+    maxEntries: 1,
+  });
+  const activePeers = async () =>
+    peersCache.get('active') ??
+    (await peersCache.load('active', () => registry.activePeers())) ??
+    [];
+
+  // A cached peer answer is mapped once, not on every page view that reuses it.
+  const mapped = new WeakMap<TimelineResponse, FeedEntry[]>();
+  function timelineEntries(answer: TimelineResponse, domain: string): FeedEntry[] {
+    let entries = mapped.get(answer);
+    if (!entries) {
+      entries = answer.posts.flatMap((post) => {
+        const view = timelinePostToView(post, domain, self);
+        return view ? [entryOf(view, post.createdAt)] : [];
+      });
+      mapped.set(answer, entries);
+    }
+    return entries;
+  }
+
+  return {
+    async home(viewer, query) {
+      const limit = clampLimit(query.limit, FEED_LIMITS.home);
+      const [follows, blocked] = await Promise.all([
+        prisma.follow.findMany({
+          where: { followerKey: localActorKey(viewer.id) },
+          select: {
+            followeeUserId: true,
+            followeeRemoteActor: { select: { handle: true, nodeDomain: true } },
+          },
+        }),
+        registry.blockedDomains(),
+      ]);
+      const localAuthors = [
+        viewer.id,
+        ...follows.flatMap((f) => (f.followeeUserId ? [f.followeeUserId] : [])),
+      ];
+      const remotes = follows.flatMap((f) =>
+        f.followeeRemoteActor &&
+        f.followeeRemoteActor.nodeDomain !== self &&
+        !blocked.has(f.followeeRemoteActor.nodeDomain)
+          ? [f.followeeRemoteActor]
+          : [],
+      );
+      const before = query.before === undefined ? Infinity : new Date(query.before).getTime();
+
+      const [rows, remoteReads] = await Promise.all([
+        // Top-level posts and reposts (replies live on their threads), limit + 1 to know if
+        // there is a next page.
+        findRows(
+          {
+            authorId: { in: localAuthors },
+            apId: null,
+            deletedAt: null,
+            replyToId: null,
+            ...beforeFilter(query.before),
+          },
+          limit + 1,
+        ),
+        Promise.all(
+          remotes.map((actor) =>
+            reader.read(
+              actor.nodeDomain,
+              `${SWARM_PATHS.user(actor.handle)}?limit=${REMOTE_USER_POSTS}`,
+              swarmUserResponseSchema,
+            ),
+          ),
+        ),
+      ]);
+
+      const entries = rowEntries(rows);
+      const unreachable = new Set<string>();
+      remoteReads.forEach((read) => {
+        if (!read.ok) {
+          unreachable.add(read.domain);
+          return;
+        }
+        const { profile, posts } = read.value;
+        const author = actorView(
+          {
+            handle: profile.handle,
+            domain: read.domain,
+            displayName: profile.displayName,
+            avatarUrl: profile.avatarUrl,
+          },
+          self,
+        );
+        for (const post of posts) {
+          const view = profilePostToView(post, author, read.domain, self);
+          const entry = entryOf(view, post.createdAt);
+          if (entry.at < before) entries.push(entry);
+        }
+      });
+
+      const page = pageEntries(entries, limit);
+      return {
+        posts: await withViewerState(prisma, viewer, page.views),
+        nextBefore: page.nextBefore,
+        followsNobody: follows.length === 0,
+        unreachable: [...unreachable].sort(),
+      };
+    },
+
+    async local(viewer, query) {
+      const limit = clampLimit(query.limit, FEED_LIMITS.local);
+      const rows = await findRows(
+        { ...LOCAL_LIVE, ...LISTED, ...TOP_LEVEL, ...beforeFilter(query.before) },
+        limit + 1,
+      );
+      const page = pageEntries(rowEntries(rows), limit);
+      return {
+        posts: await withViewerState(prisma, viewer, page.views),
+        nextBefore: page.nextBefore,
+      };
+    },
+
+    async swarm(viewer, query) {
+      const limit = clampLimit(query.limit, FEED_LIMITS.swarm);
+      const started = performance.now();
+      const [own, peers] = await Promise.all([
+        content.timeline({ limit: PEER_TIMELINE_POSTS }),
+        activePeers(),
+      ]);
+      const ownMs = Math.round(performance.now() - started);
+      const reads = await Promise.all(
+        peers.map((peer) =>
+          reader.read(
+            peer.domain,
+            `${SWARM_PATHS.timeline}?limit=${PEER_TIMELINE_POSTS}`,
+            timelineResponseSchema,
+          ),
+        ),
+      );
+
+      const nodes: SwarmFeedNode[] = [{ domain: self, ok: true, ms: ownMs }];
+      const candidates: FeedEntry[] = [...timelineEntries(own, self)];
+      for (const read of reads) {
+        if (read.ok) {
+          nodes.push({ domain: read.domain, ok: true, ms: read.ms });
+          candidates.push(...timelineEntries(read.value, read.domain));
+        } else {
+          nodes.push({ domain: read.domain, ok: false, ms: read.ms, error: read.error });
+        }
+      }
+
+      // Newest first, one per id; NSFW left out unless the viewer opted in, counted only when
+      // it would have shown on this page (newer than the oldest post shown).
+      const seen = new Set<string>();
+      const unique = candidates.sort(byNewest).filter((entry) => {
+        if (seen.has(entry.view.id)) return false;
+        seen.add(entry.view.id);
+        return true;
+      });
+      const showNsfw = viewer?.showNsfw ?? false;
+      const shown = unique.filter((entry) => showNsfw || !entry.view.isNsfw).slice(0, limit);
+      const oldestShown = shown.length === limit ? shown[shown.length - 1]!.at : -Infinity;
+      const hiddenNsfw = showNsfw
+        ? 0
+        : unique.filter((entry) => entry.view.isNsfw && entry.at >= oldestShown).length;
+
+      return {
+        posts: await withViewerState(
+          prisma,
+          viewer,
+          shown.map((entry) => entry.view),
+        ),
+        nodes,
+        unreachable: nodes.filter((n) => !n.ok).map((n) => n.domain),
+        hiddenNsfw,
+      };
+    },
+  };
+}

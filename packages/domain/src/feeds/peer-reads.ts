@@ -1,0 +1,162 @@
+import type { z } from 'zod';
+import type { Clock } from '../clock.ts';
+import type { Logger } from '../logger.ts';
+import { describePeerError, type PeerClient } from '../peers/index.ts';
+import { createReadCache } from '../read-cache.ts';
+
+/**
+ * Reads from many peers for one page (swarm feed, home timeline): each peer gets a time budget
+ * (so one slow node cannot hold the page), answers are cached briefly (a page reload does not
+ * ask 100 nodes again), and a per-peer circuit breaker stops asking a node that keeps failing
+ * until a cool-down has passed (docs/decisions.md "Swarm feed"). Budget is wall time (the peer
+ * client's timeout); cache and breaker run on the node's clock, so tests move them.
+ */
+
+export interface PeerReadOptions {
+  /** Per-request wall-time budget (ms). */
+  budgetMs: number;
+  /** How long a successful answer is reused (ms, node clock). */
+  cacheTtlMs: number;
+  /** Consecutive failures that open a peer's breaker. */
+  failureThreshold: number;
+  /** How long an open breaker skips the peer before one trial request (ms, node clock). */
+  coolDownMs: number;
+  /** Cached answers kept at most (LRU). */
+  maxEntries: number;
+}
+
+export const PEER_READ_DEFAULTS: PeerReadOptions = {
+  budgetMs: 1_500,
+  cacheTtlMs: 15_000,
+  failureThreshold: 3,
+  coolDownMs: 60_000,
+  maxEntries: 2_000,
+};
+
+export type PeerReadOutcome<T> =
+  | { domain: string; ok: true; value: T; ms: number; cached: boolean }
+  | { domain: string; ok: false; ms: number; error: string; skipped: boolean };
+
+export type BreakerState = 'closed' | 'open' | 'half-open';
+
+export interface PeerReader {
+  /** GET `path` on `domain`, through cache and breaker; never throws for peer behaviour. */
+  read<S extends z.ZodType>(
+    domain: string,
+    path: string,
+    schema: S,
+  ): Promise<PeerReadOutcome<z.output<S>>>;
+  breakerState(domain: string): BreakerState;
+}
+
+interface Breaker {
+  failures: number;
+  /** Epoch ms (node clock) until which the peer is skipped; null while closed. */
+  openUntil: number | null;
+  /** A half-open trial request is running: others keep skipping until it ends. */
+  trial: boolean;
+}
+
+export function createPeerReader(deps: {
+  peers: Pick<PeerClient, 'getJson'>;
+  clock: Clock;
+  logger: Logger;
+  options?: Partial<PeerReadOptions>;
+}): PeerReader {
+  const options = { ...PEER_READ_DEFAULTS, ...deps.options };
+  const { peers, clock, logger } = deps;
+  const cache = createReadCache<unknown>({
+    clock,
+    ttlMs: options.cacheTtlMs,
+    maxEntries: options.maxEntries,
+  });
+  const inflight = new Map<string, Promise<PeerReadOutcome<unknown>>>();
+  const breakers = new Map<string, Breaker>();
+
+  const now = () => clock.now().getTime();
+
+  function stateOf(domain: string): BreakerState {
+    const breaker = breakers.get(domain);
+    if (!breaker || breaker.openUntil === null) return 'closed';
+    return now() < breaker.openUntil ? 'open' : 'half-open';
+  }
+
+  /** Whether a request may go out now; claims the half-open trial when it is due. */
+  function admit(domain: string): { ok: true } | { ok: false; error: string } {
+    const breaker = breakers.get(domain);
+    if (!breaker || breaker.openUntil === null) return { ok: true };
+    const wait = breaker.openUntil - now();
+    if (wait > 0) {
+      return {
+        ok: false,
+        error: `${domain} was skipped: it failed ${breaker.failures} times in a row (next try in ${Math.ceil(wait / 1000)} s).`,
+      };
+    }
+    if (breaker.trial) {
+      return { ok: false, error: `${domain} was skipped: a trial request is under way.` };
+    }
+    breaker.trial = true;
+    return { ok: true };
+  }
+
+  function record(domain: string, success: boolean) {
+    if (success) {
+      breakers.delete(domain);
+      return;
+    }
+    const breaker = breakers.get(domain) ?? { failures: 0, openUntil: null, trial: false };
+    const wasTrial = breaker.trial;
+    breaker.failures += 1;
+    breaker.trial = false;
+    if (wasTrial || breaker.failures >= options.failureThreshold) {
+      breaker.openUntil = now() + options.coolDownMs;
+      if (!wasTrial) logger.info({ peer: domain, failures: breaker.failures }, 'peer breaker open');
+    }
+    breakers.set(domain, breaker);
+  }
+
+  async function fetchOnce<S extends z.ZodType>(
+    key: string,
+    domain: string,
+    path: string,
+    schema: S,
+  ): Promise<PeerReadOutcome<z.output<S>>> {
+    const result = await peers.getJson(domain, path, schema, { timeoutMs: options.budgetMs });
+    if (result.ok) {
+      record(domain, true);
+      const value = result.value as z.output<S>;
+      await cache.load(key, () => Promise.resolve(value));
+      return { domain, ok: true, value, ms: result.ms, cached: false };
+    }
+    // A 4xx is an answer about the thing asked for (e.g. no such user), not a sick node.
+    const nodeFault =
+      result.error.kind !== 'http' || result.error.status >= 500 || result.error.status === 429;
+    if (nodeFault) record(domain, false);
+    else record(domain, true);
+    return {
+      domain,
+      ok: false,
+      ms: result.ms,
+      error: describePeerError(result.error),
+      skipped: false,
+    };
+  }
+
+  return {
+    async read(domain, path, schema) {
+      const key = `${domain}${path}`;
+      const hit = cache.get(key);
+      if (hit !== undefined) {
+        return { domain, ok: true, value: hit as z.output<typeof schema>, ms: 0, cached: true };
+      }
+      const running = inflight.get(key);
+      if (running) return running as Promise<PeerReadOutcome<z.output<typeof schema>>>;
+      const admitted = admit(domain);
+      if (!admitted.ok) return { domain, ok: false, ms: 0, error: admitted.error, skipped: true };
+      const promise = fetchOnce(key, domain, path, schema).finally(() => inflight.delete(key));
+      inflight.set(key, promise);
+      return promise;
+    },
+    breakerState: stateOf,
+  };
+}

@@ -1,0 +1,176 @@
+import { z } from 'zod';
+import {
+  SWARM_PATHS,
+  formatSwarmPostId,
+  ok,
+  parsePeerSinglePost,
+  parseSwarmPostId,
+  repliesResponseSchema,
+  uuidSchema,
+  type Result,
+} from '@swarm/contract';
+import type { Db, Prisma } from '@swarm/db';
+import type { NodeConfig } from '../config.ts';
+import { REPLIES_PAGE_SIZE } from '../content/content.service.ts';
+import type { Logger } from '../logger.ts';
+import { describePeerError, type PeerClient } from '../peers/index.ts';
+import type { RegistryService } from '../registry/index.ts';
+import type { PostView } from '../views/index.ts';
+import {
+  postViewSelect,
+  replyToView,
+  rowToPostView,
+  singlePostToView,
+  withViewerState,
+  type PostViewRow,
+  type Viewer,
+} from './post-views.ts';
+import { readError, peerReadError, type ReadError } from './read-errors.ts';
+import { visibilityFor } from './visibility.ts';
+
+/**
+ * A post page: the post and its replies, oldest first. Ours come from the database (replies
+ * written here and copies of replies peers delivered); a `swarm:{domain}:{id}` post is fetched
+ * from its node (`GET /api/swarm/posts/[id]`, bare or `{ post }`, and `GET /api/swarm/replies`),
+ * and our own users' replies to it are added from here, so a reply still being delivered shows.
+ */
+
+export interface ThreadPage {
+  post: PostView;
+  replies: PostView[];
+  isSwarm: boolean;
+}
+
+export interface ThreadService {
+  get(viewer: Viewer | null, id: string): Promise<Result<ThreadPage, ReadError>>;
+}
+
+export interface ThreadServiceDeps {
+  db: Db;
+  logger: Logger;
+  config: Pick<NodeConfig, 'domain'>;
+  peers: Pick<PeerClient, 'getJson'>;
+  registry: Pick<RegistryService, 'isBlocked'>;
+}
+
+const OLDEST_FIRST = [
+  { createdAt: 'asc' },
+  { id: 'asc' },
+] as const satisfies Prisma.PostOrderByWithRelationInput[];
+
+export function createThreadService(deps: ThreadServiceDeps): ThreadService {
+  const { db, logger, config, peers, registry } = deps;
+  const prisma = db.prisma;
+  const self = config.domain;
+
+  const views = (rows: readonly PostViewRow[]) =>
+    rows.flatMap((row) => {
+      const view = rowToPostView(row, self);
+      return view ? [view] : [];
+    });
+
+  const notFound = (id: string) => readError('POST_NOT_FOUND', `There is no post ${id}.`);
+
+  async function local(viewer: Viewer | null, id: string): Promise<Result<ThreadPage, ReadError>> {
+    // Our ids are UUIDs: anything else cannot be ours (and must not reach a uuid column).
+    if (!uuidSchema.safeParse(id).success) return notFound(id);
+    const row = await prisma.post.findFirst({
+      where: { id, apId: null, deletedAt: null, repostOfId: null },
+      select: postViewSelect,
+    });
+    const post = row && rowToPostView(row, self);
+    if (!row?.authorId || !post) return notFound(id);
+    const visible = await visibilityFor(prisma, viewer, row.authorId, true);
+    if (!(await prisma.post.count({ where: { id, ...visible } }))) return notFound(id);
+    // Replies from anyone (local and peers' copies) that are visible by id, or the viewer's own.
+    const replyRows = await prisma.post.findMany({
+      where: {
+        replyToId: id,
+        deletedAt: null,
+        OR: [
+          { visibility: { in: ['public', 'unlisted'] } },
+          ...(viewer ? [{ authorId: viewer.id }] : []),
+        ],
+      },
+      orderBy: OLDEST_FIRST,
+      take: REPLIES_PAGE_SIZE,
+      select: postViewSelect,
+    });
+    const shown = await withViewerState(prisma, viewer, [post, ...views(replyRows)]);
+    return ok({ post: shown[0]!, replies: shown.slice(1), isSwarm: false });
+  }
+
+  async function remote(
+    viewer: Viewer | null,
+    viewId: string,
+    where: { domain: string; postId: string },
+  ): Promise<Result<ThreadPage, ReadError>> {
+    const { domain, postId } = where;
+    if (await registry.isBlocked(domain)) {
+      return readError('PEER_UNAVAILABLE', `This node does not talk to ${domain} (blocked).`);
+    }
+    const [postAnswer, repliesAnswer, copy] = await Promise.all([
+      peers.getJson(domain, SWARM_PATHS.post(postId), z.unknown()),
+      peers.getJson(
+        domain,
+        `${SWARM_PATHS.replies}?postId=${encodeURIComponent(postId)}`,
+        repliesResponseSchema,
+      ),
+      prisma.post.findUnique({ where: { apId: viewId }, select: { id: true } }),
+    ]);
+    if (!postAnswer.ok) {
+      return peerReadError(postAnswer.error, {
+        code: 'POST_NOT_FOUND',
+        message: `There is no post ${postId} on ${domain}.`,
+      });
+    }
+    const parsed = parsePeerSinglePost(postAnswer.value);
+    const post = parsed.ok ? singlePostToView(parsed.value, domain, self) : null;
+    if (!post) {
+      const reason = parsed.ok ? 'an author it names cannot be read' : parsed.reason;
+      return readError(
+        'PEER_UNAVAILABLE',
+        `${domain} sent a post this node could not read: ${reason}.`.slice(0, 300),
+      );
+    }
+
+    // Replies the peer lists, except those written here: ours come from our own rows.
+    let remoteReplies: PostView[] = [];
+    if (repliesAnswer.ok) {
+      remoteReplies = repliesAnswer.value.replies.flatMap((reply) => {
+        const view = replyToView(reply, domain, viewId, self);
+        return view && view.author.isRemote ? [view] : [];
+      });
+    } else {
+      logger.info(
+        { peer: domain, postId, error: describePeerError(repliesAnswer.error) },
+        'replies of a remote post unavailable',
+      );
+    }
+    const ownRows = copy
+      ? await prisma.post.findMany({
+          where: { replyToId: copy.id, apId: null, authorId: { not: null }, deletedAt: null },
+          orderBy: OLDEST_FIRST,
+          take: REPLIES_PAGE_SIZE,
+          select: postViewSelect,
+        })
+      : [];
+    const replies = [...remoteReplies, ...views(ownRows)].sort(
+      (a, b) => Date.parse(a.createdAt) - Date.parse(b.createdAt),
+    );
+    const shown = await withViewerState(prisma, viewer, [post, ...replies]);
+    return ok({ post: shown[0]!, replies: shown.slice(1), isSwarm: true });
+  }
+
+  return {
+    async get(viewer, id) {
+      if (!id.startsWith('swarm:')) return local(viewer, id);
+      const parsed = parseSwarmPostId(id);
+      if (!parsed.ok) return readError('INVALID_REQUEST', `Not a valid post id: ${parsed.reason}.`);
+      const { domain, postId } = parsed.value;
+      return domain === self
+        ? local(viewer, postId)
+        : remote(viewer, formatSwarmPostId(parsed.value), parsed.value);
+    },
+  };
+}

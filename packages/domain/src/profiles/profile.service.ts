@@ -1,0 +1,237 @@
+import {
+  LIMITS,
+  SWARM_PATHS,
+  formatTimestamp,
+  ok,
+  parseHandleAddress,
+  parseRemoteHandle,
+  swarmUserResponseSchema,
+  type Result,
+} from '@swarm/contract';
+import { localActorKey, type Db } from '@swarm/db';
+import type { Clock } from '../clock.ts';
+import type { NodeConfig } from '../config.ts';
+import { profileUserSelect } from '../content/content-mappers.ts';
+import { NEWEST_FIRST } from '../content/content.service.ts';
+import {
+  actorView,
+  postViewSelect,
+  profilePostToView,
+  rowToPostView,
+  viewUrl,
+  withViewerState,
+  type Viewer,
+} from '../feeds/post-views.ts';
+import { peerReadError, readError, type ReadError } from '../feeds/read-errors.ts';
+import { visibilityFor } from '../feeds/visibility.ts';
+import { upsertRemoteActor } from '../interactions/interaction-effects.ts';
+import type { Logger } from '../logger.ts';
+import type { PeerClient } from '../peers/index.ts';
+import type { RegistryService } from '../registry/index.ts';
+import type { PostView, ProfileView } from '../views/index.ts';
+
+/**
+ * Profiles for people: `alice` is a user of this node, `bob@beta.example` one of another node,
+ * fetched from its `GET /api/swarm/users/bob` (a domain that is this node's own means local).
+ * A remote fetch also refreshes the cached RemoteActor (display fields, did pinned on first
+ * sight), so interactions and notifications show current names.
+ */
+
+export interface ProfilePage {
+  profile: ProfileView;
+  posts: PostView[];
+  /** The data came from another node (the spec's `isSwarm`). */
+  isSwarm: boolean;
+}
+
+export interface ProfileService {
+  get(
+    viewer: Viewer | null,
+    query: { address: string; limit?: number },
+  ): Promise<Result<ProfilePage, ReadError>>;
+}
+
+export interface ProfileServiceDeps {
+  db: Db;
+  clock: Clock;
+  logger: Logger;
+  config: Pick<NodeConfig, 'domain'>;
+  peers: Pick<PeerClient, 'getJson'>;
+  registry: Pick<RegistryService, 'isBlocked'>;
+}
+
+export const PROFILE_POSTS_LIMIT = { default: 20, max: LIMITS.swarmUserPosts.max } as const;
+
+/** Where a person lives: a local handle, or a handle on another node. */
+export type ParsedAddress =
+  { local: true; handle: string } | { local: false; handle: string; domain: string };
+
+/** `alice`, `@alice`, `bob@beta.example`, `@bob@beta.example:8443`; our own domain means local. */
+export function parseProfileAddress(input: string, self: string): Result<ParsedAddress> {
+  const text = input.trim().replace(/^@/, '');
+  if (text.includes('@')) {
+    const address = parseHandleAddress(text);
+    if (!address.ok) return address;
+    const { handle, domain } = address.value;
+    return ok(
+      domain === self
+        ? { local: true, handle: handle.toLowerCase() }
+        : { local: false, handle, domain },
+    );
+  }
+  const handle = parseRemoteHandle(text);
+  return handle.ok ? ok({ local: true, handle: handle.value.toLowerCase() }) : handle;
+}
+
+type FollowState = 'none' | 'pending' | 'accepted';
+
+export function createProfileService(deps: ProfileServiceDeps): ProfileService {
+  const { db, clock, logger, config, peers, registry } = deps;
+  const prisma = db.prisma;
+  const self = config.domain;
+
+  async function followState(viewer: Viewer | null, followeeKey: string): Promise<FollowState> {
+    if (!viewer) return 'none';
+    const follow = await prisma.follow.findUnique({
+      where: {
+        followerKey_followeeKey: { followerKey: localActorKey(viewer.id), followeeKey },
+      },
+      select: { state: true },
+    });
+    return follow?.state ?? 'none';
+  }
+
+  async function local(
+    viewer: Viewer | null,
+    handle: string,
+    limit: number,
+  ): Promise<Result<ProfilePage, ReadError>> {
+    const user = await prisma.user.findUnique({
+      where: { handle },
+      select: { id: true, isNsfw: true, ...profileUserSelect },
+    });
+    if (!user) return readError('USER_NOT_FOUND', `There is no user ${handle} on this node.`);
+    const [visible, state] = await Promise.all([
+      visibilityFor(prisma, viewer, user.id, false),
+      followState(viewer, localActorKey(user.id)),
+    ]);
+    const rows =
+      limit === 0
+        ? []
+        : await prisma.post.findMany({
+            // Top-level posts and reposts; replies are on their threads.
+            where: { authorId: user.id, apId: null, deletedAt: null, replyToId: null, ...visible },
+            orderBy: NEWEST_FIRST,
+            take: limit,
+            select: postViewSelect,
+          });
+    const views = rows.flatMap((row) => {
+      const view = rowToPostView(row, self);
+      return view ? [view] : [];
+    });
+    return ok({
+      profile: {
+        actor: actorView({ ...user, domain: self }, self),
+        bio: user.bio,
+        headerUrl: viewUrl(user.headerUrl),
+        website: viewUrl(user.website),
+        followersCount: user.followersCount,
+        followingCount: user.followingCount,
+        postsCount: user.postsCount,
+        createdAt: formatTimestamp(user.createdAt),
+        did: user.did,
+        isNsfw: user.isNsfw,
+        isBot: user.isBot,
+        viewer: viewer ? { isSelf: viewer.id === user.id, followState: state } : null,
+      },
+      posts: await withViewerState(prisma, viewer, views),
+      isSwarm: false,
+    });
+  }
+
+  async function remote(
+    viewer: Viewer | null,
+    asked: { handle: string; domain: string },
+    limit: number,
+  ): Promise<Result<ProfilePage, ReadError>> {
+    const { domain } = asked;
+    if (await registry.isBlocked(domain)) {
+      return readError('PEER_UNAVAILABLE', `This node does not talk to ${domain} (blocked).`);
+    }
+    const answer = await peers.getJson(
+      domain,
+      `${SWARM_PATHS.user(asked.handle)}?limit=${limit}`,
+      swarmUserResponseSchema,
+    );
+    if (!answer.ok) {
+      return peerReadError(answer.error, {
+        code: 'USER_NOT_FOUND',
+        message: `There is no user ${asked.handle} on ${domain}.`,
+      });
+    }
+    const { profile, posts } = answer.value;
+    // The node's spelling of the handle when it is the one asked for (peers may differ in case).
+    const handle =
+      profile.handle.toLowerCase() === asked.handle.toLowerCase() ? profile.handle : asked.handle;
+    const stored = await upsertRemoteActor(
+      prisma,
+      {
+        handle,
+        domain,
+        displayName: profile.displayName,
+        avatarUrl: profile.avatarUrl,
+        bio: profile.bio,
+      },
+      { now: clock.now(), didToPin: profile.did, fetched: true },
+    );
+    const pinned = await prisma.remoteActor.findUnique({
+      where: { id: stored.id },
+      select: { did: true },
+    });
+    if (profile.did && pinned?.did && profile.did !== pinned.did) {
+      logger.warn(
+        { actor: `${handle}@${domain}`, pinned: pinned.did, presented: profile.did },
+        'remote profile presents a did other than the pinned one',
+      );
+    }
+    const author = actorView(
+      { handle, domain, displayName: profile.displayName, avatarUrl: profile.avatarUrl },
+      self,
+    );
+    const views = posts
+      .slice(0, limit)
+      .map((post) => profilePostToView(post, author, domain, self));
+    const state = await followState(viewer, stored.actorUrl);
+    return ok({
+      profile: {
+        actor: author,
+        bio: profile.bio,
+        headerUrl: viewUrl(profile.headerUrl),
+        website: viewUrl(profile.website),
+        followersCount: profile.followersCount,
+        followingCount: profile.followingCount,
+        postsCount: profile.postsCount,
+        createdAt: profile.createdAt,
+        did: pinned?.did ?? profile.did ?? null,
+        isNsfw: false, // the spec's profile carries no such flag
+        isBot: profile.isBot,
+        viewer: viewer ? { isSelf: false, followState: state } : null,
+      },
+      posts: await withViewerState(prisma, viewer, views),
+      isSwarm: true,
+    });
+  }
+
+  return {
+    async get(viewer, query) {
+      const parsed = parseProfileAddress(query.address, self);
+      if (!parsed.ok) return readError('INVALID_REQUEST', `Not a valid address: ${parsed.reason}.`);
+      const limit = Math.min(
+        Math.max(0, Math.trunc(query.limit ?? PROFILE_POSTS_LIMIT.default)),
+        PROFILE_POSTS_LIMIT.max,
+      );
+      const address = parsed.value;
+      return address.local ? local(viewer, address.handle, limit) : remote(viewer, address, limit);
+    },
+  };
+}
