@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { baseUrlForDomain } from '@swarm/contract';
 import {
   bootNode,
+  createDeliveryWorker,
   createLogger,
   createSwarmScheduler,
   parseConfig,
@@ -54,6 +55,8 @@ async function main() {
   const app = createGatewayApp(node);
   // Announce on start, then gossip rounds and re-probes in the background (DESIGN §3).
   const scheduler = createSwarmScheduler({ node });
+  // Retries of the durable outbox (DESIGN §3 "Delivery"); safe with several gateway replicas.
+  const deliveries = createDeliveryWorker({ node });
   const server = createHttpServer({ fetch: app.fetch, web });
 
   server.on('error', (err: NodeJS.ErrnoException) => {
@@ -69,6 +72,7 @@ async function main() {
       `Swarm node ${config.domain} is up on http://localhost:${config.port} (${withWeb ? 'web app + gateway' : 'gateway only'}, ${node.db.kind} database)`,
     );
     scheduler.start();
+    deliveries.start();
   });
 
   let closing = false;
@@ -78,8 +82,7 @@ async function main() {
     logger.info(`${signal} received, shutting down`);
     server.close();
     server.closeAllConnections();
-    scheduler
-      .stop()
+    Promise.all([scheduler.stop(), deliveries.stop()])
       .then(() => node.close())
       .then(() => process.exit(0))
       .catch((err: unknown) => {

@@ -1,5 +1,7 @@
 import {
+  createDeliveryWorker,
   createSwarmScheduler,
+  type DeliveryWorker,
   transportFromFetch,
   type RoundReport,
   type SwarmScheduler,
@@ -43,11 +45,15 @@ export interface TestNetworkOptions {
   /** Environment applied to every node, below each node's own `env`. */
   env?: Record<string, string>;
   peerTimeoutMs?: number;
+  /** Record body sizes in `network.requests` (benchmarks: bytes per gossip round). */
+  countBytes?: boolean;
 }
 
 export interface NetworkNode extends TestNode {
   domain: string;
   scheduler: SwarmScheduler;
+  /** The node's outbox worker; `processAll` drains it on every live node. */
+  delivery: DeliveryWorker;
   /** The users created from the spec's `handles`, with their dids. */
   users: { handle: string; did: string }[];
 }
@@ -78,8 +84,23 @@ export interface NetworkControl {
   delay(domain: string, ms: number): void;
   heal(domain: string): void;
   faultOf(domain: string): LinkFault | undefined;
+  /**
+   * Message loss: from now on every request, to any domain, is refused with probability `rate`
+   * (logged as fault `loss`). `loss(0)` ends it.
+   */
+  loss(rate: number, random?: () => number): void;
   /** Requests addressed to each domain so far (all of them, whatever their fate). */
-  requests: { domain: string; method: string; path: string; fault: LinkFault['kind'] | null }[];
+  requests: NetworkRequest[];
+}
+
+export interface NetworkRequest {
+  domain: string;
+  method: string;
+  path: string;
+  fault: LinkFault['kind'] | 'loss' | null;
+  /** Body bytes sent and answered (only with `countBytes`; 0 when nothing was answered). */
+  requestBytes?: number;
+  responseBytes?: number;
 }
 
 export interface TestNetwork {
@@ -98,7 +119,10 @@ export interface TestNetwork {
   round(): Promise<Map<string, RoundReport>>;
   /** Rounds (each followed by `advanceMs` on the clock, default 60 s) until converged; the count or Infinity. */
   roundsUntilConverged(maxRounds: number, advanceMs?: number): Promise<number>;
-  /** Waits for the background work every node's scheduler has started. */
+  /**
+   * Waits for the background work every node's scheduler has started, then drains the outbox of
+   * every live node: each delivery due on the clock is attempted (advance the clock for retries).
+   */
   processAll(): Promise<void>;
   /** Every live node knows every other live node (verified, active) and all their handles. */
   converged(): Promise<boolean>;
@@ -129,7 +153,8 @@ export async function createTestNetwork(options: TestNetworkOptions = {}): Promi
   const nodes: NetworkNode[] = [];
   const byDomain = new Map<string, NetworkNode>();
   const faults = new Map<string, LinkFault>();
-  const requests: NetworkControl['requests'] = [];
+  const requests: NetworkRequest[] = [];
+  let loss = { rate: 0, random: Math.random };
 
   const effective = (domain: string): LinkFault | undefined => {
     const fault = faults.get(domain);
@@ -140,14 +165,31 @@ export async function createTestNetwork(options: TestNetworkOptions = {}): Promi
     const url = new URL(request.url);
     const domain = url.host;
     const fault = effective(domain);
-    requests.push({
+    const lost = loss.rate > 0 && loss.random() < loss.rate;
+    const entry: NetworkRequest = {
       domain,
       method: request.method,
       path: url.pathname,
-      fault: fault?.kind ?? null,
-    });
+      fault: lost ? 'loss' : (fault?.kind ?? null),
+    };
+    requests.push(entry);
+    if (options.countBytes) {
+      entry.requestBytes = (await request.clone().arrayBuffer()).byteLength;
+      entry.responseBytes = 0;
+    }
     const target = byDomain.get(domain);
-    if (!target || fault?.kind === 'drop') throw refused(domain);
+    if (!target || lost || fault?.kind === 'drop') throw refused(domain);
+    if (!options.countBytes) return deliver(request, target, fault);
+    const response = await deliver(request, target, fault);
+    entry.responseBytes = (await response.clone().arrayBuffer()).byteLength;
+    return response;
+  });
+
+  async function deliver(
+    request: Request,
+    target: NetworkNode,
+    fault: LinkFault | undefined,
+  ): Promise<Response> {
     switch (fault?.kind) {
       case 'hang':
         return never(request.signal);
@@ -167,7 +209,7 @@ export async function createTestNetwork(options: TestNetworkOptions = {}): Promi
       default:
         return target.app.fetch(request);
     }
-  });
+  }
 
   async function add(spec: TestNetworkNodeSpec): Promise<NetworkNode> {
     if (byDomain.has(spec.domain)) throw new Error(`test network: ${spec.domain} exists`);
@@ -200,6 +242,7 @@ export async function createTestNetwork(options: TestNetworkOptions = {}): Promi
       ...t,
       domain: spec.domain,
       scheduler: createSwarmScheduler({ node: t.node }),
+      delivery: createDeliveryWorker({ node: t.node }),
       users,
     };
     nodes.push(member);
@@ -260,6 +303,10 @@ export async function createTestNetwork(options: TestNetworkOptions = {}): Promi
         faults.delete(domain);
       },
       faultOf: (domain) => faults.get(domain),
+      loss: (rate, random = Math.random) => {
+        if (!(rate >= 0 && rate < 1)) throw new RangeError(`not a loss rate: ${rate}`);
+        loss = { rate, random };
+      },
       requests,
     },
     add,
@@ -284,6 +331,7 @@ export async function createTestNetwork(options: TestNetworkOptions = {}): Promi
     },
     async processAll() {
       await Promise.all(nodes.map((m) => m.scheduler.processAll()));
+      await Promise.all(live().map((m) => m.delivery.processAll()));
     },
     async converged() {
       const alive = live();
@@ -301,6 +349,7 @@ export async function createTestNetwork(options: TestNetworkOptions = {}): Promi
     async close() {
       for (const m of nodes) {
         await m.scheduler.stop();
+        await m.delivery.stop();
         await m.close();
       }
     },

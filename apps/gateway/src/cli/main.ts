@@ -25,6 +25,17 @@ function client() {
   });
 }
 
+/** The whole of stdin, minus one trailing newline (`echo … |` and `< file` add one). */
+async function readPasswordFromStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  const text = Buffer.concat(chunks)
+    .toString('utf8')
+    .replace(/\r?\n$/, '');
+  if (text === '') throw new Error('--password-stdin: standard input was empty.');
+  return text;
+}
+
 const integer = (min: number, max: number) => (value: string) => {
   const n = Number(value);
   if (!/^\d+$/.test(value) || n < min || n > max) {
@@ -232,6 +243,58 @@ tokens
   .action(async (id: string) => {
     await client().adminDelete(`/api/swarm/admin/tokens/${encodeURIComponent(id)}`);
     console.log(`revoked token ${id}`);
+  });
+
+const users = program.command('users').description('local accounts');
+users
+  .command('create <handle>')
+  .description('create a local account; without --password-stdin a password is generated')
+  .option('--admin', 'the account may use the admin area', false)
+  .option('--display-name <name>', 'the name shown on posts (default: the handle)')
+  .option('--password-stdin', 'read the password from standard input (kept out of shell history)')
+  .action(
+    async (
+      handle: string,
+      opts: { admin: boolean; displayName?: string; passwordStdin?: boolean },
+    ) => {
+      const password = opts.passwordStdin ? await readPasswordFromStdin() : undefined;
+      const created = (await client().adminPost('/api/swarm/admin/users', {
+        handle,
+        admin: opts.admin,
+        ...(opts.displayName !== undefined ? { displayName: opts.displayName } : {}),
+        ...(password !== undefined ? { password } : {}),
+      })) as { user: { handle: string; isAdmin: boolean }; password?: string };
+      const role = created.user.isAdmin ? 'admin account' : 'account';
+      console.log(`created ${role} "${created.user.handle}"`);
+      if (created.password) {
+        console.log(`\n  password: ${created.password}\n`);
+        console.log(
+          'Store it now: it is shown only once (the node keeps only its hash). Change it after the first login.',
+        );
+      }
+    },
+  );
+
+const posts = program.command('posts').description('posts by local accounts (operators, bots)');
+posts
+  .command('create <text...>')
+  .description('publish a post as a local user; mentions of people elsewhere are delivered')
+  .requiredOption('--as <handle>', 'the local user who posts it')
+  .option('--nsfw', 'mark the post as NSFW', false)
+  .option('--reply-to <id>', 'a post id here, or swarm:<domain>:<id> elsewhere')
+  .action(async (words: string[], opts: { as: string; nsfw: boolean; replyTo?: string }) => {
+    const created = (await client().adminPost('/api/swarm/admin/posts', {
+      handle: opts.as,
+      content: words.join(' '),
+      isNsfw: opts.nsfw,
+      ...(opts.replyTo ? { replyToId: opts.replyTo } : {}),
+    })) as {
+      post: { id: string; path: string };
+      deliveries: { targetDomain: string; kind: string; summary: string }[];
+    };
+    console.log(`posted ${created.post.id} as ${opts.as} (${created.post.path})`);
+    for (const d of created.deliveries)
+      console.log(`  ${d.kind} to ${d.targetDomain}: ${d.summary}`);
   });
 
 program

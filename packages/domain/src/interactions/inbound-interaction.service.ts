@@ -21,12 +21,24 @@ import {
   type UnlikeBody,
   type UserAction,
 } from '@swarm/contract';
-import { localActorKey, type Db, type Prisma } from '@swarm/db';
+import { localActorKey, type Db } from '@swarm/db';
 import type { Clock } from '../clock.ts';
 import type { NodeConfig } from '../config.ts';
 import type { Logger } from '../logger.ts';
 import { describePeerError, type PeerClient } from '../peers/index.ts';
 import { excerpt, guessMimeType } from './inbound-helpers.ts';
+import {
+  addFollow,
+  addLike,
+  addRepost,
+  notify,
+  remoteEffectActor,
+  removeFollow,
+  removeLike,
+  upsertRemoteActor,
+  type RemoteActorFields,
+  type Tx,
+} from './interaction-effects.ts';
 
 /**
  * Receiver side of the interaction endpoints (spec "Receiver effects", DESIGN §3 "User keys and
@@ -87,16 +99,8 @@ const SIGNATURE_REQUIRED: ReadonlySet<UserAction> = new Set(['like', 'unlike', '
 /** Queued transactions wait their turn (PGlite runs one at a time) rather than fail. */
 const TX_OPTIONS = { maxWait: 15_000, timeout: 15_000 } as const;
 
-type Tx = Prisma.TransactionClient;
-
 /** The acting remote user, as the body describes them. */
-interface Actor {
-  handle: string;
-  domain: string;
-  displayName: string;
-  avatarUrl: string;
-  bio: string;
-}
+type Actor = RemoteActorFields;
 
 /** Thrown inside a transaction to roll it back; turned into a failure value right outside. */
 class Refusal extends Error {
@@ -222,28 +226,10 @@ export function createInboundInteractionService(
     return count === 1;
   }
 
-  /** Insert-or-refresh the actor's cached profile in one statement; pins a proven did. */
+  /** Insert-or-refresh the actor's cached profile; pins a proven did. */
   async function upsertActor(tx: Tx, actor: Actor, didToPin: string | undefined) {
-    const actorUrl = formatActorUrl(actor);
-    const now = clock.now();
-    const rows = await tx.$queryRaw<{ id: string }[]>`
-      INSERT INTO remote_actors (actor_url, handle, node_domain, display_name, avatar_url, bio,
-        did, did_pinned_at, created_at, updated_at)
-      VALUES (${actorUrl}, ${actor.handle}, ${actor.domain}, ${actor.displayName},
-        ${actor.avatarUrl || null}, ${actor.bio}, ${didToPin ?? null},
-        ${didToPin ? now : null}, ${now}, ${now})
-      ON CONFLICT (actor_url) DO UPDATE SET
-        display_name = COALESCE(NULLIF(EXCLUDED.display_name, ''), remote_actors.display_name),
-        avatar_url = COALESCE(EXCLUDED.avatar_url, remote_actors.avatar_url),
-        bio = COALESCE(NULLIF(EXCLUDED.bio, ''), remote_actors.bio),
-        did = COALESCE(remote_actors.did, EXCLUDED.did),
-        did_pinned_at = CASE WHEN remote_actors.did IS NULL THEN EXCLUDED.did_pinned_at
-                             ELSE remote_actors.did_pinned_at END,
-        updated_at = EXCLUDED.updated_at
-      RETURNING id::text AS id`;
-    const id = rows[0]?.id;
-    if (!id) throw new Error(`remote actor upsert returned no row for ${actorUrl}`);
-    return { id, actorUrl };
+    const stored = await upsertRemoteActor(tx, actor, { now: clock.now(), didToPin });
+    return remoteEffectActor(actor, stored);
   }
 
   /** A proven did for an actor we do not otherwise touch (unlike, unfollow). */
@@ -276,39 +262,6 @@ export function createInboundInteractionService(
     return user;
   }
 
-  async function notify(
-    tx: Tx,
-    input: {
-      recipientId: string;
-      type: 'like' | 'repost' | 'follow' | 'mention' | 'reply';
-      actor: Actor;
-      actorId: string;
-      actorUrl: string;
-      postId?: string;
-      postApId?: string;
-      content?: string;
-      interactionId?: string;
-    },
-  ) {
-    await tx.notification.create({
-      data: {
-        recipientId: input.recipientId,
-        type: input.type,
-        actorKey: input.actorUrl,
-        actorRemoteActorId: input.actorId,
-        actorHandle: input.actor.handle,
-        actorDisplayName: input.actor.displayName,
-        actorAvatarUrl: input.actor.avatarUrl || null,
-        actorNodeDomain: input.actor.domain,
-        postId: input.postId ?? null,
-        postApId: input.postApId ?? null,
-        content: input.content ?? null,
-        interactionId: input.interactionId ?? null,
-        createdAt: clock.now(),
-      },
-    });
-  }
-
   const done = (message: string): InteractionOutcome => ok({ message });
 
   return {
@@ -326,30 +279,18 @@ export function createInboundInteractionService(
       const outcome = await inTransaction(async (tx) => {
         if (!(await claim(tx, actor.domain, like.interactionId, 'like'))) return;
         const post = await findPost(tx, body.postId);
-        const { id: actorId, actorUrl } = await upsertActor(tx, actor, admitted.value.didToPin);
-        const { count } = await tx.like.createMany({
-          data: [
-            {
-              postId: post.id,
-              actorKey: actorUrl,
-              remoteActorId: actorId,
-              interactionId: like.interactionId,
-              createdAt: clock.now(),
-            },
-          ],
-          skipDuplicates: true, // one like per actor and post
-        });
-        if (count === 0) return;
-        await tx.post.update({ where: { id: post.id }, data: { likesCount: { increment: 1 } } });
+        const liker = await upsertActor(tx, actor, admitted.value.didToPin);
+        const at = clock.now();
+        const { interactionId } = like;
+        if (!(await addLike(tx, { postId: post.id, actor: liker, interactionId, at }))) return;
         if (post.authorId) {
           await notify(tx, {
             recipientId: post.authorId,
             type: 'like',
-            actor,
-            actorId,
-            actorUrl,
+            actor: liker,
+            at,
             postId: post.id,
-            interactionId: like.interactionId,
+            interactionId,
           });
         }
       });
@@ -371,18 +312,7 @@ export function createInboundInteractionService(
         if (!(await claim(tx, actor.domain, unlike.interactionId, 'unlike'))) return;
         const post = await findPost(tx, body.postId);
         await pinDid(tx, actor, admitted.value.didToPin);
-        const actorUrl = formatActorUrl(actor);
-        const { count } = await tx.like.deleteMany({
-          where: { postId: post.id, actorKey: actorUrl },
-        });
-        if (count === 0) return; // nothing to undo
-        await tx.post.updateMany({
-          where: { id: post.id, likesCount: { gt: 0 } },
-          data: { likesCount: { decrement: 1 } },
-        });
-        await tx.notification.deleteMany({
-          where: { type: 'like', postId: post.id, actorKey: actorUrl },
-        });
+        await removeLike(tx, { postId: post.id, actorKey: formatActorUrl(actor) });
       });
       return outcome.ok ? done(INTERACTION_MESSAGES.unlike) : outcome;
     },
@@ -401,31 +331,25 @@ export function createInboundInteractionService(
       const outcome = await inTransaction(async (tx) => {
         if (!(await claim(tx, actor.domain, repost.interactionId, 'repost'))) return;
         const post = await findPost(tx, body.postId);
-        const { id: actorId, actorUrl } = await upsertActor(tx, actor, admitted.value.didToPin);
-        const { count } = await tx.repost.createMany({
-          data: [
-            {
-              postId: post.id,
-              actorKey: actorUrl,
-              remoteActorId: actorId,
-              remoteRepostId: repost.repostId,
-              interactionId: repost.interactionId,
-              createdAt: clock.now(),
-            },
-          ],
-          skipDuplicates: true, // one repost per actor and post
+        const reposter = await upsertActor(tx, actor, admitted.value.didToPin);
+        const at = clock.now();
+        const { interactionId } = repost;
+        const added = await addRepost(tx, {
+          postId: post.id,
+          actor: reposter,
+          interactionId,
+          at,
+          remoteRepostId: repost.repostId,
         });
-        if (count === 0) return;
-        await tx.post.update({ where: { id: post.id }, data: { repostsCount: { increment: 1 } } });
+        if (!added) return;
         if (post.authorId) {
           await notify(tx, {
             recipientId: post.authorId,
             type: 'repost',
-            actor,
-            actorId,
-            actorUrl,
+            actor: reposter,
+            at,
             postId: post.id,
-            interactionId: repost.interactionId,
+            interactionId,
           });
         }
       });
@@ -450,33 +374,23 @@ export function createInboundInteractionService(
       const outcome = await inTransaction(async (tx) => {
         if (!(await claim(tx, actor.domain, follow.interactionId, 'follow'))) return;
         const user = await findUser(tx, body.targetHandle);
-        const { id: actorId, actorUrl } = await upsertActor(tx, actor, admitted.value.didToPin);
-        const { count } = await tx.follow.createMany({
-          data: [
-            {
-              followerKey: actorUrl,
-              followerRemoteActorId: actorId,
-              followeeKey: localActorKey(user.id),
-              followeeUserId: user.id,
-              state: 'accepted',
-              interactionId: follow.interactionId,
-              createdAt: clock.now(),
-            },
-          ],
-          skipDuplicates: true, // one follow per pair
+        const follower = await upsertActor(tx, actor, admitted.value.didToPin);
+        const at = clock.now();
+        const { interactionId } = follow;
+        const added = await addFollow(tx, {
+          follower,
+          followee: { kind: 'local', userId: user.id },
+          state: 'accepted',
+          interactionId,
+          at,
         });
-        if (count === 0) return;
-        await tx.user.update({
-          where: { id: user.id },
-          data: { followersCount: { increment: 1 } },
-        });
+        if (!added) return;
         await notify(tx, {
           recipientId: user.id,
           type: 'follow',
-          actor,
-          actorId,
-          actorUrl,
-          interactionId: follow.interactionId,
+          actor: follower,
+          at,
+          interactionId,
         });
       });
       return outcome.ok ? done(INTERACTION_MESSAGES.follow) : outcome;
@@ -497,17 +411,9 @@ export function createInboundInteractionService(
         if (!(await claim(tx, actor.domain, unfollow.interactionId, 'unfollow'))) return;
         const user = await findUser(tx, body.targetHandle);
         await pinDid(tx, actor, admitted.value.didToPin);
-        const actorUrl = formatActorUrl(actor);
-        const { count } = await tx.follow.deleteMany({
-          where: { followerKey: actorUrl, followeeKey: localActorKey(user.id) },
-        });
-        if (count === 0) return; // was not following
-        await tx.user.updateMany({
-          where: { id: user.id, followersCount: { gt: 0 } },
-          data: { followersCount: { decrement: 1 } },
-        });
-        await tx.notification.deleteMany({
-          where: { type: 'follow', recipientId: user.id, actorKey: actorUrl },
+        await removeFollow(tx, {
+          followerKey: formatActorUrl(actor),
+          followeeKey: localActorKey(user.id),
         });
       });
       return outcome.ok ? done(INTERACTION_MESSAGES.unfollow) : outcome;
@@ -527,13 +433,12 @@ export function createInboundInteractionService(
       const outcome = await inTransaction(async (tx) => {
         if (!(await claim(tx, actor.domain, mention.interactionId, 'mention'))) return;
         const user = await findUser(tx, body.mentionedHandle);
-        const { id: actorId, actorUrl } = await upsertActor(tx, actor, admitted.value.didToPin);
+        const mentioner = await upsertActor(tx, actor, admitted.value.didToPin);
         await notify(tx, {
           recipientId: user.id,
           type: 'mention',
-          actor,
-          actorId,
-          actorUrl,
+          actor: mentioner,
+          at: clock.now(),
           postApId: formatSwarmPostId({ domain: actor.domain, postId: mention.postId }),
           content: excerpt(mention.postContent),
           interactionId: mention.interactionId,
@@ -574,12 +479,13 @@ export function createInboundInteractionService(
         const existing = await tx.post.findUnique({ where: { apId }, select: { id: true } });
         if (existing) return existing.id;
         const parent = await findPost(tx, body.postId);
-        const { id: actorId, actorUrl } = await upsertActor(tx, actor, admitted.value.didToPin);
+        const author = await upsertActor(tx, actor, admitted.value.didToPin);
+        if (author.kind !== 'remote') throw new Error('a reply author is a remote actor');
         const created = await tx.post.createManyAndReturn({
           data: [
             {
               apId,
-              remoteAuthorId: actorId,
+              remoteAuthorId: author.remoteActorId,
               content: reply.content,
               replyToId: parent.id,
               createdAt: new Date(reply.createdAt),
@@ -611,9 +517,8 @@ export function createInboundInteractionService(
           await notify(tx, {
             recipientId: parent.authorId,
             type: 'reply',
-            actor,
-            actorId,
-            actorUrl,
+            actor: author,
+            at: clock.now(),
             postId: replyId,
             content: excerpt(reply.content),
           });

@@ -1,0 +1,278 @@
+import { TRPCError } from '@trpc/server';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createAuthServices, type AuthServices } from '@swarm/auth';
+import { transportFromFetch } from '@swarm/domain';
+// Relative: @swarm/testnet depends on this package, so it is not one of its dependencies.
+import { createTestNode, type TestNode } from '../../testnet/src/index.ts';
+import { createCaller } from '../src/index.ts';
+
+// interactions.* and deliveries.* through createCaller on a real node with its own database and
+// real sessions: likes, reposts and follows between people of this node, and what happens to
+// actions aimed at another node while every other node is down (connection refused). Delivered
+// cross-node actions and user signatures: packages/testnet/test/delivery.swarm.test.ts.
+
+const SELF = 'alpha.test';
+let t: TestNode;
+let auth: AuthServices;
+const tokens: Record<string, string> = {};
+const ids: Record<string, string> = {};
+
+beforeAll(async () => {
+  t = await createTestNode(
+    { SWARM_DOMAIN: SELF },
+    {
+      transport: transportFromFetch(() => {
+        throw Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
+      }),
+      resolveHost: async () => ['93.184.216.34'],
+    },
+  );
+  auth = createAuthServices({ db: t.node.db, clock: t.clock });
+  for (const handle of ['alice', 'bob', 'carol']) {
+    const signedUp = await auth.accounts.signUp({
+      handle,
+      displayName: handle[0]!.toUpperCase() + handle.slice(1),
+      password: 'correct horse battery',
+    });
+    if (!signedUp.ok) throw new Error(signedUp.reason.message);
+    tokens[handle] = signedUp.value.token;
+    ids[handle] = signedUp.value.user.id;
+  }
+});
+afterAll(() => t.close());
+
+async function as(handle: string | null) {
+  const session = handle ? await auth.sessions.validate(tokens[handle]!) : null;
+  return createCaller({ node: t.node, auth, session, clientIp: '127.0.0.1' });
+}
+
+async function failure(call: Promise<unknown>): Promise<{ code: string; message: string }> {
+  try {
+    await call;
+  } catch (cause) {
+    if (cause instanceof TRPCError) return { code: cause.code, message: cause.message };
+    throw cause;
+  }
+  throw new Error('expected the call to fail');
+}
+
+const prisma = () => t.node.db.prisma;
+const post = (id: string) => prisma().post.findUniqueOrThrow({ where: { id } });
+const user = (handle: string) => prisma().user.findUniqueOrThrow({ where: { handle } });
+const notes = (handle: string, type: 'like' | 'repost' | 'follow') =>
+  prisma().notification.findMany({ where: { recipient: { handle }, type } });
+
+describe('likes and reposts of this node’s posts', () => {
+  it('prepare says a local post needs no signature', async () => {
+    const { post: p } = await (await as('bob')).posts.create({ content: 'local' });
+    for (const kind of ['like', 'unlike', 'repost'] as const) {
+      expect(await (await as('alice')).interactions.prepare({ kind, postId: p.id })).toEqual({
+        local: true,
+      });
+    }
+  });
+
+  it('like counts once and notifies the author; unlike undoes exactly that', async () => {
+    const { post: p } = await (await as('bob')).posts.create({ content: 'like me' });
+    const alice = await as('alice');
+    const likesBefore = (await notes('bob', 'like')).length;
+    expect(await alice.interactions.like({ postId: p.id })).toEqual({ delivery: null });
+    await alice.interactions.like({ postId: p.id });
+    await (await as('carol')).interactions.like({ postId: p.id });
+    expect((await post(p.id)).likesCount).toBe(2);
+    expect((await notes('bob', 'like')).length).toBe(likesBefore + 2);
+    // Both at once from one person still count once.
+    const { post: q } = await (await as('bob')).posts.create({ content: 'race' });
+    await Promise.all([
+      alice.interactions.like({ postId: q.id }),
+      alice.interactions.like({ postId: q.id }),
+    ]);
+    expect((await post(q.id)).likesCount).toBe(1);
+
+    await alice.interactions.unlike({ postId: p.id });
+    await alice.interactions.unlike({ postId: p.id });
+    expect((await post(p.id)).likesCount).toBe(1);
+    expect((await notes('bob', 'like')).filter((n) => n.actorHandle === 'alice')).toHaveLength(1);
+    // The viewer state follows (threads.get is the post page).
+    const page = await alice.threads.get({ id: p.id });
+    expect(page.post.viewer).toMatchObject({ liked: false });
+    expect((await (await as('carol')).threads.get({ id: p.id })).post.viewer).toMatchObject({
+      liked: true,
+    });
+  });
+
+  it('liking one’s own post counts without notifying oneself', async () => {
+    const bob = await as('bob');
+    const { post: p } = await bob.posts.create({ content: 'mine' });
+    const before = (await notes('bob', 'like')).length;
+    await bob.interactions.like({ postId: p.id });
+    expect((await post(p.id)).likesCount).toBe(1);
+    expect((await notes('bob', 'like')).length).toBe(before);
+  });
+
+  it('repost makes a repost post, counts once, notifies; deleting it takes it back', async () => {
+    const { post: p } = await (await as('bob')).posts.create({ content: 'share me' });
+    const alice = await as('alice');
+    await alice.interactions.repost({ postId: p.id });
+    await alice.interactions.repost({ postId: p.id });
+    expect((await post(p.id)).repostsCount).toBe(1);
+    const reposts = await prisma().post.findMany({ where: { repostOfId: p.id } });
+    expect(reposts).toHaveLength(1);
+    expect(reposts[0]!.authorId).toBe(ids.alice);
+    expect((await notes('bob', 'repost')).some((n) => n.postId === p.id)).toBe(true);
+    await alice.posts.delete({ id: reposts[0]!.id });
+    expect((await post(p.id)).repostsCount).toBe(0);
+    expect(await prisma().repost.count({ where: { postId: p.id } })).toBe(0);
+  });
+
+  it('refuses unknown posts (NOT_FOUND) and malformed ids (BAD_REQUEST)', async () => {
+    const alice = await as('alice');
+    const unknown = '0d6c4c22-0000-4000-8000-000000000000';
+    for (const call of [
+      () => alice.interactions.like({ postId: unknown }),
+      () => alice.interactions.repost({ postId: unknown }),
+      () => alice.interactions.prepare({ kind: 'like', postId: unknown }),
+    ]) {
+      expect((await failure(call())).code).toBe('NOT_FOUND');
+    }
+    expect((await failure(alice.interactions.like({ postId: 'swarm:::' }))).code).toBe(
+      'BAD_REQUEST',
+    );
+  });
+
+  it('a remote post needs a registered key and a signature', async () => {
+    const alice = await as('alice');
+    const postId = `swarm:beta.test:3a0c1d7e-0000-4000-8000-000000000000`;
+    // alice signed up without a key: nothing to sign with.
+    const prepared = await failure(alice.interactions.prepare({ kind: 'like', postId }));
+    expect(prepared.code).toBe('BAD_REQUEST');
+    expect(prepared.message).toMatch(/signing key/);
+    const before = await prisma().outboxDelivery.count();
+    expect((await failure(alice.interactions.like({ postId }))).code).toBe('BAD_REQUEST');
+    expect(await prisma().outboxDelivery.count()).toBe(before);
+  });
+});
+
+describe('follows', () => {
+  it('follows a local user once: counters on both sides, a notification; unfollow undoes it', async () => {
+    const carol = await as('carol');
+    expect(await carol.interactions.follow({ address: 'bob' })).toEqual({ delivery: null });
+    await carol.interactions.follow({ address: `@bob@${SELF}` });
+    expect((await user('bob')).followersCount).toBe(1);
+    expect((await user('carol')).followingCount).toBe(1);
+    expect((await notes('bob', 'follow')).filter((n) => n.actorHandle === 'carol')).toHaveLength(1);
+    const profile = await carol.profiles.get({ address: 'bob', limit: 0 });
+    expect(profile.profile.viewer?.followState).toBe('accepted');
+
+    await carol.interactions.unfollow({ address: 'bob' });
+    await carol.interactions.unfollow({ address: 'bob' });
+    expect((await user('bob')).followersCount).toBe(0);
+    expect((await user('carol')).followingCount).toBe(0);
+    expect((await notes('bob', 'follow')).filter((n) => n.actorHandle === 'carol')).toHaveLength(0);
+  });
+
+  it('refuses oneself, unknown people and bad addresses', async () => {
+    const carol = await as('carol');
+    expect((await failure(carol.interactions.follow({ address: 'carol' }))).code).toBe(
+      'BAD_REQUEST',
+    );
+    expect((await failure(carol.interactions.follow({ address: 'nobody' }))).code).toBe(
+      'NOT_FOUND',
+    );
+    expect((await failure(carol.interactions.follow({ address: 'a b@c' }))).code).toBe(
+      'BAD_REQUEST',
+    );
+    expect((await user('carol')).followingCount).toBe(0);
+  });
+
+  it('a remote follow of a stranger whose node is down is refused and changes nothing', async () => {
+    const alice = await as('alice');
+    const before = {
+      follows: await prisma().follow.count(),
+      actors: await prisma().remoteActor.count(),
+      outbox: await prisma().outboxDelivery.count(),
+    };
+    const refused = await failure(alice.interactions.follow({ address: 'eve@gamma.test' }));
+    expect(refused.code).toBe('BAD_GATEWAY');
+    expect(refused.message).toMatch(/gamma\.test could not be reached/);
+    expect({
+      follows: await prisma().follow.count(),
+      actors: await prisma().remoteActor.count(),
+      outbox: await prisma().outboxDelivery.count(),
+    }).toEqual(before);
+  });
+
+  it('a remote follow of someone known here while their node is down is queued; unfollow cancels it', async () => {
+    // dora@gamma.test was seen here before (as a profile read stores her).
+    await prisma().remoteActor.create({
+      data: {
+        actorUrl: 'swarm://gamma.test/dora',
+        handle: 'dora',
+        nodeDomain: 'gamma.test',
+        displayName: 'Dora',
+      },
+    });
+    const alice = await as('alice');
+    const { delivery } = await alice.interactions.follow({ address: 'dora@gamma.test' });
+    expect(delivery).toMatchObject({
+      kind: 'follow',
+      targetDomain: 'gamma.test',
+      status: 'pending',
+    });
+    expect(delivery!.summary).toMatch(/^retrying, next in \d+ s$/);
+    const follow = await prisma().follow.findFirstOrThrow({
+      where: { followerUserId: ids.alice, followeeKey: 'swarm://gamma.test/dora' },
+    });
+    expect(follow.state).toBe('pending');
+    expect((await alice.profiles.get({ address: 'alice', limit: 0 })).profile.followingCount).toBe(
+      1,
+    );
+    // Following again answers the same queued delivery.
+    expect((await alice.interactions.follow({ address: 'dora@gamma.test' })).delivery?.id).toBe(
+      delivery!.id,
+    );
+
+    const undone = await alice.interactions.unfollow({ address: 'dora@gamma.test' });
+    // The follow may have arrived (an attempt was made), so an unfollow is queued too.
+    expect(undone.delivery).toMatchObject({ kind: 'unfollow', status: 'pending' });
+    expect((await alice.deliveries.get({ id: delivery!.id })).status).toBe('cancelled');
+    expect(await prisma().follow.count({ where: { followerUserId: ids.alice } })).toBe(0);
+    expect((await user('alice')).followingCount).toBe(0);
+  });
+});
+
+describe('deliveries', () => {
+  it('each user sees only their own deliveries, newest first', async () => {
+    const bob = await as('bob');
+    const first = (await bob.posts.create({ content: 'hi @x@one.test' })).deliveries[0]!;
+    t.clock.advance(1000);
+    const second = (await bob.posts.create({ content: 'hi @y@two.test' })).deliveries[0]!;
+    const mine = await bob.deliveries.mine({ limit: 2 });
+    expect(mine.map((d) => d.id)).toEqual([second.id, first.id]);
+    expect(await bob.deliveries.get({ id: first.id })).toMatchObject({
+      id: first.id,
+      targetDomain: 'one.test',
+      kind: 'mention',
+    });
+    const carol = await as('carol');
+    expect((await carol.deliveries.mine()).map((d) => d.id)).not.toContain(first.id);
+    expect((await failure(carol.deliveries.get({ id: first.id }))).code).toBe('NOT_FOUND');
+    expect((await failure(carol.deliveries.get({ id: 'nope' }))).code).toBe('NOT_FOUND');
+  });
+
+  it('every procedure needs a session', async () => {
+    const anonymous = await as(null);
+    const calls = [
+      () => anonymous.interactions.prepare({ kind: 'like', postId: 'x' }),
+      () => anonymous.interactions.like({ postId: 'x' }),
+      () => anonymous.interactions.unlike({ postId: 'x' }),
+      () => anonymous.interactions.repost({ postId: 'x' }),
+      () => anonymous.interactions.follow({ address: 'bob' }),
+      () => anonymous.interactions.unfollow({ address: 'bob' }),
+      () => anonymous.posts.delete({ id: 'x' }),
+      () => anonymous.deliveries.mine(),
+      () => anonymous.deliveries.get({ id: 'x' }),
+    ];
+    for (const call of calls) expect((await failure(call())).code).toBe('UNAUTHORIZED');
+  });
+});

@@ -1,0 +1,593 @@
+import { randomUUID } from 'node:crypto';
+import {
+  LIMITS,
+  didKeyToPublicKey,
+  formatTimestamp,
+  isWithinClockWindow,
+  likeBodySchema,
+  ok,
+  parseWith,
+  repostBodySchema,
+  unlikeBodySchema,
+  uuidSchema,
+  verifyUserAction,
+} from '@swarm/contract';
+import {
+  addFollow,
+  addLike,
+  addRepost,
+  notify,
+  removeFollow,
+  removeLike,
+} from '../interactions/interaction-effects.ts';
+import type { ActionResult } from '../views/index.ts';
+import {
+  Rollback,
+  actorFields,
+  inTransaction,
+  loadActingUser,
+  localEffectActor,
+  localKey,
+  refuse,
+  wireUrl,
+  type ActionDeps,
+  type ActionOutcome,
+  type ActingUser,
+} from './action-support.ts';
+import { createTargetResolver, type PostTarget } from './action-targets.ts';
+
+/**
+ * Likes, unlikes, reposts and follows by a local user, on this node's posts and people or on
+ * another node's. Locally the effects are those of the inbound receivers (same helpers); for a
+ * remote target the local record (like/repost row on the post's copy, pending follow) and the
+ * outbox row are one transaction, then the delivery is attempted at once.
+ *
+ * Like, unlike and repost carry the user's own signature (DESIGN §3 "User keys"): `prepare`
+ * builds the exact body, the browser signs `userSignaturePayload({action, targetDomain, body})`
+ * with the user's key, and the action checks the signed body before anything is written. The
+ * node cannot make these for its users; follows, unfollows, mentions and replies go unsigned
+ * (the signature is optional there).
+ */
+
+export type SignedKind = 'like' | 'unlike' | 'repost';
+
+export type PreparedInteraction =
+  | { local: true }
+  | {
+      local: false;
+      action: SignedKind;
+      targetDomain: string;
+      /** Sign exactly this (without a `signature` member) and send it back with the signature. */
+      body: Record<string, unknown>;
+    };
+
+export interface SignedBody {
+  body: Record<string, unknown>;
+  signature: string;
+}
+
+export interface InteractionInput {
+  postId: string;
+  /** Required when the post lives on another node. */
+  signed?: SignedBody | null;
+  /**
+   * The post's author as the page showed it (`bob@beta.example`): used only for a first action
+   * on a remote post whose node cannot be asked now and that no read here just showed.
+   */
+  authorAddress?: string | null;
+}
+
+export interface InteractionActions {
+  prepare(
+    userId: string,
+    input: { kind: SignedKind; postId: string },
+  ): Promise<ActionOutcome<PreparedInteraction>>;
+  like(userId: string, input: InteractionInput): Promise<ActionOutcome<ActionResult>>;
+  unlike(userId: string, input: InteractionInput): Promise<ActionOutcome<ActionResult>>;
+  repost(userId: string, input: InteractionInput): Promise<ActionOutcome<ActionResult>>;
+  follow(userId: string, input: { address: string }): Promise<ActionOutcome<ActionResult>>;
+  unfollow(userId: string, input: { address: string }): Promise<ActionOutcome<ActionResult>>;
+}
+
+type RemoteTarget = Extract<PostTarget, { kind: 'remote' }>;
+
+const BODY_SCHEMAS = { like: likeBodySchema, unlike: unlikeBodySchema, repost: repostBodySchema };
+
+const nothing: ActionResult = { delivery: null };
+
+export function createInteractionActions(deps: ActionDeps): InteractionActions {
+  const { db, clock, config, delivery, reads } = deps;
+  const prisma = db.prisma;
+  const self = config.domain;
+  const targets = createTargetResolver(deps);
+
+  /** After an action reached (or is queued for) `domain`: reads ask it again, not the cache. */
+  function changed<T>(domain: string, result: T): T {
+    reads?.reader.forget(domain);
+    return result;
+  }
+
+  /** The action's user and target post, with the rule that remote ids must be UUIDs (spec). */
+  async function begin(
+    userId: string,
+    postId: string,
+  ): Promise<ActionOutcome<{ user: ActingUser; target: PostTarget }>> {
+    const user = await loadActingUser(db, userId);
+    if (!user.ok) return user;
+    const target = await targets.post(postId);
+    if (!target.ok) return target;
+    if (
+      target.value.kind === 'remote' &&
+      !uuidSchema.safeParse(target.value.remotePostId).success
+    ) {
+      return refuse(
+        'BAD_REQUEST',
+        `Posts of ${target.value.domain} cannot be liked or reposted from here: their ids are not UUIDs.`,
+      );
+    }
+    return ok({ user: user.value, target: target.value });
+  }
+
+  /** What the browser signs: the spec's body for this action, with a fresh id and time. */
+  function bodyFor(kind: SignedKind, user: ActingUser, target: RemoteTarget) {
+    const common = {
+      interactionId: randomUUID(),
+      timestamp: formatTimestamp(clock.now()),
+    };
+    const actor = actorFields(user, self);
+    switch (kind) {
+      case 'like':
+        return { postId: target.remotePostId, like: { ...actor, ...common } };
+      case 'unlike':
+        return {
+          postId: target.remotePostId,
+          unlike: {
+            actorHandle: actor.actorHandle,
+            actorNodeDomain: actor.actorNodeDomain,
+            ...common,
+          },
+        };
+      case 'repost':
+        // The id the local repost post will have (it is signed, so it is reserved here).
+        return {
+          postId: target.remotePostId,
+          repost: { ...actor, repostId: randomUUID(), ...common },
+        };
+    }
+  }
+
+  /**
+   * The checks of a signed body, all before any write: it is the spec's shape, for this post,
+   * by this user as this node describes them, made within ±5 minutes, not used before, and
+   * signed with the user's registered key for the post's node.
+   */
+  async function verifySigned(
+    kind: SignedKind,
+    user: ActingUser,
+    target: RemoteTarget,
+    signed: SignedBody | null | undefined,
+  ): Promise<
+    ActionOutcome<{ raw: Record<string, unknown>; interactionId: string; repostId?: string }>
+  > {
+    if (!signed) {
+      return refuse(
+        'BAD_REQUEST',
+        `A ${kind} of a post on ${target.domain} needs your signature: prepare it, sign it, then send it.`,
+      );
+    }
+    if (!user.did) {
+      return refuse(
+        'BAD_REQUEST',
+        'Your account has no signing key yet: sign in again in your browser to create one.',
+      );
+    }
+    const raw: Record<string, unknown> = { ...signed.body, signature: signed.signature };
+    if (JSON.stringify(raw).length > LIMITS.interactionBodyBytes) {
+      return refuse('BAD_REQUEST', `The signed ${kind} is too large.`);
+    }
+    const parsed = parseWith(BODY_SCHEMAS[kind], raw);
+    if (!parsed.ok)
+      return refuse('BAD_REQUEST', `The signed ${kind} is malformed: ${parsed.reason}.`);
+    const body = parsed.value;
+    if (body.postId !== target.remotePostId) {
+      return refuse('BAD_REQUEST', `The signed ${kind} is about another post.`);
+    }
+    const inner: {
+      actorHandle: string;
+      actorNodeDomain: string;
+      interactionId: string;
+      timestamp: string;
+      actorDisplayName?: string;
+      actorAvatarUrl?: string;
+      repostId?: string;
+    } = 'like' in body ? body.like : 'unlike' in body ? body.unlike : body.repost;
+    if (inner.actorHandle !== user.handle || inner.actorNodeDomain !== self) {
+      return refuse(
+        'UNAUTHORIZED',
+        `The signed ${kind} names someone else: you can act only as yourself.`,
+      );
+    }
+    if (kind !== 'unlike') {
+      const mine = actorFields(user, self);
+      if (
+        inner.actorDisplayName !== mine.actorDisplayName ||
+        inner.actorAvatarUrl !== mine.actorAvatarUrl
+      ) {
+        return refuse(
+          'BAD_REQUEST',
+          `The signed ${kind} shows another name or avatar than your profile: prepare it again.`,
+        );
+      }
+    }
+    if (!isWithinClockWindow(inner.timestamp, clock.now())) {
+      return refuse(
+        'BAD_REQUEST',
+        `The signed ${kind} is older than 5 minutes or dated in the future: prepare it again.`,
+      );
+    }
+    const key = await didKeyToPublicKey(user.did);
+    if (!key.ok) return refuse('BAD_REQUEST', `Your registered key is unusable: ${key.reason}.`);
+    const valid = await verifyUserAction({
+      publicKey: key.value,
+      action: kind,
+      targetDomain: target.domain,
+      body: raw,
+    });
+    if (!valid) {
+      return refuse('UNAUTHORIZED', `The signature of this ${kind} does not match your key.`);
+    }
+    const used = await prisma.outboxDelivery.findFirst({
+      where: { interactionId: inner.interactionId },
+      select: { id: true },
+    });
+    if (used) {
+      return refuse('BAD_REQUEST', `This signed ${kind} was sent already: prepare a new one.`);
+    }
+    if (kind === 'repost') {
+      const repostId = inner.repostId ?? '';
+      const taken =
+        !uuidSchema.safeParse(repostId).success ||
+        (await prisma.post.count({ where: { id: repostId } })) > 0;
+      if (taken)
+        return refuse(
+          'BAD_REQUEST',
+          'The signed repost has an unusable repostId: prepare it again.',
+        );
+      return ok({ raw, interactionId: inner.interactionId, repostId });
+    }
+    return ok({ raw, interactionId: inner.interactionId });
+  }
+
+  /**
+   * The delivery of an earlier action (an idempotent repeat answers its state). Called after
+   * the transaction: on PGlite a query outside an open transaction waits for it to end.
+   */
+  async function earlier(interactionId: string | null): Promise<ActionResult> {
+    if (!interactionId) return nothing;
+    return { delivery: await delivery.findByInteraction(interactionId) };
+  }
+
+  async function sent(id: string | null): Promise<ActionResult> {
+    if (!id) return nothing;
+    const [view] = await delivery.attempt([id]);
+    return { delivery: view ?? null };
+  }
+
+  // ---- like ---------------------------------------------------------------------------------
+
+  async function like(
+    userId: string,
+    input: InteractionInput,
+  ): Promise<ActionOutcome<ActionResult>> {
+    const begun = await begin(userId, input.postId);
+    if (!begun.ok) return begun;
+    const { user, target } = begun.value;
+    const actor = localEffectActor(user);
+    const at = clock.now();
+    if (target.kind === 'local') {
+      await inTransaction(db, async (tx) => {
+        if (!(await addLike(tx, { postId: target.postId, actor, interactionId: null, at }))) return;
+        await notify(tx, {
+          recipientId: target.authorId,
+          type: 'like',
+          actor,
+          at,
+          postId: target.postId,
+        });
+      });
+      return ok(nothing);
+    }
+    const checked = await verifySigned('like', user, target, input.signed);
+    if (!checked.ok) return checked;
+    const copy = await targets.remoteCopy(target, input);
+    if (!copy.ok) return copy;
+    const { interactionId, raw } = checked.value;
+    const outcome = await inTransaction<string, string | null>(db, async (tx) => {
+      if (!(await addLike(tx, { postId: copy.value.copyId, actor, interactionId, at }))) {
+        const existing = await tx.like.findUnique({
+          where: { postId_actorKey: { postId: copy.value.copyId, actorKey: localKey(user) } },
+          select: { interactionId: true },
+        });
+        throw new Rollback(existing?.interactionId ?? null);
+      }
+      return delivery.enqueue(tx, {
+        targetDomain: target.domain,
+        kind: 'like',
+        body: raw,
+        interactionId,
+        createdById: user.id,
+      });
+    });
+    return ok(
+      changed(
+        target.domain,
+        outcome.done ? await sent(outcome.value) : await earlier(outcome.value),
+      ),
+    );
+  }
+
+  async function unlike(
+    userId: string,
+    input: InteractionInput,
+  ): Promise<ActionOutcome<ActionResult>> {
+    const begun = await begin(userId, input.postId);
+    if (!begun.ok) return begun;
+    const { user, target } = begun.value;
+    const actorKey = localKey(user);
+    if (target.kind === 'local') {
+      await inTransaction(db, (tx) => removeLike(tx, { postId: target.postId, actorKey }));
+      return ok(nothing);
+    }
+    const checked = await verifySigned('unlike', user, target, input.signed);
+    if (!checked.ok) return checked;
+    const copyId = target.copyId;
+    if (!copyId) return ok(nothing); // never liked here: nothing to undo
+    const { interactionId, raw } = checked.value;
+    const outcome = await inTransaction<string | null, never>(db, async (tx) => {
+      const existing = await tx.like.findUnique({
+        where: { postId_actorKey: { postId: copyId, actorKey } },
+        select: { interactionId: true },
+      });
+      if (!existing || !(await removeLike(tx, { postId: copyId, actorKey }))) return null;
+      // A like that never left this node needs no unlike there.
+      if (existing.interactionId) {
+        const cancelled = await delivery.cancelPending(tx, existing.interactionId);
+        if (cancelled === 'unsent') return null;
+      }
+      return delivery.enqueue(tx, {
+        targetDomain: target.domain,
+        kind: 'unlike',
+        body: raw,
+        interactionId,
+        createdById: user.id,
+      });
+    });
+    return ok(changed(target.domain, await sent(outcome.value)));
+  }
+
+  // ---- repost -------------------------------------------------------------------------------
+
+  async function repost(
+    userId: string,
+    input: InteractionInput,
+  ): Promise<ActionOutcome<ActionResult>> {
+    const begun = await begin(userId, input.postId);
+    if (!begun.ok) return begun;
+    const { user, target } = begun.value;
+    const actor = localEffectActor(user);
+    const at = clock.now();
+    /** The repost's own post row (what shows it in feeds), then the repost record. */
+    const write = async (
+      tx: Parameters<Parameters<typeof inTransaction>[1]>[0],
+      postId: string,
+      repostPostId: string,
+      interactionId: string | null,
+    ) => {
+      await tx.post.create({
+        data: {
+          id: repostPostId,
+          authorId: user.id,
+          repostOfId: postId,
+          createdAt: at,
+          updatedAt: at,
+        },
+      });
+      return addRepost(tx, { postId, actor, interactionId, at, repostPostId });
+    };
+    if (target.kind === 'local') {
+      await inTransaction<void, void>(db, async (tx) => {
+        if (!(await write(tx, target.postId, randomUUID(), null))) throw new Rollback(undefined);
+        await notify(tx, {
+          recipientId: target.authorId,
+          type: 'repost',
+          actor,
+          at,
+          postId: target.postId,
+        });
+      });
+      return ok(nothing);
+    }
+    const checked = await verifySigned('repost', user, target, input.signed);
+    if (!checked.ok) return checked;
+    const copy = await targets.remoteCopy(target, input);
+    if (!copy.ok) return copy;
+    const { interactionId, raw, repostId } = checked.value;
+    const copyId = copy.value.copyId;
+    const outcome = await inTransaction<string, string | null>(db, async (tx) => {
+      if (!(await write(tx, copyId, repostId ?? randomUUID(), interactionId))) {
+        const existing = await tx.repost.findUnique({
+          where: { postId_actorKey: { postId: copyId, actorKey: localKey(user) } },
+          select: { interactionId: true },
+        });
+        throw new Rollback(existing?.interactionId ?? null);
+      }
+      return delivery.enqueue(tx, {
+        targetDomain: target.domain,
+        kind: 'repost',
+        body: raw,
+        interactionId,
+        createdById: user.id,
+      });
+    });
+    return ok(
+      changed(
+        target.domain,
+        outcome.done ? await sent(outcome.value) : await earlier(outcome.value),
+      ),
+    );
+  }
+
+  // ---- follow -------------------------------------------------------------------------------
+
+  async function follow(
+    userId: string,
+    input: { address: string },
+  ): Promise<ActionOutcome<ActionResult>> {
+    const loaded = await loadActingUser(db, userId);
+    if (!loaded.ok) return loaded;
+    const user = loaded.value;
+    const person = await targets.person(input.address);
+    if (!person.ok) return person;
+    const followee = person.value;
+    const actor = localEffectActor(user);
+    const at = clock.now();
+    if (followee.kind === 'local') {
+      if (followee.userId === user.id) return refuse('BAD_REQUEST', 'You cannot follow yourself.');
+      await inTransaction(db, async (tx) => {
+        const added = await addFollow(tx, {
+          follower: actor,
+          followee: { kind: 'local', userId: followee.userId },
+          state: 'accepted',
+          interactionId: null,
+          at,
+        });
+        if (added) await notify(tx, { recipientId: followee.userId, type: 'follow', actor, at });
+      });
+      return ok(nothing);
+    }
+    const interactionId = randomUUID();
+    const outcome = await inTransaction<string, string | null>(db, async (tx) => {
+      const added = await addFollow(tx, {
+        follower: actor,
+        followee: {
+          kind: 'remote',
+          remoteActorId: followee.remoteActorId,
+          actorUrl: followee.actorUrl,
+        },
+        state: 'pending',
+        interactionId,
+        at,
+      });
+      if (!added) {
+        const existing = await tx.follow.findUnique({
+          where: {
+            followerKey_followeeKey: {
+              followerKey: localKey(user),
+              followeeKey: followee.actorUrl,
+            },
+          },
+          select: { interactionId: true },
+        });
+        throw new Rollback(existing?.interactionId ?? null);
+      }
+      return delivery.enqueue(tx, {
+        targetDomain: followee.domain,
+        kind: 'follow',
+        interactionId,
+        createdById: user.id,
+        body: {
+          targetHandle: followee.handle,
+          follow: {
+            followerHandle: user.handle,
+            followerDisplayName: user.displayName,
+            followerAvatarUrl: wireUrl(user.avatarUrl),
+            followerBio: user.bio,
+            followerNodeDomain: self,
+            interactionId,
+            timestamp: formatTimestamp(at),
+          },
+        },
+      });
+    });
+    return ok(
+      changed(
+        followee.domain,
+        outcome.done ? await sent(outcome.value) : await earlier(outcome.value),
+      ),
+    );
+  }
+
+  async function unfollow(
+    userId: string,
+    input: { address: string },
+  ): Promise<ActionOutcome<ActionResult>> {
+    const loaded = await loadActingUser(db, userId);
+    if (!loaded.ok) return loaded;
+    const user = loaded.value;
+    const person = await targets.known(input.address);
+    if (!person.ok) return person;
+    const followee = person.value;
+    const followerKey = localKey(user);
+    if (followee.kind === 'local') {
+      await inTransaction(db, (tx) =>
+        removeFollow(tx, { followerKey, followeeKey: localKey({ id: followee.userId }) }),
+      );
+      return ok(nothing);
+    }
+    if (!followee.actorUrl) return ok(nothing); // never seen here, so not followed
+    const followeeKey = followee.actorUrl;
+    const at = clock.now();
+    const interactionId = randomUUID();
+    const outcome = await inTransaction<string | null, never>(db, async (tx) => {
+      const removed = await removeFollow(tx, { followerKey, followeeKey });
+      if (!removed) return null;
+      // A follow that never left this node needs no unfollow there.
+      if (removed.interactionId) {
+        const cancelled = await delivery.cancelPending(tx, removed.interactionId);
+        if (cancelled === 'unsent') return null;
+      }
+      return delivery.enqueue(tx, {
+        targetDomain: followee.domain,
+        kind: 'unfollow',
+        interactionId,
+        createdById: user.id,
+        body: {
+          targetHandle: followee.handle,
+          unfollow: {
+            followerHandle: user.handle,
+            followerNodeDomain: self,
+            interactionId,
+            timestamp: formatTimestamp(at),
+          },
+        },
+      });
+    });
+    return ok(changed(followee.domain, await sent(outcome.value)));
+  }
+
+  return {
+    async prepare(userId, input) {
+      const begun = await begin(userId, input.postId);
+      if (!begun.ok) return begun;
+      const { user, target } = begun.value;
+      if (target.kind === 'local') return ok({ local: true });
+      if (!user.did) {
+        return refuse(
+          'BAD_REQUEST',
+          'Your account has no signing key yet: sign in again in your browser to create one.',
+        );
+      }
+      return ok({
+        local: false,
+        action: input.kind,
+        targetDomain: target.domain,
+        body: bodyFor(input.kind, user, target),
+      });
+    },
+    like,
+    unlike,
+    repost,
+    follow,
+    unfollow,
+  };
+}

@@ -1,0 +1,300 @@
+import { randomUUID } from 'node:crypto';
+import { formatTimestamp, ok, parseWith, uuidSchema } from '@swarm/contract';
+import { postViewSelect, rowToPostView, withViewerState } from '../feeds/post-views.ts';
+import { excerpt, guessMimeType } from '../interactions/inbound-helpers.ts';
+import { notify } from '../interactions/interaction-effects.ts';
+import type { DeliveryView, PostView } from '../views/index.ts';
+import {
+  actorFields,
+  inTransaction,
+  loadActingUser,
+  localEffectActor,
+  refuse,
+  wireUrl,
+  type ActionDeps,
+  type ActionOutcome,
+  type ActingUser,
+} from './action-support.ts';
+import { createTargetResolver, type PostTarget, type RemotePost } from './action-targets.ts';
+import {
+  createPostInputSchema,
+  findMentions,
+  type CreatePostInput,
+  type Mention,
+} from './post-input.ts';
+
+/**
+ * Writing and deleting posts. A post, its counters, the notifications of local people it
+ * mentions or answers, and the rows of its deliveries (a reply to a post on another node, a
+ * mention of someone there) are one transaction; the deliveries are sent right after it.
+ */
+
+export interface CreatedPost {
+  post: PostView;
+  deliveries: DeliveryView[];
+}
+
+export interface PostActions {
+  create(userId: string, input: CreatePostInput): Promise<ActionOutcome<CreatedPost>>;
+  /** Soft delete of one's own post (its thread keeps its shape; counters go down). */
+  delete(userId: string, postId: string): Promise<ActionOutcome<{ id: string }>>;
+}
+
+export function createPostActions(deps: ActionDeps): PostActions {
+  const { db, clock, config, delivery, reads } = deps;
+  const prisma = db.prisma;
+  const self = config.domain;
+  const targets = createTargetResolver(deps);
+
+  /** The parent of a reply: a live local post, or a remote one with its copy. */
+  async function parentOf(
+    replyToId: string,
+    authorAddress: string | null | undefined,
+  ): Promise<
+    ActionOutcome<
+      { kind: 'local'; postId: string; authorId: string } | ({ kind: 'remote' } & RemotePost)
+    >
+  > {
+    const target = await targets.post(replyToId);
+    if (!target.ok) return target;
+    if (target.value.kind === 'local') return ok(target.value);
+    const remote = target.value as Extract<PostTarget, { kind: 'remote' }>;
+    if (!uuidSchema.safeParse(remote.remotePostId).success) {
+      // POST /api/swarm/replies names the parent by UUID (the spec's shape).
+      return refuse(
+        'BAD_REQUEST',
+        `Replies to ${remote.domain} cannot be delivered: its post id is not a UUID.`,
+      );
+    }
+    const copy = await targets.remoteCopy(remote, { authorAddress });
+    return copy.ok ? ok({ kind: 'remote', ...copy.value }) : copy;
+  }
+
+  function sameMention(a: Mention, b: { handle: string; domain: string | null }) {
+    return a.domain === b.domain && a.handle.toLowerCase() === b.handle.toLowerCase();
+  }
+
+  async function viewOf(user: ActingUser, postId: string): Promise<PostView> {
+    const row = await prisma.post.findUniqueOrThrow({
+      where: { id: postId },
+      select: postViewSelect,
+    });
+    const view = rowToPostView(row, self);
+    if (!view) throw new Error(`post ${postId} was just written and cannot be shown`);
+    const [withViewer] = await withViewerState(
+      prisma,
+      { id: user.id, handle: user.handle, showNsfw: user.showNsfw },
+      [view],
+    );
+    return withViewer ?? view;
+  }
+
+  return {
+    async create(userId, rawInput) {
+      const loaded = await loadActingUser(db, userId);
+      if (!loaded.ok) return loaded;
+      const user = loaded.value;
+      const parsed = parseWith(createPostInputSchema, rawInput);
+      if (!parsed.ok)
+        return refuse('BAD_REQUEST', `This post cannot be published: ${parsed.reason}.`);
+      const input = parsed.value;
+
+      const parent = input.replyToId
+        ? await parentOf(input.replyToId, input.replyToAuthorAddress)
+        : null;
+      if (parent && !parent.ok) return parent;
+      const replyTo = parent?.value ?? null;
+
+      // Who the parent's notification or reply delivery reaches already gets no mention on top.
+      const parentAuthor =
+        replyTo?.kind === 'remote' && replyTo.author
+          ? { handle: replyTo.author.handle, domain: replyTo.author.domain }
+          : null;
+      const mentions = findMentions(input.content, self).filter(
+        (m) => !(parentAuthor && sameMention(m, parentAuthor)),
+      );
+      const localHandles = mentions.filter((m) => m.domain === null).map((m) => m.handle);
+      const mentioned =
+        localHandles.length === 0
+          ? []
+          : await prisma.user.findMany({
+              where: { handle: { in: localHandles } },
+              select: { id: true },
+            });
+      const remoteMentions = mentions.filter(
+        (m): m is Mention & { domain: string } => m.domain !== null,
+      );
+
+      const now = clock.now();
+      const postId = randomUUID();
+      const actor = localEffectActor(user);
+      const text = excerpt(input.content);
+      const written = await inTransaction<string[], never>(db, async (tx) => {
+        await tx.post.create({
+          data: {
+            id: postId,
+            authorId: user.id,
+            content: input.content,
+            isNsfw: input.isNsfw,
+            replyToId: replyTo
+              ? replyTo.kind === 'local'
+                ? replyTo.postId
+                : replyTo.copyId
+              : null,
+            linkPreviewUrl: input.linkPreview?.url ?? null,
+            linkPreviewTitle: input.linkPreview?.title || null,
+            linkPreviewDescription: input.linkPreview?.description || null,
+            linkPreviewImage: input.linkPreview?.image ?? null,
+            createdAt: now,
+            updatedAt: now,
+            media: {
+              create: input.media.map((item, position) => ({
+                url: item.url,
+                altText: item.altText,
+                mimeType: item.mimeType || guessMimeType(item.url),
+                position,
+                createdAt: now,
+              })),
+            },
+          },
+        });
+        await tx.user.update({ where: { id: user.id }, data: { postsCount: { increment: 1 } } });
+        const deliveries: string[] = [];
+        let notified: string | null = null;
+        if (replyTo) {
+          const parentRow = replyTo.kind === 'local' ? replyTo.postId : replyTo.copyId;
+          await tx.post.update({
+            where: { id: parentRow },
+            data: { repliesCount: { increment: 1 } },
+          });
+          if (replyTo.kind === 'local') {
+            await notify(tx, {
+              recipientId: replyTo.authorId,
+              type: 'reply',
+              actor,
+              at: now,
+              postId,
+              content: text,
+            });
+            notified = replyTo.authorId;
+          } else {
+            deliveries.push(
+              await delivery.enqueue(tx, {
+                targetDomain: replyTo.domain,
+                kind: 'reply',
+                createdById: user.id,
+                interactionId: postId,
+                body: {
+                  postId: replyTo.remotePostId,
+                  reply: {
+                    id: postId,
+                    content: input.content,
+                    createdAt: formatTimestamp(now),
+                    author: {
+                      handle: user.handle,
+                      displayName: user.displayName,
+                      avatarUrl: wireUrl(user.avatarUrl),
+                    },
+                    nodeDomain: self,
+                    mediaUrls: input.media.map((item) => item.url),
+                  },
+                },
+              }),
+            );
+          }
+        }
+        for (const { id } of mentioned) {
+          if (id === notified) continue;
+          await notify(tx, {
+            recipientId: id,
+            type: 'mention',
+            actor,
+            at: now,
+            postId,
+            content: text,
+          });
+        }
+        for (const mention of remoteMentions) {
+          const interactionId = randomUUID();
+          deliveries.push(
+            await delivery.enqueue(tx, {
+              targetDomain: mention.domain,
+              kind: 'mention',
+              createdById: user.id,
+              interactionId,
+              body: {
+                mentionedHandle: mention.handle,
+                mention: {
+                  ...actorFields(user, self),
+                  postId,
+                  postContent: input.content,
+                  interactionId,
+                  timestamp: formatTimestamp(now),
+                },
+              },
+            }),
+          );
+        }
+        return deliveries;
+      });
+      const deliveries = await delivery.attempt(written.value);
+      // The nodes told of it count it now (a reply): reads ask them again, not the cache.
+      for (const domain of new Set(deliveries.map((d) => d.targetDomain))) {
+        reads?.reader.forget(domain);
+      }
+      return ok({ post: await viewOf(user, postId), deliveries });
+    },
+
+    async delete(userId, postId) {
+      if (!uuidSchema.safeParse(postId).success) {
+        return refuse('NOT_FOUND', `There is no post ${postId}.`);
+      }
+      const post = await prisma.post.findFirst({
+        where: { id: postId, deletedAt: null, apId: null },
+        select: { id: true, authorId: true, replyToId: true, repostOfId: true },
+      });
+      if (!post) return refuse('NOT_FOUND', `There is no post ${postId}.`);
+      if (post.authorId !== userId) {
+        return refuse('FORBIDDEN', 'Only its author can delete a post.');
+      }
+      const now = clock.now();
+      await inTransaction(db, async (tx) => {
+        // Counted by what this statement changed: a concurrent delete undoes the counters once.
+        const { count } = await tx.post.updateMany({
+          where: { id: post.id, deletedAt: null },
+          data: { deletedAt: now, updatedAt: now },
+        });
+        if (count === 0) return;
+        if (post.repostOfId) {
+          // Deleting a repost takes the repost back.
+          const removed = await tx.repost.deleteMany({ where: { repostPostId: post.id } });
+          if (removed.count > 0) {
+            await tx.post.updateMany({
+              where: { id: post.repostOfId, repostsCount: { gt: 0 } },
+              data: { repostsCount: { decrement: 1 } },
+            });
+            await tx.notification.deleteMany({
+              where: { type: 'repost', postId: post.repostOfId, actorUserId: userId },
+            });
+          }
+          return;
+        }
+        await tx.user.updateMany({
+          where: { id: userId, postsCount: { gt: 0 } },
+          data: { postsCount: { decrement: 1 } },
+        });
+        if (post.replyToId) {
+          await tx.post.updateMany({
+            where: { id: post.replyToId, repliesCount: { gt: 0 } },
+            data: { repliesCount: { decrement: 1 } },
+          });
+        }
+        // Notifications about it would lead to nothing.
+        await tx.notification.deleteMany({
+          where: { postId: post.id, type: { in: ['reply', 'mention'] } },
+        });
+      });
+      return ok({ id: post.id });
+    },
+  };
+}

@@ -1,0 +1,103 @@
+import { z } from 'zod';
+import { httpUrlSchema, parseDomain, parseRemoteHandle } from '@swarm/contract';
+
+/**
+ * What a user may post (issue #4: text, up to 4 media by URL with alt text, NSFW flag, link
+ * preview fields, a reply target). Shared by the tRPC router, the admin API and the domain
+ * service, which validates again because it is also called from there.
+ */
+export const POST_LIMITS = {
+  /** Characters (code points). A reply carries the whole text: far below the 64 KiB body cap. */
+  contentChars: 5000,
+  media: 4,
+  altTextChars: 1500,
+  mimeTypeChars: 100,
+  linkTitleChars: 300,
+  linkDescriptionChars: 1000,
+  /** Mentions beyond this many in one post are left as plain text (no notification, no delivery). */
+  mentions: 20,
+} as const;
+
+const chars = (text: string) => Array.from(text).length;
+
+export const mediaInputSchema = z.object({
+  url: httpUrlSchema,
+  altText: z
+    .string()
+    .default('')
+    .refine((t) => chars(t) <= POST_LIMITS.altTextChars, {
+      message: `alt text is longer than ${POST_LIMITS.altTextChars} characters`,
+    }),
+  mimeType: z.string().trim().max(POST_LIMITS.mimeTypeChars).optional(),
+});
+
+export const linkPreviewInputSchema = z.object({
+  url: httpUrlSchema,
+  title: z.string().trim().max(POST_LIMITS.linkTitleChars).optional(),
+  description: z.string().trim().max(POST_LIMITS.linkDescriptionChars).optional(),
+  image: httpUrlSchema.optional(),
+});
+
+/** The fields of a new post, without the cross-field rule (for callers that add fields). */
+export const postInputObject = z.object({
+  content: z.string().refine((t) => chars(t) <= POST_LIMITS.contentChars, {
+    message: `a post is at most ${POST_LIMITS.contentChars} characters`,
+  }),
+  media: z
+    .array(mediaInputSchema)
+    .max(POST_LIMITS.media, { message: `at most ${POST_LIMITS.media} media items` })
+    .default([]),
+  isNsfw: z.boolean().default(false),
+  linkPreview: linkPreviewInputSchema.nullish(),
+  /** Our post's UUID, or `swarm:{domain}:{postId}` for a post on another node. */
+  replyToId: z.string().min(1).max(600).nullish(),
+  /**
+   * The author of `replyToId` as the page showed it (`bob@beta.example`): used only when the
+   * post's node cannot be asked and nothing else here knows the post (a placeholder copy).
+   */
+  replyToAuthorAddress: z.string().trim().min(1).max(300).nullish(),
+});
+
+export const createPostInputSchema = postInputObject.refine(
+  (input) => input.content.trim() !== '' || input.media.length > 0,
+  { message: 'a post needs text or at least one media item', path: ['content'] },
+);
+
+export type CreatePostInput = z.input<typeof createPostInputSchema>;
+export type ParsedPostInput = z.output<typeof createPostInputSchema>;
+
+/** A person named in a post: `@alice` here, `@bob@beta.example` elsewhere. */
+export interface Mention {
+  handle: string;
+  /** Null for a user of this node. */
+  domain: string | null;
+}
+
+// `@handle` or `@handle@domain[:port]`, not inside a word or an e-mail address.
+const MENTION = /(?<![\w@./-])@([A-Za-z0-9_][A-Za-z0-9_.-]*)(?:@([A-Za-z0-9.-]+(?::\d{1,5})?))?/g;
+
+/**
+ * The mentions of a text, each once, in order of appearance. A trailing `.` or `-` ends a
+ * sentence rather than a handle or domain; `@handle@<this node>` is a local mention.
+ */
+export function findMentions(content: string, self: string): Mention[] {
+  const found = new Map<string, Mention>();
+  for (const match of content.matchAll(MENTION)) {
+    const handle = parseRemoteHandle(match[1]!.replace(/[.-]+$/, ''));
+    if (!handle.ok) continue;
+    let domain: string | null = null;
+    if (match[2]) {
+      const parsed = parseDomain(match[2].replace(/[.-]+$/, ''));
+      if (!parsed.ok) continue;
+      domain = parsed.value === self ? null : parsed.value;
+    }
+    const mention = {
+      handle: domain ? handle.value : handle.value.toLowerCase(),
+      domain,
+    };
+    const key = `${mention.handle.toLowerCase()}@${domain ?? ''}`;
+    if (!found.has(key)) found.set(key, mention);
+    if (found.size >= POST_LIMITS.mentions) break;
+  }
+  return [...found.values()];
+}

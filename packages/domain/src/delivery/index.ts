@@ -1,0 +1,3 @@
+export * from './delivery-policy.ts';
+export * from './delivery.service.ts';
+export * from './delivery-worker.ts';

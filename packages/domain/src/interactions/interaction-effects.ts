@@ -1,0 +1,310 @@
+import { formatActorUrl } from '@swarm/contract';
+import { localActorKey, type Prisma } from '@swarm/db';
+
+/**
+ * The database effects of an interaction, shared by the receiver of other nodes' interactions
+ * (inbound-interaction.service.ts) and by what local users do (actions/): one like, repost or
+ * follow per actor, counters changed with atomic increments (never below zero), notifications
+ * with a snapshot of the actor. Every helper runs inside the caller's transaction.
+ */
+
+export type Tx = Prisma.TransactionClient;
+
+/** A remote person as an interaction body or a profile describes them. */
+export interface RemoteActorFields {
+  handle: string;
+  domain: string;
+  displayName: string;
+  /** '' when there is none. */
+  avatarUrl: string;
+  bio: string;
+}
+
+/** Who did something: a user of this node, or a remote actor already stored. */
+export type EffectActor =
+  | {
+      kind: 'local';
+      userId: string;
+      handle: string;
+      displayName: string;
+      avatarUrl: string | null;
+    }
+  | {
+      kind: 'remote';
+      remoteActorId: string;
+      actorUrl: string;
+      handle: string;
+      domain: string;
+      displayName: string;
+      avatarUrl: string | null;
+    };
+
+/** `local:<userId>` or the actor URL: the unique key of likes, reposts, follows. */
+export function actorKeyOf(actor: EffectActor): string {
+  return actor.kind === 'local' ? localActorKey(actor.userId) : actor.actorUrl;
+}
+
+/** The key column plus exactly one of the two foreign keys (schema convention). */
+function actorColumns(actor: EffectActor) {
+  return actor.kind === 'local'
+    ? { actorKey: actorKeyOf(actor), userId: actor.userId, remoteActorId: null }
+    : { actorKey: actorKeyOf(actor), userId: null, remoteActorId: actor.remoteActorId };
+}
+
+/**
+ * Insert-or-refresh a remote actor's cached profile in one statement (two requests may store
+ * the same actor at once). Empty display fields never overwrite known ones; a did is pinned only
+ * when none is (DESIGN §3: pinned on first sight). `fetched`: the fields came from the actor's
+ * own node (`fetched_at`), not from an interaction body.
+ */
+export async function upsertRemoteActor(
+  tx: Tx,
+  actor: RemoteActorFields,
+  options: { now: Date; didToPin?: string | undefined; fetched?: boolean },
+): Promise<{ id: string; actorUrl: string }> {
+  const actorUrl = formatActorUrl(actor);
+  const { now } = options;
+  const did = options.didToPin ?? null;
+  const fetchedAt = options.fetched ? now : null;
+  const rows = await tx.$queryRaw<{ id: string }[]>`
+    INSERT INTO remote_actors (actor_url, handle, node_domain, display_name, avatar_url, bio,
+      did, did_pinned_at, fetched_at, created_at, updated_at)
+    VALUES (${actorUrl}, ${actor.handle}, ${actor.domain}, ${actor.displayName},
+      ${actor.avatarUrl || null}, ${actor.bio}, ${did},
+      ${did ? now : null}::timestamptz, ${fetchedAt}::timestamptz, ${now}, ${now})
+    ON CONFLICT (actor_url) DO UPDATE SET
+      display_name = COALESCE(NULLIF(EXCLUDED.display_name, ''), remote_actors.display_name),
+      avatar_url = COALESCE(EXCLUDED.avatar_url, remote_actors.avatar_url),
+      bio = COALESCE(NULLIF(EXCLUDED.bio, ''), remote_actors.bio),
+      did = COALESCE(remote_actors.did, EXCLUDED.did),
+      did_pinned_at = CASE WHEN remote_actors.did IS NULL THEN EXCLUDED.did_pinned_at
+                           ELSE remote_actors.did_pinned_at END,
+      fetched_at = COALESCE(EXCLUDED.fetched_at, remote_actors.fetched_at),
+      updated_at = EXCLUDED.updated_at
+    RETURNING id::text AS id`;
+  const id = rows[0]?.id;
+  if (!id) throw new Error(`remote actor upsert returned no row for ${actorUrl}`);
+  return { id, actorUrl };
+}
+
+/** The stored remote actor as an `EffectActor`. */
+export function remoteEffectActor(
+  fields: RemoteActorFields,
+  stored: { id: string; actorUrl: string },
+): EffectActor {
+  return {
+    kind: 'remote',
+    remoteActorId: stored.id,
+    actorUrl: stored.actorUrl,
+    handle: fields.handle,
+    domain: fields.domain,
+    displayName: fields.displayName,
+    avatarUrl: fields.avatarUrl || null,
+  };
+}
+
+/** One like per actor and post; true when it was new (and `likesCount` went up). */
+export async function addLike(
+  tx: Tx,
+  input: { postId: string; actor: EffectActor; interactionId: string | null; at: Date },
+): Promise<boolean> {
+  const { count } = await tx.like.createMany({
+    data: [
+      {
+        postId: input.postId,
+        ...actorColumns(input.actor),
+        interactionId: input.interactionId,
+        createdAt: input.at,
+      },
+    ],
+    skipDuplicates: true,
+  });
+  if (count === 0) return false;
+  await tx.post.update({ where: { id: input.postId }, data: { likesCount: { increment: 1 } } });
+  return true;
+}
+
+/** Undoes exactly a like: the row, one off the count, its notification. False when none. */
+export async function removeLike(
+  tx: Tx,
+  input: { postId: string; actorKey: string },
+): Promise<boolean> {
+  const { count } = await tx.like.deleteMany({
+    where: { postId: input.postId, actorKey: input.actorKey },
+  });
+  if (count === 0) return false;
+  await tx.post.updateMany({
+    where: { id: input.postId, likesCount: { gt: 0 } },
+    data: { likesCount: { decrement: 1 } },
+  });
+  await tx.notification.deleteMany({
+    where: { type: 'like', postId: input.postId, actorKey: input.actorKey },
+  });
+  return true;
+}
+
+/** One repost per actor and post; true when it was new (and `repostsCount` went up). */
+export async function addRepost(
+  tx: Tx,
+  input: {
+    postId: string;
+    actor: EffectActor;
+    interactionId: string | null;
+    at: Date;
+    /** Local reposts: the post row that shows the repost in the reposter's feed. */
+    repostPostId?: string;
+    /** Remote reposts: the repost's id on the actor's node. */
+    remoteRepostId?: string;
+  },
+): Promise<boolean> {
+  const { count } = await tx.repost.createMany({
+    data: [
+      {
+        postId: input.postId,
+        ...actorColumns(input.actor),
+        repostPostId: input.repostPostId ?? null,
+        remoteRepostId: input.remoteRepostId ?? null,
+        interactionId: input.interactionId,
+        createdAt: input.at,
+      },
+    ],
+    skipDuplicates: true,
+  });
+  if (count === 0) return false;
+  await tx.post.update({ where: { id: input.postId }, data: { repostsCount: { increment: 1 } } });
+  return true;
+}
+
+/** The followee of a follow: a local user, or a stored remote actor. */
+export type FollowTarget =
+  { kind: 'local'; userId: string } | { kind: 'remote'; remoteActorId: string; actorUrl: string };
+
+function followeeKeyOf(target: FollowTarget): string {
+  return target.kind === 'local' ? localActorKey(target.userId) : target.actorUrl;
+}
+
+/**
+ * One follow per pair; true when it was new. Counters of the local users on either side move
+ * with it (`followingCount` of a local follower, `followersCount` of a local followee).
+ */
+export async function addFollow(
+  tx: Tx,
+  input: {
+    follower: EffectActor;
+    followee: FollowTarget;
+    state: 'pending' | 'accepted';
+    interactionId: string | null;
+    at: Date;
+  },
+): Promise<boolean> {
+  const { follower, followee } = input;
+  const { count } = await tx.follow.createMany({
+    data: [
+      {
+        followerKey: actorKeyOf(follower),
+        followerUserId: follower.kind === 'local' ? follower.userId : null,
+        followerRemoteActorId: follower.kind === 'remote' ? follower.remoteActorId : null,
+        followeeKey: followeeKeyOf(followee),
+        followeeUserId: followee.kind === 'local' ? followee.userId : null,
+        followeeRemoteActorId: followee.kind === 'remote' ? followee.remoteActorId : null,
+        state: input.state,
+        interactionId: input.interactionId,
+        createdAt: input.at,
+      },
+    ],
+    skipDuplicates: true,
+  });
+  if (count === 0) return false;
+  if (followee.kind === 'local') {
+    await tx.user.update({
+      where: { id: followee.userId },
+      data: { followersCount: { increment: 1 } },
+    });
+  }
+  if (follower.kind === 'local') {
+    await tx.user.update({
+      where: { id: follower.userId },
+      data: { followingCount: { increment: 1 } },
+    });
+  }
+  return true;
+}
+
+/**
+ * Undoes exactly a follow: the row, the counters, the follow notification. Returns the removed
+ * follow's interaction id and state, or null when there was none.
+ */
+export async function removeFollow(
+  tx: Tx,
+  input: { followerKey: string; followeeKey: string },
+): Promise<{ interactionId: string | null; state: 'pending' | 'accepted' } | null> {
+  const rows = await tx.follow.findMany({
+    where: { followerKey: input.followerKey, followeeKey: input.followeeKey },
+    select: {
+      id: true,
+      followerUserId: true,
+      followeeUserId: true,
+      interactionId: true,
+      state: true,
+    },
+  });
+  const row = rows[0];
+  if (!row) return null;
+  // Deleting by id and counting what went: a concurrent undo removes it only once.
+  const { count } = await tx.follow.deleteMany({ where: { id: row.id } });
+  if (count === 0) return null;
+  if (row.followeeUserId) {
+    await tx.user.updateMany({
+      where: { id: row.followeeUserId, followersCount: { gt: 0 } },
+      data: { followersCount: { decrement: 1 } },
+    });
+    await tx.notification.deleteMany({
+      where: { type: 'follow', recipientId: row.followeeUserId, actorKey: input.followerKey },
+    });
+  }
+  if (row.followerUserId) {
+    await tx.user.updateMany({
+      where: { id: row.followerUserId, followingCount: { gt: 0 } },
+      data: { followingCount: { decrement: 1 } },
+    });
+  }
+  return { interactionId: row.interactionId, state: row.state };
+}
+
+export type NotificationKind = 'like' | 'repost' | 'follow' | 'mention' | 'reply';
+
+/** A notification with the actor's display fields as they are now. Nobody is told about themselves. */
+export async function notify(
+  tx: Tx,
+  input: {
+    recipientId: string;
+    type: NotificationKind;
+    actor: EffectActor;
+    at: Date;
+    postId?: string;
+    postApId?: string;
+    content?: string;
+    interactionId?: string | null;
+  },
+): Promise<void> {
+  const { actor } = input;
+  if (actor.kind === 'local' && actor.userId === input.recipientId) return;
+  await tx.notification.create({
+    data: {
+      recipientId: input.recipientId,
+      type: input.type,
+      actorKey: actorKeyOf(actor),
+      actorUserId: actor.kind === 'local' ? actor.userId : null,
+      actorRemoteActorId: actor.kind === 'remote' ? actor.remoteActorId : null,
+      actorHandle: actor.handle,
+      actorDisplayName: actor.displayName,
+      actorAvatarUrl: actor.avatarUrl || null,
+      actorNodeDomain: actor.kind === 'remote' ? actor.domain : null,
+      postId: input.postId ?? null,
+      postApId: input.postApId ?? null,
+      content: input.content ?? null,
+      interactionId: input.interactionId ?? null,
+      createdAt: input.at,
+    },
+  });
+}
