@@ -1,0 +1,50 @@
+/**
+ * Reads the composer's form fields into `posts.create` input. Only shaping happens here (blank
+ * rows dropped, checkbox to boolean); the procedure validates, so a bad URL or too many media
+ * comes back as its BAD_REQUEST message.
+ */
+export interface PostFormInput {
+  content: string;
+  media?: { url: string; altText: string }[];
+  isNsfw?: boolean;
+  linkPreview?: { url: string; title?: string; description?: string; image?: string };
+  replyToId?: string;
+}
+
+function text(form: FormData, name: string): string {
+  const value = form.get(name);
+  return typeof value === 'string' ? value.trim() : '';
+}
+
+export function readPostForm(form: FormData): PostFormInput {
+  const content = form.get('content');
+  const input: PostFormInput = { content: typeof content === 'string' ? content : '' };
+
+  const urls = form.getAll('mediaUrl');
+  const alts = form.getAll('mediaAlt');
+  const media = urls.flatMap((url, i) => {
+    const alt = alts[i];
+    return typeof url === 'string' && url.trim()
+      ? [{ url: url.trim(), altText: typeof alt === 'string' ? alt.trim() : '' }]
+      : [];
+  });
+  if (media.length) input.media = media;
+
+  if (form.get('isNsfw') === 'on') input.isNsfw = true;
+
+  const previewUrl = text(form, 'previewUrl');
+  if (previewUrl) {
+    const preview: NonNullable<PostFormInput['linkPreview']> = { url: previewUrl };
+    const title = text(form, 'previewTitle');
+    const description = text(form, 'previewDescription');
+    const image = text(form, 'previewImage');
+    if (title) preview.title = title;
+    if (description) preview.description = description;
+    if (image) preview.image = image;
+    input.linkPreview = preview;
+  }
+
+  const replyToId = text(form, 'replyToId');
+  if (replyToId) input.replyToId = replyToId;
+  return input;
+}

@@ -1,0 +1,108 @@
+import { fail, redirect } from '@sveltejs/kit';
+import { formErrorsFrom, type FormErrors } from '$lib/form-errors';
+import { loginPath } from '$lib/next-path';
+import type { Actions, PageServerLoad } from './$types';
+
+export const load: PageServerLoad = async ({ locals, url }) => {
+  if (!locals.session) redirect(303, loginPath(url));
+  return { settings: await locals.api.settings.get() };
+};
+
+const PROFILE_FIELDS = [
+  ['displayName', /display name/i],
+  ['bio', /^bio/i],
+  ['avatarUrl', /avatar/i],
+  ['headerUrl', /header/i],
+  ['website', /website/i],
+] as const;
+
+const PASSWORD_FIELDS = [
+  ['currentPassword', /current password/i],
+  ['newPassword', /password/i],
+] as const;
+
+function texts(form: FormData) {
+  return (name: string) => String(form.get(name) ?? '');
+}
+
+export const actions: Actions = {
+  profile: async ({ request, locals, url }) => {
+    if (!locals.session) redirect(303, loginPath(url));
+    const form = await request.formData();
+    const text = texts(form);
+    const values = {
+      displayName: text('displayName'),
+      bio: text('bio'),
+      avatarUrl: text('avatarUrl'),
+      headerUrl: text('headerUrl'),
+      website: text('website'),
+      isNsfw: form.get('isNsfw') === 'on',
+      showNsfw: form.get('showNsfw') === 'on',
+    };
+    try {
+      await locals.api.settings.update(values);
+    } catch (error) {
+      const { status, errors } = formErrorsFrom(error, PROFILE_FIELDS);
+      return fail(status, { profile: { values, errors } });
+    }
+    return { profile: { saved: true } };
+  },
+
+  password: async ({ request, locals, url }) => {
+    if (!locals.session) redirect(303, loginPath(url));
+    const form = await request.formData();
+    const text = texts(form);
+    const encryptedBackup = text('encryptedBackup') || null;
+    // The key backup is encrypted with the password: changing one without the other would
+    // lock the key out of every other browser. Re-encrypting happens in the browser.
+    if (locals.session.user.did && !encryptedBackup) {
+      return fail(400, {
+        password: {
+          errors: {
+            form: 'Changing your password needs JavaScript: your browser re-encrypts your key backup with the new password.',
+          } as FormErrors,
+        },
+      });
+    }
+    let endedSessions: number;
+    try {
+      ({ endedSessions } = await locals.api.auth.changePassword({
+        currentPassword: text('currentPassword'),
+        newPassword: text('newPassword'),
+        encryptedBackup,
+      }));
+    } catch (error) {
+      const { status, errors } = formErrorsFrom(error, PASSWORD_FIELDS, {
+        UNAUTHORIZED: 'currentPassword',
+        TOO_MANY_REQUESTS: 'form',
+      });
+      return fail(status, { password: { errors } });
+    }
+    return { password: { changed: true, endedSessions } };
+  },
+
+  registerKey: async ({ request, locals, url }) => {
+    if (!locals.session) redirect(303, loginPath(url));
+    const text = texts(await request.formData());
+    if (!text('did')) {
+      return fail(400, {
+        key: {
+          errors: {
+            form: 'Creating your key needs JavaScript: your browser makes it.',
+          } as FormErrors,
+        },
+      });
+    }
+    try {
+      await locals.api.auth.registerKey({
+        publicKey: text('publicKey'),
+        did: text('did'),
+        encryptedBackup: text('encryptedBackup'),
+      });
+    } catch (error) {
+      const { status, errors } = formErrorsFrom(error, [], {});
+      return fail(status, { key: { errors } });
+    }
+    return { key: { registered: true } };
+  },
+};

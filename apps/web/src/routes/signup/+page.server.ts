@@ -1,0 +1,47 @@
+import { fail, redirect } from '@sveltejs/kit';
+import { formErrorsFrom } from '$lib/form-errors';
+import { safeNextPath } from '$lib/next-path';
+import { setSessionCookie } from '$lib/server/session-cookie';
+import type { Actions, PageServerLoad } from './$types';
+
+export const load: PageServerLoad = ({ locals, url }) => {
+  if (locals.session) redirect(303, safeNextPath(url.searchParams.get('next')));
+};
+
+const FIELDS = [
+  ['handle', /handle/i],
+  ['displayName', /display name/i],
+  ['password', /password/i],
+] as const;
+
+export const actions: Actions = {
+  default: async ({ request, locals, cookies, url }) => {
+    const form = await request.formData();
+    const text = (name: string) => String(form.get(name) ?? '');
+    const handle = text('handle').trim();
+    const displayName = text('displayName');
+    // The browser adds its new key (see +page.svelte); without JavaScript there is none, and
+    // the account can create one later from /settings.
+    const key =
+      text('did') && text('publicKey') && text('encryptedBackup')
+        ? {
+            did: text('did'),
+            publicKey: text('publicKey'),
+            encryptedBackup: text('encryptedBackup'),
+          }
+        : null;
+    try {
+      const signedUp = await locals.api.auth.signUp({
+        handle,
+        displayName,
+        password: text('password'),
+        key,
+      });
+      setSessionCookie(cookies, url, signedUp.token, signedUp.expiresAt);
+    } catch (error) {
+      const { status, errors } = formErrorsFrom(error, FIELDS);
+      return fail(status, { handle, displayName, errors });
+    }
+    redirect(303, safeNextPath(url.searchParams.get('next')));
+  },
+};
