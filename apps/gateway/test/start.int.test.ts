@@ -3,7 +3,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { nodeInfoSchema } from '@swarm/contract';
-import { freePort, runNodeProcessToExit, startNodeProcess } from './node-process.ts';
+import {
+  freePort,
+  runNodeProcessToExit,
+  startNodeProcess,
+} from '../../../packages/testnet/src/node-process.ts';
 
 // The README's start command, for real: one process, one port, an embedded database in a
 // fresh data directory, the web app mounted next to the gateway (needs `pnpm build`).
@@ -39,7 +43,8 @@ describe('starting a node', () => {
       expect(home.status).toBe(200);
       expect(home.headers.get('content-type')).toContain('text/html');
       const html = await home.text();
-      expect(html).toContain('<h1 id="node-title">Alpha Test Node</h1>');
+      // The node's name as the page's heading (scoped style classes may follow the id).
+      expect(html).toMatch(/<h1 id="node-title"[^>]*>Alpha Test Node<\/h1>/);
 
       const missing = await fetch(`http://127.0.0.1:${port}/api/swarm/no-such-thing`);
       expect(missing.status).toBe(404);

@@ -3,7 +3,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { nodeListResponseSchema } from '@swarm/contract';
-import { freePort, startNodeProcess, type NodeProcess } from './node-process.ts';
+import {
+  freePort,
+  startNodeProcess,
+  type NodeProcess,
+} from '../../../packages/testnet/src/node-process.ts';
 
 const ADMIN_TOKEN = 'two-nodes-test-admin-token-0123456789';
 

@@ -1,0 +1,87 @@
+import { mkdir, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+
+// The browser side of the web app's end-to-end tests: Debian's Chromium driven by
+// playwright-core (installed by .ci/run), one browser context per person so cookies and
+// IndexedDB (the user's signing key) stay apart, console and page errors collected so a test can
+// fail on any, and a screenshot of every page visited under test-results/ (CI keeps that folder).
+
+const repoRoot = fileURLToPath(new URL('../../../../', import.meta.url));
+export const screenshotsRoot = join(repoRoot, 'test-results', 'screenshots');
+
+/** Waits in the browser are bounded; a step that takes longer than this is a failure. */
+export const STEP_TIMEOUT_MS = 15_000;
+
+export interface Person {
+  name: string;
+  context: BrowserContext;
+  page: Page;
+  /** Console errors and uncaught page errors seen so far. */
+  errors: string[];
+  /** Opens `path` on `baseUrl` (or an absolute URL), waits for it to load, takes a screenshot. */
+  visit(baseUrl: string, path: string, label?: string): Promise<void>;
+  /** A screenshot of the page as it is now. */
+  shot(label: string): Promise<void>;
+}
+
+export interface BrowserHarness {
+  browser: Browser;
+  person(name: string): Promise<Person>;
+  /** Every error seen by every person, prefixed with their name. */
+  errors(): string[];
+  close(): Promise<void>;
+}
+
+export async function launchBrowser(suite: string): Promise<BrowserHarness> {
+  const dir = join(screenshotsRoot, suite);
+  await rm(dir, { recursive: true, force: true });
+  await mkdir(dir, { recursive: true });
+  const browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+  });
+  const people: Person[] = [];
+  let shots = 0;
+
+  async function person(name: string): Promise<Person> {
+    const context = await browser.newContext({ viewport: { width: 1100, height: 900 } });
+    context.setDefaultTimeout(STEP_TIMEOUT_MS);
+    context.setDefaultNavigationTimeout(STEP_TIMEOUT_MS);
+    const page = await context.newPage();
+    const errors: string[] = [];
+    page.on('console', (msg) => {
+      if (msg.type() === 'error') {
+        errors.push(`console: ${msg.text()} (${msg.location().url || page.url()})`);
+      }
+    });
+    page.on('pageerror', (err) => errors.push(`page error: ${err.message} (${page.url()})`));
+    const shot = async (label: string) => {
+      shots += 1;
+      const file = `${String(shots).padStart(2, '0')}-${name}-${label.replace(/[^a-z0-9]+/gi, '-')}.png`;
+      await page.screenshot({ path: join(dir, file), fullPage: true });
+    };
+    const visit = async (baseUrl: string, path: string, label?: string) => {
+      // SvelteKit hydrates after `load` (it imports the page's modules then); a click before
+      // that would submit a form without the page's script (no key made, nothing signed).
+      const response = await page.goto(new URL(path, baseUrl).href, { waitUntil: 'networkidle' });
+      if (!response || response.status() >= 400) {
+        throw new Error(`${name}: GET ${path} answered ${String(response?.status())}`);
+      }
+      await shot(label ?? (path === '/' ? 'home' : path));
+    };
+    const p: Person = { name, context, page, errors, visit, shot };
+    people.push(p);
+    return p;
+  }
+
+  return {
+    browser,
+    person,
+    errors: () => people.flatMap((p) => p.errors.map((e) => `${p.name}: ${e}`)),
+    close: async () => {
+      await browser.close();
+    },
+  };
+}
