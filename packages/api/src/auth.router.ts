@@ -99,7 +99,7 @@ export const authRouter = router({
     ),
 
   registerKey: protectedProcedure
-    .input(humaneInput(keySchema))
+    .input(humaneInput(keySchema.extend({ currentPassword: text(PASSWORD_MAX_LENGTH * 4) })))
     .mutation(async ({ ctx, input }) =>
       unwrapAuth(await ctx.auth.accounts.registerKey(ctx.user.id, input)),
     ),

@@ -190,21 +190,28 @@ describe('auth procedures', () => {
     expect(await bob.auth.keyBackup()).toBeNull();
     const key = await browserKey();
     const mismatched = await failure(
-      bob.auth.registerKey({ ...key, did: (await browserKey()).did }),
+      bob.auth.registerKey({ ...key, did: (await browserKey()).did, currentPassword: PASSWORD }),
     );
     expect(mismatched).toEqual({
       code: 'BAD_REQUEST',
       message: 'The did does not belong to the public key.',
     });
-    expect(await bob.auth.registerKey(key)).toEqual(key);
+    expect(
+      (await failure(bob.auth.registerKey({ ...key, currentPassword: 'wrong password!' }))).code,
+    ).toBe('UNAUTHORIZED');
+    expect(await bob.auth.registerKey({ ...key, currentPassword: PASSWORD })).toEqual(key);
     expect(await (await caller(token)).auth.me()).toMatchObject({ did: key.did });
     expect(await bob.auth.keyBackup()).toEqual(key);
-    expect(await failure(bob.auth.registerKey(await browserKey()))).toMatchObject({
+    expect(
+      await failure(bob.auth.registerKey({ ...(await browserKey()), currentPassword: PASSWORD })),
+    ).toMatchObject({
       code: 'CONFLICT',
     });
     // Alice's key for bob: taken by another account.
     const alicesKey = await (await caller(aliceToken)).auth.keyBackup();
-    expect((await failure(bob.auth.registerKey(alicesKey!))).code).toBe('CONFLICT');
+    expect(
+      (await failure(bob.auth.registerKey({ ...alicesKey!, currentPassword: PASSWORD }))).code,
+    ).toBe('CONFLICT');
 
     // The node publishes local users with a did as its own handle entries.
     await t.node.gossip.syncLocalHandles();
@@ -219,7 +226,7 @@ describe('auth procedures', () => {
     const key = await browserKey();
     for (const call of [
       () => anonymous.auth.keyBackup(),
-      () => anonymous.auth.registerKey(key),
+      () => anonymous.auth.registerKey({ ...key, currentPassword: PASSWORD }),
       () => anonymous.auth.changePassword({ currentPassword: PASSWORD, newPassword: PASSWORD }),
       () => anonymous.settings.get(),
     ]) {

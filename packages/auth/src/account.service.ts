@@ -109,8 +109,15 @@ export interface AccountService {
     caller: { userId: string; sessionId: string },
     input: { currentPassword: string; newPassword: string; encryptedBackup?: string | null },
   ): Promise<Result<{ endedSessions: number }, AuthError>>;
-  /** Only when the account has no key yet, or the same key (then the backup is replaced). */
-  registerKey(userId: string, key: KeyInput): Promise<Result<KeyBackup, AuthError>>;
+  /**
+   * Only when the account has no key yet, or the same key (then the backup is replaced). The
+   * password is checked because the browser encrypted the backup with it: a mistyped one would
+   * leave a backup nobody can restore.
+   */
+  registerKey(
+    userId: string,
+    key: KeyInput & { currentPassword: string },
+  ): Promise<Result<KeyBackup, AuthError>>;
   keyBackup(userId: string): Promise<KeyBackup | null>;
   settings(userId: string): Promise<Result<UserSettings, AuthError>>;
   updateSettings(userId: string, input: SettingsInput): Promise<Result<UserSettings, AuthError>>;
@@ -403,6 +410,17 @@ export function createAccountService(deps: {
     async registerKey(userId, input) {
       const key = await checkKey(input);
       if (!key.ok) return key;
+      const owner = await prisma.user.findUnique({
+        where: { id: userId },
+        select: { handle: true, passwordHash: true },
+      });
+      if (!owner) return notFound();
+      const throttled = throttle({ handle: owner.handle });
+      if (throttled) return err(throttled);
+      if (!(await verifyPassword(owner.passwordHash, String(input.currentPassword ?? '')))) {
+        return err({ code: 'WRONG_CREDENTIALS', message: 'The password is wrong.' });
+      }
+      byHandle.reset(owner.handle);
       try {
         // Conditional update: two browsers racing to register different keys cannot both win.
         const updated = await prisma.user.updateMany({

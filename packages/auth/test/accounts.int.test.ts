@@ -235,16 +235,22 @@ describe('accounts', () => {
     const user = await db.prisma.user.findUniqueOrThrow({ where: { handle: 'bob' } });
     expect(await auth.accounts.keyBackup(user.id)).toBeNull();
     const key = await browserKey();
-    expect(
-      await auth.accounts.registerKey(user.id, { ...key, did: (await browserKey()).did }),
-    ).toMatchObject({
+    const register = (k: typeof key, currentPassword = PASSWORD) =>
+      auth.accounts.registerKey(user.id, { ...k, currentPassword });
+    expect(await register({ ...key, did: (await browserKey()).did })).toMatchObject({
       ok: false,
       reason: { code: 'INVALID' },
     });
-    expect(await auth.accounts.registerKey(user.id, key)).toEqual({ ok: true, value: key });
+    // The browser encrypted the backup with the typed password: a wrong one is refused.
+    expect(await register(key, 'not the password at all')).toMatchObject({
+      ok: false,
+      reason: { code: 'WRONG_CREDENTIALS' },
+    });
+    expect(await auth.accounts.keyBackup(user.id)).toBeNull();
+    expect(await register(key)).toEqual({ ok: true, value: key });
     const again = { ...key, encryptedBackup: '{"v":2}' };
-    expect(await auth.accounts.registerKey(user.id, again)).toEqual({ ok: true, value: again });
-    expect(await auth.accounts.registerKey(user.id, await browserKey())).toMatchObject({
+    expect(await register(again)).toEqual({ ok: true, value: again });
+    expect(await register(await browserKey())).toMatchObject({
       ok: false,
       reason: { code: 'CONFLICT' },
     });

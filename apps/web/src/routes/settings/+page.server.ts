@@ -98,6 +98,7 @@ export const actions: Actions = {
         publicKey: text('publicKey'),
         did: text('did'),
         encryptedBackup: text('encryptedBackup'),
+        currentPassword: text('password'),
       });
     } catch (error) {
       const { status, errors } = formErrorsFrom(error, [], {});
