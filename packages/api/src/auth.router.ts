@@ -6,7 +6,8 @@ import {
   type AuthError,
   type SignedIn,
 } from '@swarm/auth';
-import { parseWith, type Result } from '@swarm/contract';
+import type { Result } from '@swarm/contract';
+import { humaneInput } from './input.ts';
 import { protectedProcedure, publicProcedure, router } from './trpc.ts';
 
 const CODES = {
@@ -21,18 +22,6 @@ const CODES = {
 export function unwrapAuth<T>(result: Result<T, AuthError>): T {
   if (result.ok) return result.value;
   throw new TRPCError({ code: CODES[result.reason.code], message: result.reason.message });
-}
-
-/**
- * A zod schema as a tRPC input parser whose failure message is a sentence ("password: Too
- * long"), not zod's JSON dump of issues.
- */
-export function humaneInput<S extends z.ZodType>(schema: S) {
-  return (raw: unknown): z.output<S> => {
-    const parsed = parseWith(schema, raw);
-    if (!parsed.ok) throw new TRPCError({ code: 'BAD_REQUEST', message: parsed.reason });
-    return parsed.value;
-  };
 }
 
 // Shapes and size caps only: the account service checks the rules (handle syntax, password

@@ -21,4 +21,22 @@ export const deliveriesRouter = router({
       }
       return delivery;
     }),
+
+  /**
+   * Sends one of the user's own pending or failed deliveries now (others' are NOT_FOUND);
+   * CONFLICT when there is nothing to retry or it is being sent right now.
+   */
+  retry: protectedProcedure
+    .input(z.object({ id: z.string().min(1).max(100) }))
+    .mutation(async ({ ctx, input }) => {
+      const mine = await ctx.node.delivery.get(input.id, { createdById: ctx.user.id });
+      if (!mine) {
+        throw new TRPCError({ code: 'NOT_FOUND', message: `You have no delivery ${input.id}.` });
+      }
+      const retried = await ctx.node.delivery.retryNow(mine.id);
+      if (!retried.ok) {
+        throw new TRPCError({ code: retried.reason.code, message: retried.reason.message });
+      }
+      return retried.value;
+    }),
 });

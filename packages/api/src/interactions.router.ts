@@ -11,7 +11,15 @@ const signed = z.object({
   signature: signatureSchema,
 });
 
-const onPost = z.object({ postId, signed: signed.nullish() });
+/**
+ * `authorAddress`: the post's author as the page showed it (`bob@beta.example`), used only when
+ * the post's node is down and this node has no copy of it yet (a placeholder copy).
+ */
+const onPost = z.object({
+  postId,
+  signed: signed.nullish(),
+  authorAddress: z.string().trim().min(1).max(300).nullish(),
+});
 const onPerson = z.object({ address: z.string().trim().min(1).max(300) });
 
 export const interactionsRouter = router({

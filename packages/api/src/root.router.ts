@@ -1,8 +1,28 @@
+import { adminRouter } from './admin.router.ts';
+import { authRouter } from './auth.router.ts';
+import { deliveriesRouter } from './deliveries.router.ts';
+import { interactionsRouter } from './interactions.router.ts';
 import { nodeRouter } from './node.router.ts';
+import { notificationsRouter } from './notifications.router.ts';
+import { postsRouter } from './posts.router.ts';
+import { profilesRouter } from './profiles.router.ts';
+import { threadsRouter } from './threads.router.ts';
+import { timelineRouter } from './timeline.router.ts';
+import { settingsRouter } from './settings.router.ts';
 import { createCallerFactory, router } from './trpc.ts';
 
 export const appRouter = router({
   node: nodeRouter,
+  timeline: timelineRouter,
+  profiles: profilesRouter,
+  threads: threadsRouter,
+  notifications: notificationsRouter,
+  auth: authRouter,
+  settings: settingsRouter,
+  admin: adminRouter,
+  posts: postsRouter,
+  interactions: interactionsRouter,
+  deliveries: deliveriesRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { BIO_MAX_LENGTH, DISPLAY_NAME_MAX_LENGTH } from '@swarm/auth';
-import { humaneInput, unwrapAuth } from './auth.router.ts';
+import { unwrapAuth } from './auth.router.ts';
+import { humaneInput } from './input.ts';
 import { protectedProcedure, router } from './trpc.ts';
 
 // Types and generous caps here; the account service applies the rules (http(s) URLs only,

@@ -202,6 +202,37 @@ describe('follows', () => {
     }).toEqual(before);
   });
 
+  it('a remote follow of someone only the handle registry knows is queued while their node is down', async () => {
+    // gus@gamma.test came in by gossip: never fetched, so no profile and no pinned did here.
+    await prisma().handleRegistryEntry.create({
+      data: {
+        handle: 'Gus',
+        nodeDomain: 'gamma.test',
+        did: 'did:key:z6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK',
+        updatedAt: t.clock.now(),
+        source: 'gossip:beta.test',
+      },
+    });
+    const carol = await as('carol');
+    const { delivery } = await carol.interactions.follow({ address: 'gus@gamma.test' });
+    expect(delivery).toMatchObject({
+      kind: 'follow',
+      targetDomain: 'gamma.test',
+      status: 'pending',
+    });
+    const actor = await prisma().remoteActor.findUniqueOrThrow({
+      where: { actorUrl: 'swarm://gamma.test/Gus' },
+    });
+    expect(actor).toMatchObject({ handle: 'Gus', did: null, fetchedAt: null });
+    expect(
+      await prisma().follow.findFirstOrThrow({
+        where: { followerUserId: ids.carol, followeeKey: actor.actorUrl },
+      }),
+    ).toMatchObject({ state: 'pending' });
+    await carol.interactions.unfollow({ address: 'gus@gamma.test' });
+    expect((await user('carol')).followingCount).toBe(0);
+  });
+
   it('a remote follow of someone known here while their node is down is queued; unfollow cancels it', async () => {
     // dora@gamma.test was seen here before (as a profile read stores her).
     await prisma().remoteActor.create({
@@ -260,6 +291,34 @@ describe('deliveries', () => {
     expect((await failure(carol.deliveries.get({ id: 'nope' }))).code).toBe('NOT_FOUND');
   });
 
+  it('retry sends one of the user’s own pending deliveries now; others’ are NOT_FOUND', async () => {
+    const bob = await as('bob');
+    const queued = (await bob.posts.create({ content: 'ping @z@three.test' })).deliveries[0]!;
+    expect(queued).toMatchObject({ status: 'pending', attempts: 1 });
+    // Long before the next scheduled attempt: "Retry now" tries at once.
+    const retried = await bob.deliveries.retry({ id: queued.id });
+    expect(retried).toMatchObject({ id: queued.id, status: 'pending', attempts: 2 });
+    expect(retried.lastError).toMatch(/three\.test could not be reached/);
+
+    const carol = await as('carol');
+    const foreign = await failure(carol.deliveries.retry({ id: queued.id }));
+    expect(foreign).toEqual({ code: 'NOT_FOUND', message: `You have no delivery ${queued.id}.` });
+    expect((await failure(carol.deliveries.retry({ id: 'nope' }))).code).toBe('NOT_FOUND');
+    expect((await failure(bob.deliveries.retry({ id: '' }))).code).toBe('BAD_REQUEST');
+    // Nothing was attempted for carol.
+    expect((await bob.deliveries.get({ id: queued.id })).attempts).toBe(2);
+
+    // A cancelled one (follow undone before it arrived) has nothing to retry.
+    await prisma().remoteActor.create({
+      data: { actorUrl: 'swarm://three.test/hal', handle: 'hal', nodeDomain: 'three.test' },
+    });
+    const followed = (await bob.interactions.follow({ address: 'hal@three.test' })).delivery!;
+    await bob.interactions.unfollow({ address: 'hal@three.test' });
+    const cancelled = await failure(bob.deliveries.retry({ id: followed.id }));
+    expect(cancelled.code).toBe('CONFLICT');
+    expect(cancelled.message).toContain('cancelled');
+  });
+
   it('every procedure needs a session', async () => {
     const anonymous = await as(null);
     const calls = [
@@ -272,6 +331,7 @@ describe('deliveries', () => {
       () => anonymous.posts.delete({ id: 'x' }),
       () => anonymous.deliveries.mine(),
       () => anonymous.deliveries.get({ id: 'x' }),
+      () => anonymous.deliveries.retry({ id: 'x' }),
     ];
     for (const call of calls) expect((await failure(call())).code).toBe('UNAUTHORIZED');
   });

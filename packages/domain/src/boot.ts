@@ -10,6 +10,17 @@ import { createSwarmServices } from './registry/index.ts';
 import { createAdminTokenService, createNodeAuthService } from './security/index.ts';
 import { createInboundInteractionService } from './interactions/index.ts';
 import { createContentService, createDemoContentService } from './content/index.ts';
+import {
+  createFeedService,
+  createPeerReader,
+  createSeenPosts,
+  createThreadService,
+  type PeerReadOptions,
+} from './feeds/index.ts';
+import { createProfileService } from './profiles/index.ts';
+import { createNotificationService } from './notifications/index.ts';
+import { createDeliveryService } from './delivery/index.ts';
+import { createActionServices } from './actions/index.ts';
 
 /** Seams for tests and the swarm harness: time, and the network to peers. */
 export interface NodeOverrides {
@@ -18,6 +29,8 @@ export interface NodeOverrides {
   resolveHost?: ResolveHost;
   /** Peer request timeout (default 5 s); the test harness shortens it to model hung peers. */
   peerTimeoutMs?: number;
+  /** Budget, cache and breaker of multi-peer reads (swarm feed, home timeline). */
+  peerReads?: Partial<PeerReadOptions>;
 }
 
 /** Wires a node over an open, migrated database (tests pass their own database here). */
@@ -36,6 +49,14 @@ export async function createNodeContext(
     resolveHost: deps.resolveHost,
     timeoutMs: deps.peerTimeoutMs,
   });
+  const swarm = createSwarmServices({ config, db, clock, logger, peers, keys });
+  const content = createContentService({ db, clock, config });
+  // Shared by reads and actions: an action on a post just shown can use what was shown, and
+  // drops the cached answers of the peer it changed something on.
+  const seen = createSeenPosts({ db, clock, logger });
+  const reader = createPeerReader({ peers, clock, logger, options: deps.peerReads });
+  const reads = { db, clock, logger, config, peers, registry: swarm.registry, seen };
+  const delivery = createDeliveryService({ db, peers, clock, logger, registry: swarm.registry });
   return {
     config,
     db,
@@ -44,11 +65,25 @@ export async function createNodeContext(
     keys,
     peers,
     nodeInfo: createNodeInfoService({ config, db, keys }),
-    ...createSwarmServices({ config, db, clock, logger, peers, keys }),
+    ...swarm,
     interactions: createInboundInteractionService({ db, peers, clock, logger, config }),
     nodeAuth: createNodeAuthService({ db, peers, clock, logger, config }),
     adminTokens: createAdminTokenService({ db, config, clock }),
-    content: createContentService({ db, clock, config }),
+    content,
+    feeds: createFeedService({ ...reads, content, reader }),
+    threads: createThreadService(reads),
+    profiles: createProfileService(reads),
+    notifications: createNotificationService({ db, clock, config }),
+    delivery,
+    actions: createActionServices({
+      db,
+      clock,
+      logger,
+      config,
+      peers,
+      delivery,
+      reads: { seen, reader },
+    }),
     close: () => db.close(),
   };
 }

@@ -9,6 +9,11 @@ import type { GossipService, RegistryService } from './registry/index.ts';
 import type { AdminTokenService, NodeAuthService } from './security/index.ts';
 import type { InboundInteractionService } from './interactions/index.ts';
 import type { ContentService } from './content/index.ts';
+import type { FeedService, ThreadService } from './feeds/index.ts';
+import type { ProfileService } from './profiles/index.ts';
+import type { NotificationService } from './notifications/index.ts';
+import type { DeliveryService } from './delivery/index.ts';
+import type { ActionServices } from './actions/index.ts';
 
 /** Everything one node needs, built by factories and passed in; tests build several. */
 export interface NodeContext {
@@ -31,6 +36,18 @@ export interface NodeContext {
   adminTokens: AdminTokenService;
   /** Public reads about content: profiles, timeline, posts, replies. */
   content: ContentService;
+  /** What people read: home, public and swarm timelines (docs/decisions.md "Swarm feed"). */
+  feeds: FeedService;
+  /** A post page with its replies, local or fetched from the post's node. */
+  threads: ThreadService;
+  /** Local and remote profiles (`alice`, `bob@beta.example`). */
+  profiles: ProfileService;
+  /** A user's notifications, unread count, mark read. */
+  notifications: NotificationService;
+  /** The durable outbox: every delivery to another node, sent at once and retried (DESIGN §3). */
+  delivery: DeliveryService;
+  /** What a signed-in user does: posts, likes, reposts, follows, locally and to other nodes. */
+  actions: ActionServices;
   close(): Promise<void>;
 }
 

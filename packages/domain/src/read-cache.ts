@@ -24,6 +24,8 @@ export interface ReadCache<V> {
   pending(key: string): Promise<V | undefined> | undefined;
   /** Forget everything: this node changed data that reads may show. */
   invalidate(): void;
+  /** Forget the kept entries whose key matches (loads already running are the caller's concern). */
+  forget(match: (key: string) => boolean): void;
   readonly size: number;
 }
 
@@ -87,6 +89,10 @@ export function createReadCache<V>(options: ReadCacheOptions): ReadCache<V> {
     invalidate() {
       generation++;
       entries.clear();
+    },
+
+    forget(match) {
+      for (const key of [...entries.keys()]) if (match(key)) entries.delete(key);
     },
 
     get size() {

@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { serve } from '@hono/node-server';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createAuthServices } from '@swarm/auth';
 import { transportFromFetch } from '@swarm/domain';
 import { createManualClock, createTestNode, type TestNode } from '../src/index.ts';
 
@@ -66,6 +67,7 @@ const ALL_ROUTES: [string, string, unknown?][] = [
   ['POST', '/tokens', { name: 'x' }],
   ['DELETE', '/tokens/00000000-0000-4000-8000-000000000000'],
   ['POST', '/nodes/beta.test/reset-key'],
+  ['POST', '/users', { handle: 'eve', password: 'correct horse battery' }],
 ];
 
 async function snapshot(t: TestNode) {
@@ -75,6 +77,7 @@ async function snapshot(t: TestNode) {
     blocks: await p.nodeBlock.findMany({ orderBy: { domain: 'asc' } }),
     tokens: await p.adminApiToken.findMany({ orderBy: { id: 'asc' } }),
     nodes: await p.swarmNode.findMany({ orderBy: { domain: 'asc' } }),
+    users: await p.user.findMany({ orderBy: { handle: 'asc' } }),
   };
 }
 
@@ -243,6 +246,50 @@ describe('admin API routes', () => {
     expect((await admin('POST', '/nodes/beta.test/reset-key', { extra: 1 })).status).toBe(400);
   });
 
+  it('creates local accounts: admin or not, a generated password shown once, 409 for a taken handle', async () => {
+    const made = await admin('POST', '/users', { handle: 'Root', admin: true });
+    expect(made).toMatchObject({
+      status: 201,
+      json: { user: { handle: 'root', displayName: 'root', isAdmin: true } },
+    });
+    const password = made.json.password as string;
+    expect(password).toMatch(/^[a-z2-7]{24}$/);
+    const auth = createAuthServices({ db: alpha.node.db, clock: alpha.clock });
+    const login = await auth.accounts.logIn({ handle: 'root', password }, { clientIp: 'op' });
+    expect(login).toMatchObject({ ok: true, value: { user: { handle: 'root', isAdmin: true } } });
+
+    const given = await admin('POST', '/users', {
+      handle: 'writer',
+      displayName: 'The Writer',
+      password: 'correct horse battery',
+    });
+    expect(given.status).toBe(201);
+    expect(given.json).toEqual({
+      user: { id: expect.any(String), handle: 'writer', displayName: 'The Writer', isAdmin: false },
+    });
+    const row = await alpha.node.db.prisma.user.findUniqueOrThrow({ where: { handle: 'writer' } });
+    expect(row.passwordHash).toMatch(/^\$argon2id\$/);
+
+    const before = await snapshot(alpha);
+    expect(await admin('POST', '/users', { handle: 'ROOT' })).toMatchObject({
+      status: 409,
+      json: { code: 'HANDLE_TAKEN', error: 'The handle "root" is taken.' },
+    });
+    for (const body of [
+      {},
+      { handle: 'x' },
+      { handle: 'bad handle' },
+      { handle: 'shorty', password: 'short' },
+      { handle: 'extra', more: 1 },
+      { handle: 'flag', admin: 'yes' },
+    ]) {
+      const bad = await admin('POST', '/users', body);
+      expect(bad.status, JSON.stringify(body)).toBe(400);
+      expect(bad.json.code).toBe('INVALID_REQUEST');
+    }
+    expect(await snapshot(alpha)).toEqual(before);
+  });
+
   it('documents the admin routes in the OpenAPI document', async () => {
     const res = await alpha.request('/api/swarm/openapi.json');
     expect(res.status).toBe(200);
@@ -250,6 +297,7 @@ describe('admin API routes', () => {
     expect(Object.keys(doc.paths['/api/swarm/admin/seeds'] ?? {})).toContain('get');
     expect(Object.keys(doc.paths['/api/swarm/admin/blocks/{domain}'] ?? {})).toContain('delete');
     expect(Object.keys(doc.paths['/api/swarm/admin/tokens'] ?? {}).sort()).toEqual(['get', 'post']);
+    expect(Object.keys(doc.paths['/api/swarm/admin/users'] ?? {})).toEqual(['post']);
   });
 });
 
@@ -303,6 +351,58 @@ describe('operator CLI against the admin API (real HTTP)', () => {
     }
     // Seven CLI processes (tsx start-up each): slower than an in-process test.
   }, 120_000);
+  it('users create: generated password printed once with a warning, or read from stdin', async () => {
+    const server = serve({ fetch: alpha.app.fetch, port: 0, hostname: '127.0.0.1' });
+    await new Promise((r) => server.once('listening', r));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const swarm = (args: string[], stdin = '') =>
+      new Promise<{ code: number; stdout: string; stderr: string }>((done) => {
+        const child = execFile(
+          process.execPath,
+          [tsxCli, cliMain, '--node', url, ...args],
+          {
+            env: { ...process.env, SWARM_ADMIN_TOKEN: ADMIN_TOKEN, ADMIN_TOKEN: '' },
+            timeout: 60_000,
+          },
+          (error, stdout, stderr) =>
+            done({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
+        );
+        child.stdin?.end(stdin);
+      });
+    const auth = createAuthServices({ db: alpha.node.db, clock: alpha.clock });
+    const logIn = (handle: string, password: string) =>
+      auth.accounts.logIn({ handle, password }, { clientIp: 'cli' });
+    try {
+      const generated = await swarm(['users', 'create', 'ops', '--admin', '--display-name', 'Ops']);
+      expect(generated.code).toBe(0);
+      expect(generated.stdout).toContain('created admin account "ops"');
+      expect(generated.stdout).toContain('shown only once');
+      const password = /password: ([a-z2-7]{24})/.exec(generated.stdout)?.[1];
+      expect(await logIn('ops', password!)).toMatchObject({
+        ok: true,
+        value: { user: { isAdmin: true, displayName: 'Ops' } },
+      });
+
+      const piped = await swarm(
+        ['users', 'create', 'bot', '--password-stdin'],
+        'a piped secret 42\n',
+      );
+      expect(piped.code).toBe(0);
+      expect(piped.stdout).toContain('created account "bot"');
+      expect(piped.stdout).not.toContain('password:');
+      expect(await logIn('bot', 'a piped secret 42')).toMatchObject({
+        ok: true,
+        value: { user: { isAdmin: false } },
+      });
+
+      const taken = await swarm(['users', 'create', 'ops']);
+      expect(taken.code).toBe(1);
+      expect(taken.stderr).toContain('HANDLE_TAKEN');
+    } finally {
+      await new Promise((r) => server.close(r));
+    }
+  }, 120_000);
+
   it('takes a DELETE without a body, as HTTP clients send it', async () => {
     expect((await admin('POST', '/blocks', { domain: 'bodiless.test' })).status).toBe(200);
     const res = await alpha.request('/api/swarm/admin/blocks/bodiless.test', {

@@ -1,10 +1,16 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { domainSchema, errorBody, errorBodySchema, uuidSchema } from '@swarm/contract';
-import { createRegistryAdminService, type NodeContext } from '@swarm/domain';
+import { createAuthServices } from '@swarm/auth';
+import {
+  createRegistryAdminService,
+  postInputObject,
+  type ActionError,
+  type NodeContext,
+} from '@swarm/domain';
 import { createRouter } from '../router.ts';
 
 // Operator endpoints under /api/swarm/admin/* (our extension, docs/protocol.md "Admin API"):
-// seeds, node blocks, admin tokens, pinned-key reset. Authentication is the gateway's
+// seeds, node blocks, admin tokens, pinned-key reset, local accounts. Authentication is the gateway's
 // `requireAdmin()` middleware, mounted for the whole prefix in app.ts. Like every write to
 // /api/swarm/*, POST/PUT/DELETE bodies are JSON (`{}` when there is nothing to send).
 
@@ -53,6 +59,39 @@ const createdTokenSchema = z
   .object({ id: z.string(), name: z.string(), token: z.string() })
   .openapi('AdminCreatedToken');
 const okSchema = z.object({ success: z.literal(true), message: z.string() });
+const createdUserSchema = z
+  .object({
+    user: z.object({
+      id: z.string(),
+      handle: z.string(),
+      displayName: z.string(),
+      isAdmin: z.boolean(),
+    }),
+    /** Only when the node generated it: shown in this answer once, stored as an argon2id hash. */
+    password: z.string().optional(),
+  })
+  .openapi('AdminCreatedUser');
+
+const createdPostSchema = z
+  .object({
+    post: z.object({
+      id: z.string(),
+      path: z.string(),
+      content: z.string(),
+      createdAt: z.string(),
+    }),
+    /** Deliveries to other nodes (a reply to a remote post, remote mentions), with their state. */
+    deliveries: z.array(
+      z.object({
+        id: z.string(),
+        kind: z.string(),
+        targetDomain: z.string(),
+        status: z.string(),
+        summary: z.string(),
+      }),
+    ),
+  })
+  .openapi('AdminCreatedPost');
 
 const domainParam = z.object({ domain: domainSchema });
 const emptyBody = z.object({}).strict();
@@ -113,6 +152,41 @@ const routes = {
     request: { params: z.object({ id: uuidSchema }), ...jsonBody(emptyBody) },
     responses: { 200: json(okSchema, 'Revoked'), ...withNotFound },
   }),
+  createUser: createRoute({
+    method: 'post',
+    path: `${ADMIN}/users`,
+    summary:
+      'Admin: create a local account (admin or not); without a password one is generated and returned once',
+    request: jsonBody(
+      z
+        .object({
+          handle: z.string().max(64),
+          displayName: z.string().max(256).optional(),
+          password: z.string().max(1024).optional(),
+          admin: z.boolean().default(false),
+        })
+        .strict(),
+    ),
+    responses: {
+      201: json(createdUserSchema, 'The new account'),
+      ...errors,
+      409: error('The handle is taken'),
+    },
+  }),
+  createPost: createRoute({
+    method: 'post',
+    path: `${ADMIN}/posts`,
+    summary:
+      'Admin: publish a post as a local user (bots, operators); mentions and replies are delivered like any post',
+    request: jsonBody(postInputObject.extend({ handle: z.string().min(1).max(64) }).strict()),
+    responses: {
+      201: json(createdPostSchema, 'The post and its deliveries'),
+      ...errors,
+      404: error('No such local user, or no such post to reply to'),
+      502: error('The node of the post replied to could not be reached'),
+      504: error('The node of the post replied to did not answer in time'),
+    },
+  }),
   resetKey: createRoute({
     method: 'post',
     path: `${ADMIN}/nodes/{domain}/reset-key`,
@@ -123,6 +197,20 @@ const routes = {
 };
 
 const registryAdmin = (node: NodeContext) => createRegistryAdminService(node);
+// Account creation keeps no state (login throttles are the web app's), so one per request is fine.
+const accounts = (node: NodeContext) =>
+  createAuthServices({ db: node.db, clock: node.clock }).accounts;
+
+/** A refused user action as the admin API answers it. */
+const ACTION_ERROR_HTTP = {
+  BAD_REQUEST: [400, 'INVALID_REQUEST'],
+  UNAUTHORIZED: [400, 'INVALID_REQUEST'],
+  FORBIDDEN: [400, 'INVALID_REQUEST'],
+  CONFLICT: [400, 'INVALID_REQUEST'],
+  NOT_FOUND: [404, 'POST_NOT_FOUND'],
+  BAD_GATEWAY: [502, 'PEER_UNAVAILABLE'],
+  GATEWAY_TIMEOUT: [504, 'PEER_TIMEOUT'],
+} as const satisfies Record<ActionError['code'], readonly [number, string]>;
 
 export function adminRoutes() {
   const app = createRouter();
@@ -155,13 +243,9 @@ export function adminRoutes() {
 
   app.openapi(routes.block, async (c) => {
     const { domain, reason } = c.req.valid('json');
-    const node = c.get('node');
-    if (domain === node.config.domain) {
-      return c.json(errorBody('INVALID_REQUEST', 'A node cannot block its own domain.'), 400);
-    }
-    const block = await registryAdmin(node).blockNode(domain, reason || undefined);
-    node.logger.info({ peer: domain, reason }, 'node blocked');
-    return c.json({ ...block, createdAt: block.createdAt.toISOString() }, 200);
+    const blocked = await registryAdmin(c.get('node')).blockNode(domain, reason || undefined);
+    if (!blocked.ok) return c.json(errorBody('INVALID_REQUEST', blocked.reason), 400);
+    return c.json({ ...blocked.value, createdAt: blocked.value.createdAt.toISOString() }, 200);
   });
 
   app.openapi(routes.unblock, async (c) => {
@@ -200,6 +284,66 @@ export function adminRoutes() {
       return c.json(errorBody('NOT_FOUND', `No admin token ${id}.`), 404);
     }
     return c.json({ success: true as const, message: `Token ${id} is revoked.` }, 200);
+  });
+
+  app.openapi(routes.createUser, async (c) => {
+    const { handle, displayName, password, admin } = c.req.valid('json');
+    const created = await accounts(c.get('node')).createUser({
+      handle,
+      displayName,
+      password,
+      isAdmin: admin,
+    });
+    if (!created.ok) {
+      const taken = created.reason.code === 'CONFLICT';
+      return c.json(
+        errorBody(taken ? 'HANDLE_TAKEN' : 'INVALID_REQUEST', created.reason.message),
+        taken ? 409 : 400,
+      );
+    }
+    const { user, generatedPassword } = created.value;
+    return c.json(
+      {
+        user: {
+          id: user.id,
+          handle: user.handle,
+          displayName: user.displayName,
+          isAdmin: user.isAdmin,
+        },
+        ...(generatedPassword ? { password: generatedPassword } : {}),
+      },
+      201,
+    );
+  });
+
+  app.openapi(routes.createPost, async (c) => {
+    const { handle, ...input } = c.req.valid('json');
+    const node = c.get('node');
+    const author = await node.db.prisma.user.findUnique({
+      where: { handle: handle.toLowerCase() },
+      select: { id: true },
+    });
+    if (!author) return c.json(errorBody('USER_NOT_FOUND', `No user ${handle} on this node.`), 404);
+    const created = await node.actions.posts.create(author.id, input);
+    if (!created.ok) {
+      const { code, message } = created.reason;
+      const [status, errorCode] = ACTION_ERROR_HTTP[code];
+      return c.json(errorBody(errorCode, message), status);
+    }
+    const { post, deliveries } = created.value;
+    return c.json(
+      {
+        post: { id: post.id, path: post.path, content: post.content, createdAt: post.createdAt },
+        deliveries: deliveries.map(({ id, kind, targetDomain, status, summary }) => ({
+          id,
+          kind,
+          targetDomain,
+          status,
+          summary,
+        })),
+      },
+      201,
+    );
   });
 
   app.openapi(routes.resetKey, async (c) => {

@@ -13,9 +13,12 @@ import {
   nodeListResponseSchema,
   nodesQuerySchema,
   SWARM_PATHS,
-  type AdminAction,
 } from '@swarm/contract';
-import type { AnnounceRefusal, GossipRefusal, NodeContext } from '@swarm/domain';
+import {
+  createRegistryAdminService,
+  type AnnounceRefusal,
+  type GossipRefusal,
+} from '@swarm/domain';
 import { createRouter } from '../router.ts';
 
 // Registry, announce, discovery and gossip endpoints (DESIGN §3 "Registry and trust", "Gossip").
@@ -126,31 +129,6 @@ function refusal(c: Context, r: AnnounceRefusal | GossipRefusal) {
   return c.json(body, 403);
 }
 
-async function runAdminAction(node: NodeContext, action: AdminAction): Promise<AdminReport> {
-  const report = (results: AdminReport['results']): AdminReport => ({
-    action: action.action,
-    ok: results.every((r) => r.ok),
-    results,
-  });
-  switch (action.action) {
-    case 'announce':
-      return report(
-        action.domain
-          ? [await node.registry.announceTo(action.domain, 'admin')]
-          : await node.registry.announceToSeeds(),
-      );
-    case 'discover':
-      return report([await node.registry.probe(action.domain, 'discover')]);
-    case 'gossip':
-      return report(
-        action.domain ? [await node.gossip.exchangeWith(action.domain)] : await node.gossip.round(),
-      );
-    case 'addSeed':
-      await node.registry.addSeed(action.domain, action.priority);
-      return { ...report([]), seed: { domain: action.domain, priority: action.priority } };
-  }
-}
-
 export function swarmRoutes() {
   const app = createRouter();
 
@@ -206,7 +184,8 @@ export function swarmRoutes() {
 
   // Admin authentication is the gateway's `requireAdmin()` middleware, mounted for this route.
   app.openapi(postNodes, async (c) => {
-    return c.json(await runAdminAction(c.get('node'), c.req.valid('json')), 200);
+    const report = await createRegistryAdminService(c.get('node')).runAction(c.req.valid('json'));
+    return c.json(report satisfies AdminReport, 200);
   });
 
   return app;

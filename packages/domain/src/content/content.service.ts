@@ -70,22 +70,25 @@ export const REPLIES_PAGE_SIZE = 100;
  * Listed: shown in lists (timeline, profile). Visible: reachable by id (single post, replies);
  * `unlisted` posts are visible but not listed, `followers` posts are neither to the public.
  */
-const LISTED = { visibility: 'public' } as const satisfies Prisma.PostWhereInput;
-const VISIBLE = {
+export const LISTED = { visibility: 'public' } as const satisfies Prisma.PostWhereInput;
+export const VISIBLE = {
   visibility: { in: ['public', 'unlisted'] },
 } as const satisfies Prisma.PostWhereInput;
 
 /** A live post written on this node (not a copy from a peer, not soft-deleted). */
-const LOCAL_LIVE = {
+export const LOCAL_LIVE = {
   apId: null,
   authorId: { not: null },
   deletedAt: null,
 } as const satisfies Prisma.PostWhereInput;
 
 /** Top-level: neither a reply nor a repost (their list shapes cannot say what they answer). */
-const TOP_LEVEL = { replyToId: null, repostOfId: null } as const satisfies Prisma.PostWhereInput;
+export const TOP_LEVEL = {
+  replyToId: null,
+  repostOfId: null,
+} as const satisfies Prisma.PostWhereInput;
 
-const NEWEST_FIRST = [
+export const NEWEST_FIRST = [
   { createdAt: 'desc' },
   { id: 'desc' },
 ] as const satisfies Prisma.PostOrderByWithRelationInput[];

@@ -14,6 +14,7 @@ import type { RegistryService } from '../registry/index.ts';
 import { createReadCache } from '../read-cache.ts';
 import type { PostView } from '../views/index.ts';
 import type { PeerReader } from './peer-reads.ts';
+import type { SeenPosts } from './seen-posts.ts';
 import {
   actorView,
   byNewest,
@@ -79,6 +80,8 @@ export interface FeedServiceDeps {
   registry: Pick<RegistryService, 'activePeers' | 'blockedDomains'>;
   content: Pick<ContentService, 'timeline'>;
   reader: PeerReader;
+  /** Told of the remote posts shown (see seen-posts.ts). */
+  seen?: Pick<SeenPosts, 'remember'>;
 }
 
 export const FEED_LIMITS = {
@@ -104,6 +107,7 @@ const entryOf = (view: PostView, at: Date | string): FeedEntry => ({
 
 export function createFeedService(deps: FeedServiceDeps): FeedService {
   const { db, clock, config, registry, content, reader } = deps;
+  const shownPosts = deps.seen;
   const prisma = db.prisma;
   const self = config.domain;
   const beforeFilter = (before: string | undefined) =>
@@ -220,6 +224,7 @@ export function createFeedService(deps: FeedServiceDeps): FeedService {
       });
 
       const page = pageEntries(entries, limit);
+      await shownPosts?.remember(page.views);
       return {
         posts: await withViewerState(prisma, viewer, page.views),
         nextBefore: page.nextBefore,
@@ -285,12 +290,10 @@ export function createFeedService(deps: FeedServiceDeps): FeedService {
         ? 0
         : unique.filter((entry) => entry.view.isNsfw && entry.at >= oldestShown).length;
 
+      const views = shown.map((entry) => entry.view);
+      await shownPosts?.remember(views);
       return {
-        posts: await withViewerState(
-          prisma,
-          viewer,
-          shown.map((entry) => entry.view),
-        ),
+        posts: await withViewerState(prisma, viewer, views),
         nodes,
         unreachable: nodes.filter((n) => !n.ok).map((n) => n.domain),
         hiddenNsfw,

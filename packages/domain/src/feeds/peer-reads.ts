@@ -47,6 +47,11 @@ export interface PeerReader {
     schema: S,
   ): Promise<PeerReadOutcome<z.output<S>>>;
   breakerState(domain: string): BreakerState;
+  /**
+   * Drops what is cached from `domain`, and lets no read already under way store its answer:
+   * this node just changed something there (a like, a reply), so the next page asks again.
+   */
+  forget(domain: string): void;
 }
 
 interface Breaker {
@@ -72,6 +77,8 @@ export function createPeerReader(deps: {
   });
   const inflight = new Map<string, Promise<PeerReadOutcome<unknown>>>();
   const breakers = new Map<string, Breaker>();
+  /** Bumped by `forget`: an answer to a request sent before it is not kept. */
+  const epochs = new Map<string, number>();
 
   const now = () => clock.now().getTime();
 
@@ -121,11 +128,12 @@ export function createPeerReader(deps: {
     path: string,
     schema: S,
   ): Promise<PeerReadOutcome<z.output<S>>> {
+    const epoch = epochs.get(domain) ?? 0;
     const result = await peers.getJson(domain, path, schema, { timeoutMs: options.budgetMs });
     if (result.ok) {
       record(domain, true);
       const value = result.value as z.output<S>;
-      await cache.load(key, () => Promise.resolve(value));
+      if (epoch === (epochs.get(domain) ?? 0)) await cache.load(key, () => Promise.resolve(value));
       return { domain, ok: true, value, ms: result.ms, cached: false };
     }
     // A 4xx is an answer about the thing asked for (e.g. no such user), not a sick node.
@@ -153,10 +161,24 @@ export function createPeerReader(deps: {
       if (running) return running as Promise<PeerReadOutcome<z.output<typeof schema>>>;
       const admitted = admit(domain);
       if (!admitted.ok) return { domain, ok: false, ms: 0, error: admitted.error, skipped: true };
-      const promise = fetchOnce(key, domain, path, schema).finally(() => inflight.delete(key));
+      const promise: Promise<PeerReadOutcome<z.output<typeof schema>>> = fetchOnce(
+        key,
+        domain,
+        path,
+        schema,
+      ).finally(() => {
+        if (inflight.get(key) === promise) inflight.delete(key);
+      });
       inflight.set(key, promise);
       return promise;
     },
     breakerState: stateOf,
+    forget(domain) {
+      const prefix = `${domain}/`;
+      epochs.set(domain, (epochs.get(domain) ?? 0) + 1);
+      cache.forget((key) => key.startsWith(prefix));
+      // A read started after this must not join a request sent before it.
+      for (const key of [...inflight.keys()]) if (key.startsWith(prefix)) inflight.delete(key);
+    },
   };
 }

@@ -27,6 +27,7 @@ import {
 } from './post-views.ts';
 import { readError, peerReadError, type ReadError } from './read-errors.ts';
 import { visibilityFor } from './visibility.ts';
+import type { SeenPosts } from './seen-posts.ts';
 
 /**
  * A post page: the post and its replies, oldest first. Ours come from the database (replies
@@ -51,6 +52,8 @@ export interface ThreadServiceDeps {
   config: Pick<NodeConfig, 'domain'>;
   peers: Pick<PeerClient, 'getJson'>;
   registry: Pick<RegistryService, 'isBlocked'>;
+  /** Told of the remote post shown (see seen-posts.ts). */
+  seen?: Pick<SeenPosts, 'remember'>;
 }
 
 const OLDEST_FIRST = [
@@ -59,7 +62,7 @@ const OLDEST_FIRST = [
 ] as const satisfies Prisma.PostOrderByWithRelationInput[];
 
 export function createThreadService(deps: ThreadServiceDeps): ThreadService {
-  const { db, logger, config, peers, registry } = deps;
+  const { db, logger, config, peers, registry, seen } = deps;
   const prisma = db.prisma;
   const self = config.domain;
 
@@ -133,6 +136,8 @@ export function createThreadService(deps: ThreadServiceDeps): ThreadService {
         `${domain} sent a post this node could not read: ${reason}.`.slice(0, 300),
       );
     }
+
+    await seen?.remember([post]);
 
     // Replies the peer lists, except those written here: ours come from our own rows.
     let remoteReplies: PostView[] = [];

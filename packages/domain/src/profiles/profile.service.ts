@@ -24,6 +24,7 @@ import {
 } from '../feeds/post-views.ts';
 import { peerReadError, readError, type ReadError } from '../feeds/read-errors.ts';
 import { visibilityFor } from '../feeds/visibility.ts';
+import type { SeenPosts } from '../feeds/seen-posts.ts';
 import { upsertRemoteActor } from '../interactions/interaction-effects.ts';
 import type { Logger } from '../logger.ts';
 import type { PeerClient } from '../peers/index.ts';
@@ -58,6 +59,8 @@ export interface ProfileServiceDeps {
   config: Pick<NodeConfig, 'domain'>;
   peers: Pick<PeerClient, 'getJson'>;
   registry: Pick<RegistryService, 'isBlocked'>;
+  /** Told of the remote posts shown (see feeds/seen-posts.ts). */
+  seen?: Pick<SeenPosts, 'remember'>;
 }
 
 export const PROFILE_POSTS_LIMIT = { default: 20, max: LIMITS.swarmUserPosts.max } as const;
@@ -86,7 +89,7 @@ export function parseProfileAddress(input: string, self: string): Result<ParsedA
 type FollowState = 'none' | 'pending' | 'accepted';
 
 export function createProfileService(deps: ProfileServiceDeps): ProfileService {
-  const { db, clock, logger, config, peers, registry } = deps;
+  const { db, clock, logger, config, peers, registry, seen } = deps;
   const prisma = db.prisma;
   const self = config.domain;
 
@@ -201,6 +204,7 @@ export function createProfileService(deps: ProfileServiceDeps): ProfileService {
     const views = posts
       .slice(0, limit)
       .map((post) => profilePostToView(post, author, domain, self));
+    await seen?.remember(views);
     const state = await followState(viewer, stored.actorUrl);
     return ok({
       profile: {

@@ -33,7 +33,8 @@ export interface CreatedAdminToken extends AdminTokenSummary {
 export interface AdminTokenService {
   /** The principal a bearer token stands for, or why it is refused. */
   verifyBearer(token: string | undefined): Promise<Result<AdminPrincipal, string>>;
-  createToken(name: string): Promise<CreatedAdminToken>;
+  /** `createdById`: the admin user who made it from the web app (none from the admin API). */
+  createToken(name: string, createdById?: string): Promise<CreatedAdminToken>;
   listTokens(): Promise<AdminTokenSummary[]>;
   /** True when the token exists (revoking twice keeps the first revocation time). */
   revokeToken(id: string): Promise<boolean>;
@@ -90,12 +91,13 @@ export function createAdminTokenService(deps: AdminTokenDeps): AdminTokenService
     return ok({ kind: 'token', tokenId: row.id, name: row.name });
   }
 
-  async function createToken(name: string): Promise<CreatedAdminToken> {
+  async function createToken(name: string, createdById?: string): Promise<CreatedAdminToken> {
     const token = ADMIN_TOKEN_PREFIX + randomBytes(32).toString('base64url');
     const row = await prisma.adminApiToken.create({
       data: {
         name: name.trim().slice(0, 100) || 'admin token',
         tokenHash: hashAdminToken(token),
+        createdById: createdById ?? null,
         createdAt: deps.clock.now(),
       },
       select: SUMMARY,

@@ -9,6 +9,7 @@ export interface PostFormInput {
   isNsfw?: boolean;
   linkPreview?: { url: string; title?: string; description?: string; image?: string };
   replyToId?: string;
+  replyToAuthorAddress?: string;
 }
 
 function text(form: FormData, name: string): string {
@@ -46,5 +47,7 @@ export function readPostForm(form: FormData): PostFormInput {
 
   const replyToId = text(form, 'replyToId');
   if (replyToId) input.replyToId = replyToId;
+  const replyToAuthorAddress = text(form, 'replyToAuthorAddress');
+  if (replyToAuthorAddress) input.replyToAuthorAddress = replyToAuthorAddress;
   return input;
 }
