@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createCaller } from '@swarm/api';
 import { createAuthServices, type SessionUser } from '@swarm/auth';
 import {
   createTestNetwork,
+  sessionUserByHandle,
+  signedInCaller,
   type NetworkNode,
   type TestNetwork,
 } from '../../../packages/testnet/src/index.ts';
@@ -26,21 +27,7 @@ let alice: SessionUser;
 let auth: ReturnType<typeof createAuthServices>;
 const ids: Record<string, string> = {};
 
-function apiAs(user: SessionUser | null) {
-  return createCaller({
-    node: alpha.node,
-    auth,
-    session: user
-      ? {
-          sessionId: 'x',
-          expiresAt: new Date(net.clock.now().getTime() + 3_600_000),
-          refreshed: false,
-          user,
-        }
-      : null,
-    clientIp: '127.0.0.1',
-  });
-}
+const apiAs = (user: SessionUser | null) => signedInCaller(alpha.node, user, { auth });
 
 async function read(response: Response) {
   return { status: response.status, body: (await response.json()) as Record<string, unknown> };
@@ -57,16 +44,7 @@ beforeAll(async () => {
   beta = net.node(BETA);
   await net.announceAll();
   auth = createAuthServices({ db: alpha.node.db, clock: alpha.node.clock });
-  const row = await alpha.node.db.prisma.user.findUniqueOrThrow({ where: { handle: 'alice' } });
-  alice = {
-    id: row.id,
-    handle: 'alice',
-    displayName: row.displayName,
-    avatarUrl: null,
-    isAdmin: false,
-    did: row.did,
-    showNsfw: false,
-  };
+  alice = await sessionUserByHandle(alpha.node, 'alice');
   const now = net.clock.now().getTime();
   ids.a1 = (
     await alpha.node.db.prisma.post.create({

@@ -22,6 +22,22 @@ const onPost = z.object({
 });
 const onPerson = z.object({ address: z.string().trim().min(1).max(300) });
 
+function onPostAction(kind: 'like' | 'unlike' | 'repost') {
+  return protectedProcedure
+    .input(onPost)
+    .mutation(async ({ ctx, input }) =>
+      unwrapAction(await ctx.node.actions.interactions[kind](ctx.user.id, input)),
+    );
+}
+
+function onPersonAction(kind: 'follow' | 'unfollow') {
+  return protectedProcedure
+    .input(onPerson)
+    .mutation(async ({ ctx, input }) =>
+      unwrapAction(await ctx.node.actions.interactions[kind](ctx.user.id, input)),
+    );
+}
+
 export const interactionsRouter = router({
   /**
    * `{local: true}` for a post of this node; otherwise the exact body to sign:
@@ -34,31 +50,11 @@ export const interactionsRouter = router({
     ),
 
   /** `signed` is required for a post on another node. */
-  like: protectedProcedure
-    .input(onPost)
-    .mutation(async ({ ctx, input }) =>
-      unwrapAction(await ctx.node.actions.interactions.like(ctx.user.id, input)),
-    ),
-  unlike: protectedProcedure
-    .input(onPost)
-    .mutation(async ({ ctx, input }) =>
-      unwrapAction(await ctx.node.actions.interactions.unlike(ctx.user.id, input)),
-    ),
-  repost: protectedProcedure
-    .input(onPost)
-    .mutation(async ({ ctx, input }) =>
-      unwrapAction(await ctx.node.actions.interactions.repost(ctx.user.id, input)),
-    ),
+  like: onPostAction('like'),
+  unlike: onPostAction('unlike'),
+  repost: onPostAction('repost'),
 
   /** `alice` (this node) or `bob@beta.example`; a remote follow is pending until accepted. */
-  follow: protectedProcedure
-    .input(onPerson)
-    .mutation(async ({ ctx, input }) =>
-      unwrapAction(await ctx.node.actions.interactions.follow(ctx.user.id, input)),
-    ),
-  unfollow: protectedProcedure
-    .input(onPerson)
-    .mutation(async ({ ctx, input }) =>
-      unwrapAction(await ctx.node.actions.interactions.unfollow(ctx.user.id, input)),
-    ),
+  follow: onPersonAction('follow'),
+  unfollow: onPersonAction('unfollow'),
 });

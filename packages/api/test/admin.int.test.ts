@@ -1,14 +1,15 @@
-import { TRPCError } from '@trpc/server';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createAuthServices, type SessionUser } from '@swarm/auth';
 // Relative: @swarm/testnet depends on this package, so it is not one of its dependencies.
 import {
   TEST_NETWORK_ADMIN_TOKEN,
   createTestNetwork,
+  signedInCaller,
+  trpcFailure,
   type NetworkNode,
   type TestNetwork,
 } from '../../testnet/src/index.ts';
-import { appRouter, createCaller, type ApiContext } from '../src/index.ts';
+import { appRouter, type ApiContext } from '../src/index.ts';
 
 // The admin area's procedures through the front door (createCaller) on alpha, a real node with
 // its own database, and beta, a real peer reached over the test network's HTTP semantics.
@@ -45,34 +46,12 @@ beforeEach(() => {
   for (const n of net.nodes) net.network.heal(n.domain);
 });
 
-function callerAs(user: SessionUser | null) {
-  return createCaller({
-    node: alpha.node,
-    auth,
-    session: user
-      ? {
-          sessionId: 'x',
-          expiresAt: new Date(alpha.clock.now().getTime() + 3_600_000),
-          refreshed: false,
-          user,
-        }
-      : null,
-    clientIp: '127.0.0.1',
-  });
-}
+const callerAs = (user: SessionUser | null) => signedInCaller(alpha.node, user, { auth });
 
 const asAdmin = () => callerAs(root);
 
 /** The TRPCError a call fails with (the test fails when it succeeds). */
-async function failureOf(call: Promise<unknown>): Promise<TRPCError> {
-  try {
-    await call;
-  } catch (cause) {
-    if (cause instanceof TRPCError) return cause;
-    throw cause;
-  }
-  throw new Error('expected the call to fail');
-}
+const failureOf = trpcFailure;
 
 const codeOf = async (call: Promise<unknown>) => (await failureOf(call)).code;
 

@@ -1,4 +1,3 @@
-import { TRPCError } from '@trpc/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   createAuthServices,
@@ -8,8 +7,12 @@ import {
 } from '@swarm/auth';
 import { exportPublicKeyPem, generateSigningKeyPair, publicKeyToDidKey } from '@swarm/contract';
 // Relative: @swarm/testnet depends on this package, so it is not one of its dependencies.
-import { createTestNode, type TestNode } from '../../testnet/src/index.ts';
-import { createCaller } from '../src/index.ts';
+import {
+  createTestNode,
+  tokenCaller,
+  trpcFailure,
+  type TestNode,
+} from '../../testnet/src/index.ts';
 
 // Accounts and settings through the front door (createCaller) on a real node with its own
 // database. Sessions come from tokens exactly as the web hook makes them: validate, then call.
@@ -25,21 +28,11 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 /** A caller as the browser holding `token` (or none) from `clientIp`. */
-async function caller(token?: string, clientIp = '192.0.2.1') {
-  const session = token ? await auth.sessions.validate(token) : null;
-  return createCaller({ node: t.node, auth, session, clientIp });
-}
+const caller = (token?: string, clientIp = '192.0.2.1') =>
+  tokenCaller(t.node, auth, token, clientIp);
 
 /** The TRPCError a call fails with (the test fails when it succeeds). */
-async function failure(call: Promise<unknown>): Promise<{ code: string; message: string }> {
-  try {
-    await call;
-  } catch (cause) {
-    if (cause instanceof TRPCError) return { code: cause.code, message: cause.message };
-    throw cause;
-  }
-  throw new Error('expected the call to fail');
-}
+const failure = trpcFailure;
 
 async function browserKey() {
   const { publicKey } = await generateSigningKeyPair(true);

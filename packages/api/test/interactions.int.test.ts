@@ -1,10 +1,14 @@
-import { TRPCError } from '@trpc/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAuthServices, type AuthServices } from '@swarm/auth';
-import { transportFromFetch } from '@swarm/domain';
 // Relative: @swarm/testnet depends on this package, so it is not one of its dependencies.
-import { createTestNode, type TestNode } from '../../testnet/src/index.ts';
-import { createCaller } from '../src/index.ts';
+import {
+  createTestNode,
+  peersRefuseConnections,
+  signUpUsers,
+  tokenCaller,
+  trpcFailure,
+  type TestNode,
+} from '../../testnet/src/index.ts';
 
 // interactions.* and deliveries.* through createCaller on a real node with its own database and
 // real sessions: likes, reposts and follows between people of this node, and what happens to
@@ -18,43 +22,18 @@ const tokens: Record<string, string> = {};
 const ids: Record<string, string> = {};
 
 beforeAll(async () => {
-  t = await createTestNode(
-    { SWARM_DOMAIN: SELF },
-    {
-      transport: transportFromFetch(() => {
-        throw Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
-      }),
-      resolveHost: async () => ['93.184.216.34'],
-    },
-  );
+  // Every other node is down: connection refused.
+  t = await createTestNode({ SWARM_DOMAIN: SELF }, peersRefuseConnections());
   auth = createAuthServices({ db: t.node.db, clock: t.clock });
-  for (const handle of ['alice', 'bob', 'carol']) {
-    const signedUp = await auth.accounts.signUp({
-      handle,
-      displayName: handle[0]!.toUpperCase() + handle.slice(1),
-      password: 'correct horse battery',
-    });
-    if (!signedUp.ok) throw new Error(signedUp.reason.message);
-    tokens[handle] = signedUp.value.token;
-    ids[handle] = signedUp.value.user.id;
-  }
+  const signedUp = await signUpUsers(auth, ['alice', 'bob', 'carol'], 'correct horse battery');
+  Object.assign(tokens, signedUp.tokens);
+  for (const [handle, u] of Object.entries(signedUp.users)) ids[handle] = u.id;
 });
 afterAll(() => t.close());
 
-async function as(handle: string | null) {
-  const session = handle ? await auth.sessions.validate(tokens[handle]!) : null;
-  return createCaller({ node: t.node, auth, session, clientIp: '127.0.0.1' });
-}
-
-async function failure(call: Promise<unknown>): Promise<{ code: string; message: string }> {
-  try {
-    await call;
-  } catch (cause) {
-    if (cause instanceof TRPCError) return { code: cause.code, message: cause.message };
-    throw cause;
-  }
-  throw new Error('expected the call to fail');
-}
+const as = (handle: string | null) =>
+  tokenCaller(t.node, auth, handle ? tokens[handle]! : undefined);
+const failure = trpcFailure;
 
 const prisma = () => t.node.db.prisma;
 const post = (id: string) => prisma().post.findUniqueOrThrow({ where: { id } });

@@ -1,10 +1,14 @@
-import { TRPCError } from '@trpc/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAuthServices, type AuthServices, type SessionUser } from '@swarm/auth';
-import { transportFromFetch } from '@swarm/domain';
 // Relative: @swarm/testnet depends on this package, so it is not one of its dependencies.
-import { createTestNode, type TestNode } from '../../testnet/src/index.ts';
-import { createCaller } from '../src/index.ts';
+import {
+  createTestNode,
+  peersRefuseConnections,
+  signUpUsers,
+  tokenCaller,
+  trpcFailure,
+  type TestNode,
+} from '../../testnet/src/index.ts';
 
 // posts.create and posts.delete through createCaller on a real node with its own database,
 // signed in with real sessions. Other nodes are unreachable here (connection refused): what
@@ -18,44 +22,18 @@ const tokens: Record<string, string> = {};
 const users: Record<string, SessionUser> = {};
 
 beforeAll(async () => {
-  t = await createTestNode(
-    { SWARM_DOMAIN: SELF },
-    {
-      // Every other node is down: connection refused.
-      transport: transportFromFetch(() => {
-        throw Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
-      }),
-      resolveHost: async () => ['93.184.216.34'],
-    },
-  );
+  // Every other node is down: connection refused.
+  t = await createTestNode({ SWARM_DOMAIN: SELF }, peersRefuseConnections());
   auth = createAuthServices({ db: t.node.db, clock: t.clock });
-  for (const handle of ['alice', 'bob', 'carol']) {
-    const signedUp = await auth.accounts.signUp({
-      handle,
-      displayName: handle[0]!.toUpperCase() + handle.slice(1),
-      password: 'correct horse battery',
-    });
-    if (!signedUp.ok) throw new Error(signedUp.reason.message);
-    tokens[handle] = signedUp.value.token;
-    users[handle] = signedUp.value.user;
-  }
+  const signedUp = await signUpUsers(auth, ['alice', 'bob', 'carol'], 'correct horse battery');
+  Object.assign(tokens, signedUp.tokens);
+  Object.assign(users, signedUp.users);
 });
 afterAll(() => t.close());
 
-async function as(handle: string | null) {
-  const session = handle ? await auth.sessions.validate(tokens[handle]!) : null;
-  return createCaller({ node: t.node, auth, session, clientIp: '127.0.0.1' });
-}
-
-async function failure(call: Promise<unknown>): Promise<{ code: string; message: string }> {
-  try {
-    await call;
-  } catch (cause) {
-    if (cause instanceof TRPCError) return { code: cause.code, message: cause.message };
-    throw cause;
-  }
-  throw new Error('expected the call to fail');
-}
+const as = (handle: string | null) =>
+  tokenCaller(t.node, auth, handle ? tokens[handle]! : undefined);
+const failure = trpcFailure;
 
 const prisma = () => t.node.db.prisma;
 const counts = async (handle: string) =>

@@ -1,10 +1,14 @@
-import { TRPCError } from '@trpc/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAuthServices, type SessionUser } from '@swarm/auth';
 import type { PostView } from '@swarm/domain';
 // Relative: @swarm/testnet depends on this package, so it is not one of its dependencies.
-import { createTestNode, type TestNode } from '../../testnet/src/index.ts';
-import { createCaller } from '../src/index.ts';
+import {
+  createTestNode,
+  sessionUserOf,
+  signedInCaller,
+  trpcFailure,
+  type TestNode,
+} from '../../testnet/src/index.ts';
 
 // The reads procedures (timeline, profiles, threads, notifications) through createCaller on a
 // real node with its own database. Content is set up in the database directly (writing posts
@@ -19,31 +23,8 @@ const ids: Record<string, string> = {};
 const T0 = Date.parse('2026-11-20T10:00:00.000Z');
 const at = (minutes: number) => new Date(T0 + minutes * 60_000);
 
-function callerAs(user: SessionUser | null) {
-  return createCaller({
-    node: t.node,
-    auth,
-    session: user
-      ? {
-          sessionId: 'x',
-          expiresAt: new Date(t.clock.now().getTime() + 3_600_000),
-          refreshed: false,
-          user,
-        }
-      : null,
-    clientIp: '127.0.0.1',
-  });
-}
-
-async function codeOf(call: Promise<unknown>): Promise<string> {
-  try {
-    await call;
-  } catch (cause) {
-    if (cause instanceof TRPCError) return cause.code;
-    throw cause;
-  }
-  throw new Error('expected the call to fail');
-}
+const callerAs = (user: SessionUser | null) => signedInCaller(t.node, user, { auth });
+const codeOf = async (call: Promise<unknown>) => (await trpcFailure(call)).code;
 
 const contents = (posts: PostView[]) => posts.map((p) => p.content);
 
@@ -55,15 +36,7 @@ beforeAll(async () => {
     const row = await prisma.user.create({
       data: { handle, displayName: handle.toUpperCase(), passwordHash: '!' },
     });
-    users[handle] = {
-      id: row.id,
-      handle,
-      displayName: row.displayName,
-      avatarUrl: null,
-      isAdmin: false,
-      did: null,
-      showNsfw: false,
-    };
+    users[handle] = sessionUserOf(row);
   }
   const { alice, bob, carol } = users as Record<string, SessionUser>;
   const post = async (

@@ -1,3 +1,4 @@
 export * from './manual-clock.ts';
 export * from './test-node.ts';
 export * from './test-network.ts';
+export * from './api-caller.ts';

@@ -3,6 +3,7 @@ import {
   createLogger,
   createNodeContext,
   parseConfig,
+  transportFromFetch,
   type NodeContext,
   type NodeOverrides,
 } from '@swarm/domain';
@@ -46,5 +47,18 @@ export async function createTestNode(
     app,
     request: async (path, init) => app.request(path, init),
     close: () => node.close(),
+  };
+}
+
+/**
+ * Overrides for a node whose every peer is down (connection refused), with peer domains
+ * resolving to a public address so the refusal, not the address guard, is what fails.
+ */
+export function peersRefuseConnections(): Omit<NodeOverrides, 'clock'> {
+  return {
+    transport: transportFromFetch(() => {
+      throw Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
+    }),
+    resolveHost: async () => ['93.184.216.34'],
   };
 }

@@ -1,16 +1,19 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createCaller } from '@swarm/api';
-import { createAuthServices, type SessionUser } from '@swarm/auth';
-import {
-  SWARM_PATHS,
-  exportPublicKeyPem,
-  generateSigningKeyPair,
-  publicKeyToDidKey,
-  signUserAction,
-} from '@swarm/contract';
+import type { SessionUser } from '@swarm/auth';
+import { SWARM_PATHS, generateSigningKeyPair, signUserAction } from '@swarm/contract';
 import { createPostgresDb } from '@swarm/db';
 import { createDeliveryService, createDeliveryWorker, type DeliveryView } from '@swarm/domain';
-import { createTestNetwork, type NetworkNode, type TestNetwork } from '../src/index.ts';
+import {
+  createTestNetwork,
+  insertKeyedUser,
+  sessionUserByHandle,
+  signedInCaller,
+  signedInteraction,
+  trpcFailure,
+  type KeyedUser,
+  type NetworkNode,
+  type TestNetwork,
+} from '../src/index.ts';
 
 // What alice on alpha.test does to bob on beta.test, through alice's front door (tRPC
 // createCaller), delivered over the test network's HTTP-shaped links (real gateways, real node
@@ -24,71 +27,22 @@ let net: TestNetwork;
 let alpha: NetworkNode;
 let beta: NetworkNode;
 
-interface Person {
-  user: SessionUser;
-  privateKey: CryptoKey;
-}
+type Person = KeyedUser;
 let alice: Person;
 let carol: Person;
 let bob: SessionUser;
 
 /** A signed-in caller on a node (a session as the web hook would hand it over). */
-function callerOn(member: NetworkNode, user: SessionUser) {
-  return createCaller({
-    node: member.node,
-    auth: createAuthServices({ db: member.node.db, clock: member.node.clock }),
-    session: {
-      sessionId: 'test',
-      expiresAt: new Date(member.node.clock.now().getTime() + 3_600_000),
-      refreshed: false,
-      user,
-    },
-    clientIp: '127.0.0.1',
-  });
-}
+const callerOn = (member: NetworkNode, user: SessionUser) => signedInCaller(member.node, user);
 const asAlice = () => callerOn(alpha, alice.user);
 const asBob = () => callerOn(beta, bob);
 
 /** A user on alpha with a browser key: the did is on their row, the private key stays here. */
-async function personOnAlpha(handle: string): Promise<Person> {
-  const pair = await generateSigningKeyPair();
-  const row = await alpha.node.db.prisma.user.create({
-    data: {
-      handle,
-      displayName: handle[0]!.toUpperCase() + handle.slice(1),
-      passwordHash: 'x',
-      did: await publicKeyToDidKey(pair.publicKey),
-      publicKey: await exportPublicKeyPem(pair.publicKey),
-    },
-  });
-  return { user: sessionUser(row), privateKey: pair.privateKey };
-}
-
-function sessionUser(row: {
-  id: string;
-  handle: string;
-  displayName: string;
-  avatarUrl: string | null;
-  isAdmin: boolean;
-  did: string | null;
-  showNsfw: boolean;
-}): SessionUser {
-  const { id, handle, displayName, avatarUrl, isAdmin, did, showNsfw } = row;
-  return { id, handle, displayName, avatarUrl, isAdmin, did, showNsfw };
-}
+const personOnAlpha = (handle: string): Promise<Person> => insertKeyedUser(alpha.node, handle);
 
 /** What the browser does: prepare, sign the exact payload with the user's key. */
-async function signed(kind: 'like' | 'unlike' | 'repost', postId: string, who: Person = alice) {
-  const prepared = await callerOn(alpha, who.user).interactions.prepare({ kind, postId });
-  if (prepared.local) throw new Error('expected a remote post');
-  const signature = await signUserAction({
-    privateKey: who.privateKey,
-    action: prepared.action,
-    targetDomain: prepared.targetDomain,
-    body: prepared.body,
-  });
-  return { body: prepared.body, signature };
-}
+const signed = (kind: 'like' | 'unlike' | 'repost', postId: string, who: Person = alice) =>
+  signedInteraction(callerOn(alpha, who.user), who.privateKey, kind, postId);
 
 /** A new post by bob on beta; its id as alice's node names it. */
 async function bobPosts(content = 'a post by bob') {
@@ -112,19 +66,7 @@ const arrived = (path: string) =>
     (r) => r.domain === B && r.method === 'POST' && r.path === path && r.fault === null,
   ).length;
 
-async function failure(call: Promise<unknown>): Promise<{ code: string; message: string }> {
-  try {
-    await call;
-  } catch (cause) {
-    // A TRPCError (this package does not depend on @trpc/server, so by its shape).
-    const e = cause as { name?: unknown; code?: unknown; message?: unknown };
-    if (e.name === 'TRPCError' && typeof e.code === 'string') {
-      return { code: e.code, message: String(e.message) };
-    }
-    throw cause;
-  }
-  throw new Error('expected the call to fail');
-}
+const failure = trpcFailure;
 
 /** What a refused action must not have changed on alice's node. */
 async function alphaState() {
@@ -149,7 +91,7 @@ beforeAll(async () => {
   beta = net.node(B);
   alice = await personOnAlpha('alice');
   carol = await personOnAlpha('carol');
-  bob = sessionUser(await beta.node.db.prisma.user.findUniqueOrThrow({ where: { handle: 'bob' } }));
+  bob = await sessionUserByHandle(beta.node, 'bob');
 });
 afterAll(() => net.close());
 

@@ -1,14 +1,16 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createCaller } from '@swarm/api';
-import { createAuthServices, type SessionUser } from '@swarm/auth';
+import { SWARM_PATHS } from '@swarm/contract';
 import {
-  SWARM_PATHS,
-  exportPublicKeyPem,
-  generateSigningKeyPair,
-  publicKeyToDidKey,
-  signUserAction,
-} from '@swarm/contract';
-import { createTestNetwork, type NetworkNode, type TestNetwork } from '../src/index.ts';
+  createTestNetwork,
+  insertKeyedUser,
+  sessionUserByHandle,
+  signedInCaller,
+  signedInteraction,
+  trpcFailure,
+  type KeyedUser,
+  type NetworkNode,
+  type TestNetwork,
+} from '../src/index.ts';
 
 // Issue #4 "nothing a user did is lost because a peer was down": alice's FIRST action on a post
 // of beta (no copy of it on alpha yet) or follow of someone on beta never fetched here, while
@@ -22,49 +24,18 @@ const B = 'beta.test';
 let net: TestNetwork;
 let alpha: NetworkNode;
 let beta: NetworkNode;
-let alice: { user: SessionUser; privateKey: CryptoKey };
+let alice: KeyedUser;
 
-function asAlice() {
-  return createCaller({
-    node: alpha.node,
-    auth: createAuthServices({ db: alpha.node.db, clock: alpha.node.clock }),
-    session: {
-      sessionId: 'test',
-      expiresAt: new Date(alpha.node.clock.now().getTime() + 3_600_000),
-      refreshed: false,
-      user: alice.user,
-    },
-    clientIp: '127.0.0.1',
-  });
-}
+const asAlice = () => signedInCaller(alpha.node, alice.user);
 
 /** What the browser does: prepare, sign the exact payload with alice's key. */
-async function signed(kind: 'like' | 'repost', postId: string) {
-  const prepared = await asAlice().interactions.prepare({ kind, postId });
-  if (prepared.local) throw new Error('expected a remote post');
-  const signature = await signUserAction({
-    privateKey: alice.privateKey,
-    action: prepared.action,
-    targetDomain: prepared.targetDomain,
-    body: prepared.body,
-  });
-  return { body: prepared.body, signature };
-}
+const signed = (kind: 'like' | 'repost', postId: string) =>
+  signedInteraction(asAlice(), alice.privateKey, kind, postId);
 
 /** A new post by `handle` on beta, written through beta's front door; its id on alpha. */
 async function postOnBeta(content: string, handle = 'bob') {
-  const row = await beta.node.db.prisma.user.findUniqueOrThrow({ where: { handle } });
-  const { post } = await createCaller({
-    node: beta.node,
-    auth: createAuthServices({ db: beta.node.db, clock: beta.node.clock }),
-    session: {
-      sessionId: 'test',
-      expiresAt: new Date(beta.node.clock.now().getTime() + 3_600_000),
-      refreshed: false,
-      user: { ...row, avatarUrl: null, isAdmin: false },
-    },
-    clientIp: '127.0.0.1',
-  }).posts.create({ content });
+  const user = await sessionUserByHandle(beta.node, handle);
+  const { post } = await signedInCaller(beta.node, user).posts.create({ content });
   return { id: post.id, remoteId: `swarm:${B}:${post.id}` };
 }
 
@@ -83,18 +54,7 @@ const arrived = (path: string) =>
     (r) => r.domain === B && r.method === 'POST' && r.path === path && r.fault === null,
   ).length;
 
-async function failure(call: Promise<unknown>): Promise<{ code: string; message: string }> {
-  try {
-    await call;
-  } catch (cause) {
-    const e = cause as { name?: unknown; code?: unknown; message?: unknown };
-    if (e.name === 'TRPCError' && typeof e.code === 'string') {
-      return { code: e.code, message: String(e.message) };
-    }
-    throw cause;
-  }
-  throw new Error('expected the call to fail');
-}
+const failure = trpcFailure;
 
 async function alphaState() {
   const prisma = alpha.node.db.prisma;
@@ -124,20 +84,7 @@ beforeAll(async () => {
   beta = net.node(B);
   // Peers and handles known on both sides (zoe@beta is in alpha's handle registry).
   expect(await net.roundsUntilConverged(5)).toBeLessThan(Infinity);
-  const pair = await generateSigningKeyPair();
-  const row = await alpha.node.db.prisma.user.create({
-    data: {
-      handle: 'alice',
-      displayName: 'Alice',
-      passwordHash: 'x',
-      did: await publicKeyToDidKey(pair.publicKey),
-      publicKey: await exportPublicKeyPem(pair.publicKey),
-    },
-  });
-  alice = {
-    user: { ...row, avatarUrl: null, isAdmin: false, showNsfw: false },
-    privateKey: pair.privateKey,
-  };
+  alice = await insertKeyedUser(alpha.node, 'alice');
 });
 afterAll(() => net.close());
 beforeEach(() => net.network.heal(B));

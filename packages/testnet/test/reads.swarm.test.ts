@@ -1,8 +1,14 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createCaller } from '@swarm/api';
 import { createAuthServices, type SessionUser } from '@swarm/auth';
 import { PEER_READ_DEFAULTS, type PostView } from '@swarm/domain';
-import { createTestNetwork, type NetworkNode, type TestNetwork } from '../src/index.ts';
+import {
+  createTestNetwork,
+  sessionUserByHandle,
+  signedInCaller,
+  trpcFailure,
+  type NetworkNode,
+  type TestNetwork,
+} from '../src/index.ts';
 
 // What a user of alpha.test reads from the swarm, through alpha's tRPC procedures, with real
 // HTTP-shaped exchanges to the other nodes' gateways: remote profiles and threads, a home
@@ -26,34 +32,8 @@ const ids: Record<string, string> = {};
 
 const minutesAgo = (m: number) => new Date(net.clock.now().getTime() - m * 60_000);
 
-function callerAs(user: SessionUser | null) {
-  return createCaller({
-    node: alpha.node,
-    auth,
-    session: user
-      ? {
-          sessionId: 'x',
-          expiresAt: new Date(net.clock.now().getTime() + 3_600_000),
-          refreshed: false,
-          user,
-        }
-      : null,
-    clientIp: '127.0.0.1',
-  });
-}
-
-async function codeOf(call: Promise<unknown>): Promise<string> {
-  try {
-    await call;
-  } catch (cause) {
-    // A TRPCError (this package does not depend on @trpc/server: checked by name).
-    if (cause instanceof Error && cause.name === 'TRPCError' && 'code' in cause) {
-      return String(cause.code);
-    }
-    throw cause;
-  }
-  throw new Error('expected the call to fail');
-}
+const callerAs = (user: SessionUser | null) => signedInCaller(alpha.node, user, { auth });
+const codeOf = async (call: Promise<unknown>) => (await trpcFailure(call)).code;
 
 const contents = (posts: PostView[]) => posts.map((p) => p.content);
 
@@ -93,16 +73,7 @@ beforeAll(async () => {
   gamma = net.node(GAMMA);
   await net.announceAll(); // alpha now knows the four others as active peers
   auth = createAuthServices({ db: alpha.node.db, clock: alpha.node.clock });
-  const row = await alpha.node.db.prisma.user.findUniqueOrThrow({ where: { handle: 'alice' } });
-  alice = {
-    id: row.id,
-    handle: 'alice',
-    displayName: row.displayName,
-    avatarUrl: null,
-    isAdmin: false,
-    did: row.did,
-    showNsfw: false,
-  };
+  alice = await sessionUserByHandle(alpha.node, 'alice');
   await beta.node.db.prisma.user.update({
     where: { handle: 'bob' },
     data: { displayName: 'Bob B.', bio: 'Lives on beta', avatarUrl: 'https://beta.test/bob.png' },

@@ -95,6 +95,16 @@ const BODY_SCHEMAS = { like: likeBodySchema, unlike: unlikeBodySchema, repost: r
 
 const nothing: ActionResult = { delivery: null };
 
+const NO_SIGNING_KEY =
+  'Your account has no signing key yet: sign in again in your browser to create one.';
+
+type Tx = Parameters<Parameters<typeof inTransaction>[1]>[0];
+
+/** An idempotent repeat: roll back and answer with the earlier action's interaction id. */
+function repeated(existing: { interactionId: string | null } | null): never {
+  throw new Rollback(existing?.interactionId ?? null);
+}
+
 export function createInteractionActions(deps: ActionDeps): InteractionActions {
   const { db, clock, config, delivery, reads } = deps;
   const prisma = db.prisma;
@@ -126,6 +136,18 @@ export function createInteractionActions(deps: ActionDeps): InteractionActions {
       );
     }
     return ok({ user: user.value, target: target.value });
+  }
+
+  /** The action's user and the person it is about (`resolve` finds them from the address). */
+  async function beginOnPerson<P>(
+    userId: string,
+    resolve: () => Promise<ActionOutcome<P>>,
+  ): Promise<ActionOutcome<{ user: ActingUser; followee: P }>> {
+    const user = await loadActingUser(db, userId);
+    if (!user.ok) return user;
+    const person = await resolve();
+    if (!person.ok) return person;
+    return ok({ user: user.value, followee: person.value });
   }
 
   /** What the browser signs: the spec's body for this action, with a fresh id and time. */
@@ -175,12 +197,7 @@ export function createInteractionActions(deps: ActionDeps): InteractionActions {
         `A ${kind} of a post on ${target.domain} needs your signature: prepare it, sign it, then send it.`,
       );
     }
-    if (!user.did) {
-      return refuse(
-        'BAD_REQUEST',
-        'Your account has no signing key yet: sign in again in your browser to create one.',
-      );
-    }
+    if (!user.did) return refuse('BAD_REQUEST', NO_SIGNING_KEY);
     const raw: Record<string, unknown> = { ...signed.body, signature: signed.signature };
     if (JSON.stringify(raw).length > LIMITS.interactionBodyBytes) {
       return refuse('BAD_REQUEST', `The signed ${kind} is too large.`);
@@ -273,6 +290,49 @@ export function createInteractionActions(deps: ActionDeps): InteractionActions {
     return { delivery: view ?? null };
   }
 
+  /** The answer to an action on `domain`: the new delivery attempted, or a repeat's earlier one. */
+  async function settled(
+    domain: string,
+    outcome: { done: boolean; value: string | null },
+  ): Promise<ActionOutcome<ActionResult>> {
+    return ok(
+      changed(domain, outcome.done ? await sent(outcome.value) : await earlier(outcome.value)),
+    );
+  }
+
+  /**
+   * An undo (unlike, unfollow) of an action whose own delivery is `undoneInteractionId`: when
+   * that delivery never left this node it is cancelled and nothing is sent; otherwise `send`.
+   */
+  async function undoRemotely(
+    tx: Tx,
+    undoneInteractionId: string | null,
+    send: () => Promise<string>,
+  ): Promise<string | null> {
+    if (undoneInteractionId) {
+      const cancelled = await delivery.cancelPending(tx, undoneInteractionId);
+      if (cancelled === 'unsent') return null;
+    }
+    return send();
+  }
+
+  /** The outbox row of a signed action, exactly as the user signed it. */
+  function enqueueSigned(
+    tx: Tx,
+    kind: SignedKind,
+    user: ActingUser,
+    target: RemoteTarget,
+    checked: { raw: Record<string, unknown>; interactionId: string },
+  ) {
+    return delivery.enqueue(tx, {
+      targetDomain: target.domain,
+      kind,
+      body: checked.raw,
+      interactionId: checked.interactionId,
+      createdById: user.id,
+    });
+  }
+
   // ---- like ---------------------------------------------------------------------------------
 
   async function like(
@@ -301,29 +361,20 @@ export function createInteractionActions(deps: ActionDeps): InteractionActions {
     if (!checked.ok) return checked;
     const copy = await targets.remoteCopy(target, input);
     if (!copy.ok) return copy;
-    const { interactionId, raw } = checked.value;
+    const { interactionId } = checked.value;
+    const postId = copy.value.copyId;
     const outcome = await inTransaction<string, string | null>(db, async (tx) => {
-      if (!(await addLike(tx, { postId: copy.value.copyId, actor, interactionId, at }))) {
-        const existing = await tx.like.findUnique({
-          where: { postId_actorKey: { postId: copy.value.copyId, actorKey: localKey(user) } },
-          select: { interactionId: true },
-        });
-        throw new Rollback(existing?.interactionId ?? null);
+      if (!(await addLike(tx, { postId, actor, interactionId, at }))) {
+        repeated(
+          await tx.like.findUnique({
+            where: { postId_actorKey: { postId, actorKey: localKey(user) } },
+            select: { interactionId: true },
+          }),
+        );
       }
-      return delivery.enqueue(tx, {
-        targetDomain: target.domain,
-        kind: 'like',
-        body: raw,
-        interactionId,
-        createdById: user.id,
-      });
+      return enqueueSigned(tx, 'like', user, target, checked.value);
     });
-    return ok(
-      changed(
-        target.domain,
-        outcome.done ? await sent(outcome.value) : await earlier(outcome.value),
-      ),
-    );
+    return settled(target.domain, outcome);
   }
 
   async function unlike(
@@ -342,27 +393,17 @@ export function createInteractionActions(deps: ActionDeps): InteractionActions {
     if (!checked.ok) return checked;
     const copyId = target.copyId;
     if (!copyId) return ok(nothing); // never liked here: nothing to undo
-    const { interactionId, raw } = checked.value;
     const outcome = await inTransaction<string | null, never>(db, async (tx) => {
       const existing = await tx.like.findUnique({
         where: { postId_actorKey: { postId: copyId, actorKey } },
         select: { interactionId: true },
       });
       if (!existing || !(await removeLike(tx, { postId: copyId, actorKey }))) return null;
-      // A like that never left this node needs no unlike there.
-      if (existing.interactionId) {
-        const cancelled = await delivery.cancelPending(tx, existing.interactionId);
-        if (cancelled === 'unsent') return null;
-      }
-      return delivery.enqueue(tx, {
-        targetDomain: target.domain,
-        kind: 'unlike',
-        body: raw,
-        interactionId,
-        createdById: user.id,
-      });
+      return undoRemotely(tx, existing.interactionId, () =>
+        enqueueSigned(tx, 'unlike', user, target, checked.value),
+      );
     });
-    return ok(changed(target.domain, await sent(outcome.value)));
+    return settled(target.domain, outcome);
   }
 
   // ---- repost -------------------------------------------------------------------------------
@@ -378,7 +419,7 @@ export function createInteractionActions(deps: ActionDeps): InteractionActions {
     const at = clock.now();
     /** The repost's own post row (what shows it in feeds), then the repost record. */
     const write = async (
-      tx: Parameters<Parameters<typeof inTransaction>[1]>[0],
+      tx: Tx,
       postId: string,
       repostPostId: string,
       interactionId: string | null,
@@ -411,30 +452,20 @@ export function createInteractionActions(deps: ActionDeps): InteractionActions {
     if (!checked.ok) return checked;
     const copy = await targets.remoteCopy(target, input);
     if (!copy.ok) return copy;
-    const { interactionId, raw, repostId } = checked.value;
+    const { interactionId, repostId } = checked.value;
     const copyId = copy.value.copyId;
     const outcome = await inTransaction<string, string | null>(db, async (tx) => {
       if (!(await write(tx, copyId, repostId ?? randomUUID(), interactionId))) {
-        const existing = await tx.repost.findUnique({
-          where: { postId_actorKey: { postId: copyId, actorKey: localKey(user) } },
-          select: { interactionId: true },
-        });
-        throw new Rollback(existing?.interactionId ?? null);
+        repeated(
+          await tx.repost.findUnique({
+            where: { postId_actorKey: { postId: copyId, actorKey: localKey(user) } },
+            select: { interactionId: true },
+          }),
+        );
       }
-      return delivery.enqueue(tx, {
-        targetDomain: target.domain,
-        kind: 'repost',
-        body: raw,
-        interactionId,
-        createdById: user.id,
-      });
+      return enqueueSigned(tx, 'repost', user, target, checked.value);
     });
-    return ok(
-      changed(
-        target.domain,
-        outcome.done ? await sent(outcome.value) : await earlier(outcome.value),
-      ),
-    );
+    return settled(target.domain, outcome);
   }
 
   // ---- follow -------------------------------------------------------------------------------
@@ -443,12 +474,9 @@ export function createInteractionActions(deps: ActionDeps): InteractionActions {
     userId: string,
     input: { address: string },
   ): Promise<ActionOutcome<ActionResult>> {
-    const loaded = await loadActingUser(db, userId);
-    if (!loaded.ok) return loaded;
-    const user = loaded.value;
-    const person = await targets.person(input.address);
-    if (!person.ok) return person;
-    const followee = person.value;
+    const begun = await beginOnPerson(userId, () => targets.person(input.address));
+    if (!begun.ok) return begun;
+    const { user, followee } = begun.value;
     const actor = localEffectActor(user);
     const at = clock.now();
     if (followee.kind === 'local') {
@@ -479,16 +507,17 @@ export function createInteractionActions(deps: ActionDeps): InteractionActions {
         at,
       });
       if (!added) {
-        const existing = await tx.follow.findUnique({
-          where: {
-            followerKey_followeeKey: {
-              followerKey: localKey(user),
-              followeeKey: followee.actorUrl,
+        repeated(
+          await tx.follow.findUnique({
+            where: {
+              followerKey_followeeKey: {
+                followerKey: localKey(user),
+                followeeKey: followee.actorUrl,
+              },
             },
-          },
-          select: { interactionId: true },
-        });
-        throw new Rollback(existing?.interactionId ?? null);
+            select: { interactionId: true },
+          }),
+        );
       }
       return delivery.enqueue(tx, {
         targetDomain: followee.domain,
@@ -509,24 +538,16 @@ export function createInteractionActions(deps: ActionDeps): InteractionActions {
         },
       });
     });
-    return ok(
-      changed(
-        followee.domain,
-        outcome.done ? await sent(outcome.value) : await earlier(outcome.value),
-      ),
-    );
+    return settled(followee.domain, outcome);
   }
 
   async function unfollow(
     userId: string,
     input: { address: string },
   ): Promise<ActionOutcome<ActionResult>> {
-    const loaded = await loadActingUser(db, userId);
-    if (!loaded.ok) return loaded;
-    const user = loaded.value;
-    const person = await targets.known(input.address);
-    if (!person.ok) return person;
-    const followee = person.value;
+    const begun = await beginOnPerson(userId, () => targets.known(input.address));
+    if (!begun.ok) return begun;
+    const { user, followee } = begun.value;
     const followerKey = localKey(user);
     if (followee.kind === 'local') {
       await inTransaction(db, (tx) =>
@@ -541,28 +562,25 @@ export function createInteractionActions(deps: ActionDeps): InteractionActions {
     const outcome = await inTransaction<string | null, never>(db, async (tx) => {
       const removed = await removeFollow(tx, { followerKey, followeeKey });
       if (!removed) return null;
-      // A follow that never left this node needs no unfollow there.
-      if (removed.interactionId) {
-        const cancelled = await delivery.cancelPending(tx, removed.interactionId);
-        if (cancelled === 'unsent') return null;
-      }
-      return delivery.enqueue(tx, {
-        targetDomain: followee.domain,
-        kind: 'unfollow',
-        interactionId,
-        createdById: user.id,
-        body: {
-          targetHandle: followee.handle,
-          unfollow: {
-            followerHandle: user.handle,
-            followerNodeDomain: self,
-            interactionId,
-            timestamp: formatTimestamp(at),
+      return undoRemotely(tx, removed.interactionId, () =>
+        delivery.enqueue(tx, {
+          targetDomain: followee.domain,
+          kind: 'unfollow',
+          interactionId,
+          createdById: user.id,
+          body: {
+            targetHandle: followee.handle,
+            unfollow: {
+              followerHandle: user.handle,
+              followerNodeDomain: self,
+              interactionId,
+              timestamp: formatTimestamp(at),
+            },
           },
-        },
-      });
+        }),
+      );
     });
-    return ok(changed(followee.domain, await sent(outcome.value)));
+    return settled(followee.domain, outcome);
   }
 
   return {
@@ -571,12 +589,7 @@ export function createInteractionActions(deps: ActionDeps): InteractionActions {
       if (!begun.ok) return begun;
       const { user, target } = begun.value;
       if (target.kind === 'local') return ok({ local: true });
-      if (!user.did) {
-        return refuse(
-          'BAD_REQUEST',
-          'Your account has no signing key yet: sign in again in your browser to create one.',
-        );
-      }
+      if (!user.did) return refuse('BAD_REQUEST', NO_SIGNING_KEY);
       return ok({
         local: false,
         action: input.kind,

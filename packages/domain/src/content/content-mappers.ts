@@ -67,6 +67,11 @@ export const singlePostSelect = {
   repostOf: postRefSelect,
 } as const satisfies Prisma.PostSelect;
 
+/** The author of a copy of another node's post. */
+export const remoteAuthorSelect = {
+  select: { handle: true, nodeDomain: true, displayName: true, avatarUrl: true },
+} as const;
+
 export const replySelect = {
   id: true,
   content: true,
@@ -75,9 +80,7 @@ export const replySelect = {
   repostsCount: true,
   repliesCount: true,
   author: { select: { handle: true, displayName: true, avatarUrl: true } },
-  remoteAuthor: {
-    select: { handle: true, nodeDomain: true, displayName: true, avatarUrl: true },
-  },
+  remoteAuthor: remoteAuthorSelect,
 } as const satisfies Prisma.PostSelect;
 
 export const profileUserSelect = {

@@ -11,7 +11,7 @@ import {
   type TimelinePost,
 } from '@swarm/contract';
 import { localActorKey, type Prisma, type PrismaClient } from '@swarm/db';
-import { mediaSelect } from '../content/content-mappers.ts';
+import { authorSelect, postSelect, remoteAuthorSelect } from '../content/content-mappers.ts';
 import type { ActorView, MediaView, PostView } from '../views/index.ts';
 
 // The one place where posts become PostViews, from a database row (a local post or a copy of a
@@ -120,26 +120,14 @@ function linkPreview(input: {
 // Database rows
 // ---------------------------------------------------------------------------------------------
 
+/** The fields of the wire shapes (content-mappers), and what a view adds: ids, authors, deletion. */
 const postFieldsSelect = {
-  id: true,
+  ...postSelect,
   apId: true,
   authorId: true,
-  content: true,
-  createdAt: true,
-  isNsfw: true,
-  likesCount: true,
-  repostsCount: true,
-  repliesCount: true,
-  linkPreviewUrl: true,
-  linkPreviewTitle: true,
-  linkPreviewDescription: true,
-  linkPreviewImage: true,
   deletedAt: true,
-  media: { select: mediaSelect, orderBy: { position: 'asc' } },
-  author: { select: { handle: true, displayName: true, avatarUrl: true, isNsfw: true } },
-  remoteAuthor: {
-    select: { handle: true, nodeDomain: true, displayName: true, avatarUrl: true },
-  },
+  author: { select: authorSelect },
+  remoteAuthor: remoteAuthorSelect,
   replyTo: { select: { id: true, apId: true } },
 } as const satisfies Prisma.PostSelect;
 
