@@ -261,7 +261,12 @@ describe('posts and counters', () => {
     const user = await makeUser();
     const post = await makePost(user.id);
     await db.prisma.session.create({
-      data: { id: 'a'.repeat(64), userId: user.id, expiresAt: new Date(Date.now() + 3_600_000) },
+      data: {
+        id: 'a'.repeat(24),
+        secretHash: new Uint8Array(32),
+        userId: user.id,
+        expiresAt: new Date(Date.now() + 3_600_000),
+      },
     });
     await db.prisma.user.delete({ where: { id: user.id } });
     expect(await db.prisma.post.findUnique({ where: { id: post.id } })).toBeNull();
