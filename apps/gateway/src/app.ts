@@ -3,7 +3,7 @@ import { requestId } from 'hono/request-id';
 import { SWARM_PATHS } from '@swarm/contract';
 import type { NodeContext } from '@swarm/domain';
 import { errorResponse } from './errors.ts';
-import { nodeSignature, requireAdmin, swarmPostGuards } from './middleware/index.ts';
+import { nodeSignature, rateLimitByIp, requireAdmin, swarmBodyGuards } from './middleware/index.ts';
 import { readCache } from './middleware/read-cache.ts';
 import { createRouter } from './router.ts';
 import { adminRoutes } from './routes/admin.routes.ts';
@@ -49,15 +49,17 @@ export function createGatewayApp(node: NodeContext) {
   // Public GETs from a 1 s read-through cache; successful writes invalidate it.
   app.use('/api/swarm/*', readCache({ clock: node.clock }));
 
-  // Inbound security (DESIGN §3), before any route: every write is rate-limited per IP, JSON
-  // only, capped and parsed once; node signatures where the protocol wants them; admin auth.
-  app.use('/api/swarm/*', ...swarmPostGuards());
+  // Inbound security (DESIGN §3), before any route: every write is rate-limited per IP; admin
+  // paths authenticate before their body is read (without a token: 401, whatever the body);
+  // then JSON only, capped and parsed once; node signatures where the protocol wants them.
+  app.use('/api/swarm/*', rateLimitByIp());
+  app.post(SWARM_PATHS.nodes, requireAdmin());
+  app.use('/api/swarm/admin/*', requireAdmin());
+  app.use('/api/swarm/*', ...swarmBodyGuards());
   app.use('/api/swarm/interactions/*', nodeSignature({ required: true }));
   app.use(SWARM_PATHS.replies, nodeSignature({ required: true }));
   app.use(SWARM_PATHS.announce, nodeSignature({ required: false }));
   app.use(SWARM_PATHS.gossip, nodeSignature({ required: false }));
-  app.post(SWARM_PATHS.nodes, requireAdmin());
-  app.use('/api/swarm/admin/*', requireAdmin());
 
   app.route('/', infoRoutes());
   app.route('/', swarmRoutes());

@@ -48,6 +48,38 @@ describe('admin authentication', () => {
     await expectUnauthorized(await addSeed(`Bearer ${'x'.repeat(5000)}`));
   });
 
+  it('authenticates before reading the body: without a valid token any body is a 401', async () => {
+    const post = (path: string, body: string, headers: Record<string, string> = {}) =>
+      t.request(path, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...headers },
+        body,
+      });
+    const bad = ['{"action": "addSeed", "domain": ', 'not json at all', '\u0000\u0001'];
+    for (const body of bad) {
+      await expectUnauthorized(await post('/api/swarm/nodes', body));
+      await expectUnauthorized(await post('/api/swarm/admin/blocks', body));
+      await expectUnauthorized(
+        await post('/api/swarm/nodes', body, { authorization: `Bearer ${ADMIN_TOKEN}x` }),
+      );
+    }
+    // Oversized, or not JSON at all: still 401, never 413 or 415.
+    await expectUnauthorized(await post('/api/swarm/nodes', 'x'.repeat(300 * 1024)));
+    await expectUnauthorized(
+      await t.request('/api/swarm/nodes', {
+        method: 'POST',
+        headers: { 'content-type': 'text/plain' },
+        body: 'addSeed seed.test',
+      }),
+    );
+    expect(await t.node.db.prisma.nodeBlock.count()).toBe(0);
+    // With the token, the same malformed body is the caller's mistake: 400.
+    const res = await post('/api/swarm/nodes', bad[0]!, { authorization: `Bearer ${ADMIN_TOKEN}` });
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as { code: string }).code).toBe('INVALID_REQUEST');
+    expect(await seeds()).toBe(0);
+  });
+
   it('accepts the bootstrap token', async () => {
     const res = await addSeed(`Bearer ${ADMIN_TOKEN}`);
     expect(res.status).toBe(200);

@@ -11,4 +11,4 @@ export { nodeSignature } from './node-signature.ts';
 export { chargeSourceDomain, rateLimitByIp } from './rate-limit.ts';
 export { requireAdmin } from './require-admin.ts';
 export type { SecurityEnv, SecurityVariables } from './security-env.ts';
-export { bodyCapFor, limitBodyByPath, swarmPostGuards } from './swarm-post-guards.ts';
+export { bodyCapFor, limitBodyByPath, swarmBodyGuards } from './swarm-post-guards.ts';

@@ -1,7 +1,6 @@
 import type { MiddlewareHandler } from 'hono';
 import { LIMITS, SWARM_PATHS } from '@swarm/contract';
 import { jsonOnly, limitBody, parseJsonBody } from './body.ts';
-import { rateLimitByIp } from './rate-limit.ts';
 import type { SecurityEnv } from './security-env.ts';
 
 /** Gossip and announce carry node lists (256 KiB); interactions, replies and the rest 64 KiB. */
@@ -20,9 +19,11 @@ export function limitBodyByPath(): MiddlewareHandler<SecurityEnv> {
 }
 
 /**
- * Every write to /api/swarm/*, in this order: rate limit per client IP (429), JSON only (415),
- * body cap (413), well-formed JSON (400). Reads pass untouched.
+ * The body checks of every write to /api/swarm/*, in this order: JSON only (415), body cap
+ * (413), well-formed JSON (400). Reads pass untouched. The app mounts `rateLimitByIp()` before
+ * them and admin authentication in between, so a caller without a token never gets its body
+ * read.
  */
-export function swarmPostGuards(): MiddlewareHandler<SecurityEnv>[] {
-  return [rateLimitByIp(), jsonOnly(), limitBodyByPath(), parseJsonBody()];
+export function swarmBodyGuards(): MiddlewareHandler<SecurityEnv>[] {
+  return [jsonOnly(), limitBodyByPath(), parseJsonBody()];
 }
