@@ -44,13 +44,43 @@ export async function freshMemoryPglite(): Promise<PGlite> {
   return pgliteFromDump(await emptyCluster());
 }
 
+/**
+ * A new, empty in-memory cluster made small for test databases, of which one process may hold
+ * hundreds: 1 MB WAL segments (initdb's default is 16 MB) and no template databases (nothing
+ * runs CREATE DATABASE there). Its dump is ~16 MB instead of ~42 MB, all of it held in memory
+ * by every instance.
+ */
+export async function leanMemoryPglite(): Promise<PGlite> {
+  return pgliteFromDump(
+    await cachedDump(`pglite-${PGLITE_VERSION}-lean`, async () => {
+      const pglite = new PGlite({ initDbStartParams: ['--wal-segsize=1'] });
+      try {
+        await pglite.waitReady;
+        await pglite.exec('ALTER DATABASE template1 IS_TEMPLATE false');
+        await pglite.exec('DROP DATABASE template1');
+        await pglite.exec(
+          `UPDATE pg_database SET datistemplate = false WHERE datname = 'template0'`,
+        );
+        await pglite.exec('DROP DATABASE template0');
+        await pglite.exec('CHECKPOINT');
+        return await pglite.dumpDataDir('none');
+      } finally {
+        await pglite.close();
+      }
+    }),
+  );
+}
+
 function emptyCluster(): Promise<Blob> {
   return cachedDump(`pglite-${PGLITE_VERSION}-empty`, emptyClusterDump);
 }
 
-/** A new in-memory cluster holding the data of `dump` (a tar made by `dumpDataDir`). */
-export async function pgliteFromDump(dump: Blob): Promise<PGlite> {
-  const pglite = new PGlite({ loadDataDir: dump });
+/**
+ * A new in-memory cluster holding the data of `dump` (a tar made by `dumpDataDir`), with extra
+ * `postgresql.conf` lines when given.
+ */
+export async function pgliteFromDump(dump: Blob, postgresqlconf?: string[]): Promise<PGlite> {
+  const pglite = new PGlite({ loadDataDir: dump, ...(postgresqlconf ? { postgresqlconf } : {}) });
   await pglite.waitReady;
   return pglite;
 }

@@ -5,7 +5,7 @@ import { redactUrl } from '../database-url.ts';
 import { migrateDb } from '../migrations/apply-migrations.ts';
 import { readMigrationsFolder, sha256Hex } from '../migrations/migration-files.ts';
 import { MIGRATIONS_DIR } from '../paths.ts';
-import { cachedDump, freshMemoryPglite, PGLITE_VERSION, pgliteFromDump } from '../pglite.ts';
+import { cachedDump, leanMemoryPglite, PGLITE_VERSION, pgliteFromDump } from '../pglite.ts';
 
 // Test databases: every call gives a fresh, fully migrated database of its own, so test files
 // (and tests inside them) never share state. Default: in-memory PGlite. With TEST_DATABASE_URL
@@ -26,11 +26,21 @@ export async function createTestDb(options: TestDbOptions = {}): Promise<Db> {
   const fingerprint = await migrationsFingerprint(migrationsDir);
   const url = options.databaseUrl ?? process.env.TEST_DATABASE_URL;
   if (url) return createPostgresTestDb(url, migrationsDir, fingerprint);
-  const dump = await cachedDump(`pglite-migrated-${fingerprint}`, () =>
+  const dump = await cachedDump(`pglite-lean-migrated-${fingerprint}`, () =>
     buildPgliteTemplate(migrationsDir),
   );
-  return wrapPglite(await pgliteFromDump(dump), 'PGlite test database (in memory)');
+  return wrapPglite(
+    await pgliteFromDump(dump, TEST_PGLITE_SETTINGS),
+    'PGlite test database (in memory)',
+  );
 }
+
+/**
+ * PGlite's default 128 MB of shared buffers are touched at start: ~200 MB of memory per test
+ * database, which limits in-process networks (the gossip benchmark runs 200 nodes). A test
+ * database holds a few MB: 8 MB of buffers and the lean cluster bring it to ~45 MB.
+ */
+const TEST_PGLITE_SETTINGS = ['shared_buffers = 8MB'];
 
 /** Changes whenever a migration is added or edited (or the PGlite version changes). */
 async function migrationsFingerprint(dir: string): Promise<string> {
@@ -40,9 +50,10 @@ async function migrationsFingerprint(dir: string): Promise<string> {
 }
 
 async function buildPgliteTemplate(migrationsDir: string): Promise<Blob> {
-  const db = wrapPglite(await freshMemoryPglite(), 'PGlite template');
+  const db = wrapPglite(await leanMemoryPglite(), 'PGlite template');
   try {
     await migrateDb(db, { migrationsDir });
+    await db.pglite.exec('CHECKPOINT');
     return await db.pglite.dumpDataDir('none');
   } finally {
     await db.close();
