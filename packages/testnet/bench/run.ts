@@ -1,10 +1,39 @@
 import { fileURLToPath } from 'node:url';
+import { benchGossip } from './gossip-report.ts';
+import { benchIngest } from './ingest.bench.ts';
 import { benchReads } from './reads.bench.ts';
+import { benchSwarmFeed } from './swarm-feed.bench.ts';
 import { writeReport } from './report.ts';
 
 // `pnpm bench`: every benchmark, results as JSON + markdown under bench/results/ at the repo
-// root. Speed targets live here, never in timed tests.
+// root. Speed targets live here, never in timed tests. `pnpm bench ingest gossip` runs only
+// the named ones (reads, swarm-feed, ingest, gossip).
 const resultsDir = fileURLToPath(new URL('../../../bench/results', import.meta.url));
+const only = process.argv.slice(2);
+const wanted = (name: string) => only.length === 0 || only.includes(name);
+const log = (line: string) => console.log(line);
 
-console.log('reads: 5 s per case, 50 connections…');
-await writeReport(resultsDir, 'reads', 'Gateway reads vs a bare Hono route', await benchReads());
+if (wanted('reads')) {
+  console.log('reads: 5 s per case, 50 connections…');
+  await writeReport(resultsDir, 'reads', 'Gateway reads vs a bare Hono route', await benchReads());
+}
+
+if (wanted('swarm-feed')) {
+  console.log('swarm feed: 100 peers (10 slow, 10 hanging), cold, breakers open, warm…');
+  await writeReport(
+    resultsDir,
+    'swarm-feed',
+    'Swarm feed over 100 in-process peers',
+    await benchSwarmFeed(),
+  );
+}
+
+if (wanted('ingest')) {
+  console.log('ingest: signed likes through the front door, ~10 s per case…');
+  await writeReport(resultsDir, 'ingest', 'Signed like ingest', await benchIngest(log));
+}
+
+if (wanted('gossip')) {
+  console.log('gossip: N = 50 and 200 in-process nodes, 10 % loss, 10 % dead (minutes)…');
+  await benchGossip(resultsDir, [50, 200], log);
+}

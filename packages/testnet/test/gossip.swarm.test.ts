@@ -155,8 +155,8 @@ describe('gossip between several nodes', () => {
         expect.objectContaining({ domain: 'alpha.test', ok: true }),
       ]);
       const live = [alpha, beta, gamma, delta];
-      // Handles are accepted only from their own node, so the dead seed's users stay unknown to
-      // the newcomer; every live node's handles must reach everyone.
+      // A relayed handle is accepted only once its own node confirms it: the dead seed cannot,
+      // so its users stay unknown to the newcomer; every live node's handles reach everyone.
       const liveHandles = handles.filter((h) => !h.includes('@seed.test'));
       const after = await roundsUntilConverged(
         swarm,
@@ -245,17 +245,19 @@ describe('gossip between several nodes', () => {
     expect(back.gossip).toEqual([expect.objectContaining({ domain: 'beta.test', ok: true })]);
   });
 
-  it('ignores a handle relayed by a node that does not host it; the authoritative entry wins', async () => {
+  it('checks a relayed handle with its own node: a forged one is refused, the authoritative entry wins', async () => {
     swarm = await createSwarm();
     const alpha = await swarm.add('alpha.test', [], ['alice']);
     const beta = await swarm.add('beta.test');
     const mallory = await swarm.add('mallory.test', [], ['mal']);
-    const forged = {
-      handle: 'alice',
-      did: 'did:key:zDnForged',
+    const relay = (handle: string, did: string) => ({
+      handle,
+      did,
       nodeDomain: 'alpha.test',
       updatedAt: '2030-01-01T00:00:00.000Z',
-    };
+    });
+    // A wrong did for alice, and a handle alpha does not have.
+    const forged = [relay('alice', 'did:key:zDnForged'), relay('ghost', 'did:key:zDnGhost')];
     const gossipFromMallory = () =>
       mallory.node.peers.postJson(
         'beta.test',
@@ -264,7 +266,7 @@ describe('gossip between several nodes', () => {
           sender: 'mallory.test',
           nodes: [],
           handles: [
-            forged,
+            ...forged,
             {
               handle: 'mal',
               did: didFor('mal', 'mallory.test'),
@@ -277,40 +279,64 @@ describe('gossip between several nodes', () => {
         gossipResponseSchema,
       );
     const first = await gossipFromMallory();
+    // Only mallory's own entry counts as received; the relayed ones wait for a check.
     expect(first.ok && first.value.received).toEqual({ nodes: 0, handles: 1 });
     const entries = () =>
       beta.node.db.prisma.handleRegistryEntry.findMany({
-        where: { handle: { in: ['alice', 'mal'] } },
+        where: { handle: { in: ['alice', 'ghost', 'mal'] } },
         select: { handle: true, nodeDomain: true, did: true, source: true },
         orderBy: { handle: 'asc' },
       });
-    expect(await entries()).toEqual([
-      {
-        handle: 'mal',
-        nodeDomain: 'mallory.test',
-        did: didFor('mal', 'mallory.test'),
-        source: 'gossip:mallory.test',
-      },
-    ]);
+    const malEntry = {
+      handle: 'mal',
+      nodeDomain: 'mallory.test',
+      did: didFor('mal', 'mallory.test'),
+      source: 'gossip:mallory.test',
+    };
+    expect(await entries()).toEqual([malEntry]);
+    // Beta does not know alpha yet: nothing to ask (beta never calls a domain a relay names
+    // before it has verified that node itself); the claims wait.
+    expect(await beta.node.gossip.verifyRelayed()).toEqual({
+      checked: 0,
+      accepted: 0,
+      refused: 0,
+      failed: 0,
+      pending: 2,
+    });
 
-    // The authoritative node gossips its own entry; a later relay (even "newer") changes nothing.
+    // The authoritative node gossips its own entry; the relayed claims are then asked of alpha
+    // and refused (another did; no such user). Relaying them again costs no further lookup.
     const fromAlpha = await alpha.node.gossip.exchangeWith('beta.test');
     expect(fromAlpha).toMatchObject({ ok: true, handlesSent: 1 });
+    expect(await beta.node.gossip.verifyRelayed()).toEqual({
+      checked: 2,
+      accepted: 0,
+      refused: 2,
+      failed: 0,
+      pending: 0,
+    });
     await gossipFromMallory();
-    expect(await entries()).toEqual([
-      {
-        handle: 'alice',
-        nodeDomain: 'alpha.test',
-        did: didFor('alice', 'alpha.test'),
-        source: 'gossip:alpha.test',
-      },
-      {
-        handle: 'mal',
-        nodeDomain: 'mallory.test',
-        did: didFor('mal', 'mallory.test'),
-        source: 'gossip:mallory.test',
-      },
-    ]);
+    expect(await beta.node.gossip.verifyRelayed()).toMatchObject({ checked: 0, pending: 0 });
+    const aliceEntry = {
+      handle: 'alice',
+      nodeDomain: 'alpha.test',
+      did: didFor('alice', 'alpha.test'),
+      source: 'gossip:alpha.test',
+    };
+    expect(await entries()).toEqual([aliceEntry, malEntry]);
+
+    // At most `limit` lookups per call; the rest wait for the next round.
+    const many = ['u1', 'u2', 'u3'].map((h) => relay(h, `did:key:zDn${h}`));
+    const burst = await mallory.node.peers.postJson(
+      'beta.test',
+      SWARM_PATHS.gossip,
+      { sender: 'mallory.test', nodes: [], handles: many, timestamp: '2026-11-22T12:00:00.000Z' },
+      gossipResponseSchema,
+    );
+    expect(burst.ok).toBe(true);
+    expect(await beta.node.gossip.verifyRelayed(2)).toMatchObject({ checked: 2, pending: 1 });
+    expect(await beta.node.gossip.verifyRelayed(2)).toMatchObject({ checked: 1, pending: 0 });
+    expect(await entries()).toEqual([aliceEntry, malEntry]);
 
     // Unsigned gossip is only a hint: its handle claims are ignored, its sender is probed later.
     const unsigned = await beta.request(SWARM_PATHS.gossip, {
@@ -363,6 +389,110 @@ describe('gossip between several nodes', () => {
     expect(await beta.node.db.prisma.handleRegistryEntry.count({ where: { handle: 'gina' } })).toBe(
       0,
     );
+  });
+
+  it('accepts an honest relay once its own node confirms it; the node itself then has the last word', async () => {
+    swarm = await createSwarm();
+    const gamma = await swarm.add('gamma.test', [], ['gina']);
+    const alpha = await swarm.add('alpha.test', [], ['alice']);
+    const beta = await swarm.add('beta.test');
+    // Alpha learns gina from gamma; beta knows gamma (probed) but has never gossiped with it.
+    expect(await alpha.node.gossip.exchangeWith('gamma.test')).toMatchObject({
+      ok: true,
+      handlesReceived: 1,
+    });
+    expect(await beta.node.registry.probe('gamma.test', 'admin')).toMatchObject({ ok: true });
+
+    // Alpha relays gina to beta: only alice (alpha's own) is taken at once.
+    const relayed = await alpha.node.gossip.exchangeWith('beta.test');
+    expect(relayed).toMatchObject({ ok: true, handlesSent: 2 });
+    const gina = () =>
+      beta.node.db.prisma.handleRegistryEntry.findUnique({
+        where: { handle_nodeDomain: { handle: 'gina', nodeDomain: 'gamma.test' } },
+        select: { did: true, source: true, updatedAt: true },
+      });
+    expect(await gina()).toBeNull();
+    expect(await beta.node.gossip.verifyRelayed()).toEqual({
+      checked: 1,
+      accepted: 1,
+      refused: 0,
+      failed: 0,
+      pending: 0,
+    });
+    const accepted = await gina();
+    expect(accepted).toMatchObject({
+      did: didFor('gina', 'gamma.test'),
+      source: 'lookup:gamma.test',
+    });
+    // Beta passes it on like any entry it holds (never alpha's own back to alpha).
+    const onward = await beta.node.gossip.exchangeWith('alpha.test');
+    expect(onward).toMatchObject({ ok: true, handlesSent: 1 });
+
+    // Gamma's own word about the same entry changes nothing; a new key on gamma replaces it.
+    expect(await gamma.node.gossip.exchangeWith('beta.test')).toMatchObject({
+      ok: true,
+      handlesReceived: 0,
+    });
+    swarm.clock.advance(1_000);
+    await gamma.node.db.prisma.user.update({
+      where: { handle: 'gina' },
+      data: { did: 'did:key:zDnGinaRotated' },
+    });
+    expect(await gamma.node.gossip.exchangeWith('beta.test')).toMatchObject({
+      ok: true,
+      handlesSent: 1,
+    });
+    expect(await gina()).toMatchObject({
+      did: 'did:key:zDnGinaRotated',
+      source: 'gossip:gamma.test',
+    });
+  });
+
+  it('a verified peer listing a never-reached node brings its backed-off probe forward', async () => {
+    swarm = await createSwarm();
+    const alpha = await swarm.add('alpha.test');
+    const beta = await swarm.add('beta.test');
+    await swarm.add('gamma.test', [], ['gina']);
+    expect(await beta.node.registry.probe('gamma.test', 'admin')).toMatchObject({ ok: true });
+    expect(await alpha.node.registry.probe('beta.test', 'admin')).toMatchObject({ ok: true });
+
+    // Alpha heard of gamma but its probes are lost three times: the next one is 4 min away.
+    expect(await alpha.node.registry.noteHint('gamma.test', 'gossip:beta.test')).toBe(true);
+    swarm.silent.add('gamma.test');
+    const row = () =>
+      alpha.node.db.prisma.swarmNode.findUniqueOrThrow({ where: { domain: 'gamma.test' } });
+    for (let i = 0; i < 3; i++) {
+      swarm.clock.set((await row()).nextProbeAt!);
+      await alpha.node.registry.probeDue();
+    }
+    swarm.silent.delete('gamma.test');
+    const backedOff = await row();
+    expect(backedOff).toMatchObject({ isVerified: false, consecutiveFailures: 3 });
+    expect(backedOff.nextProbeAt!.getTime() - swarm.clock.now().getTime()).toBe(4 * 60_000);
+
+    // An unsigned mention vouches for nothing.
+    const unsigned = await alpha.request(SWARM_PATHS.gossip, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        sender: 'delta.test',
+        nodes: [{ domain: 'gamma.test', name: 'Gamma', lastSeenAt: '2026-11-22T11:00:00.000Z' }],
+        handles: [],
+        timestamp: '2026-11-22T12:00:00.000Z',
+      }),
+    });
+    expect(unsigned.status).toBe(200);
+    expect((await row()).nextProbeAt).toEqual(backedOff.nextProbeAt);
+
+    // Beta, verified, lists gamma as active: alpha probes it within the first backoff step.
+    expect(await alpha.node.gossip.exchangeWith('beta.test')).toMatchObject({ ok: true });
+    expect((await row()).nextProbeAt!.getTime() - swarm.clock.now().getTime()).toBe(60_000);
+    swarm.clock.advance(60_000);
+    // (delta.test, the unsigned sender, is due too: a hint of its own.)
+    expect(await alpha.node.registry.probeDue()).toContainEqual(
+      expect.objectContaining({ domain: 'gamma.test', ok: true }),
+    );
+    expect(await row()).toMatchObject({ isVerified: true, isActive: true });
   });
 
   it('pages by `since`: a second exchange without changes carries nothing, and sync logs are written', async () => {

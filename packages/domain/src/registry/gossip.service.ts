@@ -3,6 +3,7 @@ import {
   SWARM_PATHS,
   formatTimestamp,
   gossipResponseSchema,
+  swarmUserResponseSchema,
   type GossipRequest,
   type GossipResponse,
   type HandleEntry,
@@ -13,11 +14,46 @@ import type { Clock } from '../clock.ts';
 import type { NodeConfig } from '../config.ts';
 import type { Logger } from '../logger.ts';
 import { describePeerError, type PeerClient } from '../peers/index.ts';
+import { mapBounded } from './bounded.ts';
 import type { ContactReport, RegistryService } from './registry.service.ts';
 import { weightedSample } from './trust.ts';
 
 /** Peers contacted per gossip round (DESIGN §3). */
 export const GOSSIP_FANOUT = 3;
+
+/**
+ * Relayed handle entries (another node's users) are accepted after asking that node
+ * (`GET /api/swarm/users/<handle>?limit=0` → its did). Bounds on that work: lookups per round,
+ * lookups in flight, claims waiting (a peer could relay thousands), how long a claim waits for
+ * its node to become reachable, attempts on a node that fails, and how long a refused claim
+ * (wrong did, unknown handle) is remembered so relaying it again costs nothing.
+ */
+export const RELAY_CHECK = {
+  perRound: 100,
+  concurrency: 8,
+  maxPending: 5_000,
+  pendingTtlMs: 60 * 60_000,
+  attempts: 3,
+  refusedTtlMs: 6 * 60 * 60_000,
+  maxRefused: 20_000,
+} as const;
+
+/** Handles whose did this process remembers (beyond this, the database is asked). */
+const HELD_DIDS_MAX = 100_000;
+
+/** What one round of relayed-entry checks did. */
+export interface RelayCheckReport {
+  /** Lookups made. */
+  checked: number;
+  /** Confirmed by their node and stored (source `lookup:<domain>`). */
+  accepted: number;
+  /** Their node answered another did, or has no such handle: ignored, remembered. */
+  refused: number;
+  /** Their node could not be asked (kept for a later round, up to a few attempts). */
+  failed: number;
+  /** Claims still waiting. */
+  pending: number;
+}
 
 export interface GossipReport extends ContactReport {
   nodesSent: number;
@@ -44,6 +80,11 @@ export interface GossipService {
   round(): Promise<GossipReport[]>;
   /** Inbound `POST /api/swarm/gossip` (sync log direction `pull`). */
   receive(body: GossipRequest, sourceDomain: string | undefined): Promise<GossipOutcome>;
+  /**
+   * Checks relayed handle entries heard so far with their own nodes (at most `limit`, default
+   * RELAY_CHECK.perRound); the scheduler runs it after each gossip round.
+   */
+  verifyRelayed(limit?: number): Promise<RelayCheckReport>;
 }
 
 export interface GossipDeps {
@@ -59,20 +100,42 @@ export interface GossipDeps {
 
 type Page<T> = { items: T[]; capped: boolean; lastChange: Date | undefined };
 
+/** A relayed entry waiting for its node's confirmation. */
+interface RelayClaim {
+  entry: HandleEntry;
+  /** The peer that relayed it (for logs). */
+  via: string;
+  heardAt: number;
+  attempts: number;
+}
+
+const claimKey = (e: Pick<HandleEntry, 'handle' | 'nodeDomain' | 'did'>) =>
+  `${e.handle}@${e.nodeDomain}=${e.did}`;
+
 export function createGossipService(deps: GossipDeps): GossipService {
   const { config, db, clock, logger, peers, registry } = deps;
   const prisma = db.prisma;
   const self = config.domain;
   const stamper = registry.stamper;
+  /** Relayed claims waiting for a lookup, and refused ones until they expire (per process). */
+  const pending = new Map<string, RelayClaim>();
+  const refused = new Map<string, number>();
+  /**
+   * The did last seen in our registry per `handle@node`, so claims we hold cost no query. Another
+   * replica's writes can make it stale: then a claim is looked up once more, never wrongly taken.
+   */
+  const heldDids = new Map<string, string>();
+  const remember = (e: { handle: string; nodeDomain: string; did: string }) => {
+    if (heldDids.size < HELD_DIDS_MAX) heldDids.set(`${e.handle}@${e.nodeDomain}`, e.did);
+  };
 
   /** Another replica may have stamped later than this process: never issue older stamps. */
   async function observeStoredStamps() {
-    const [nodes, handles] = await Promise.all([
-      prisma.swarmNode.aggregate({ _max: { updatedAt: true } }),
-      prisma.handleRegistryEntry.aggregate({ _max: { changedAt: true } }),
-    ]);
-    stamper.observe(nodes._max.updatedAt);
-    stamper.observe(handles._max.changedAt);
+    const [row] = await prisma.$queryRaw<{ nodes: Date | null; handles: Date | null }[]>`
+      SELECT (SELECT max(updated_at) FROM swarm_nodes) AS nodes,
+        (SELECT max(changed_at) FROM handle_registry) AS handles`;
+    stamper.observe(row?.nodes);
+    stamper.observe(row?.handles);
   }
 
   async function syncLocalHandles(): Promise<number> {
@@ -160,51 +223,43 @@ export function createGossipService(deps: GossipDeps): GossipService {
     return bounds.length ? new Date(Math.min(...bounds.map((d) => d.getTime()))) : fallback;
   }
 
-  /** Gossip mentions: unknown domains become unverified, inactive hints due for a probe. */
-  async function noteMentions(sender: string, nodes: NodeSummary[]): Promise<number> {
-    const blocked = await registry.blockedDomains();
-    const candidates = [...new Set(nodes.map((n) => n.domain))].filter(
-      (d) => d !== self && d !== sender && !blocked.has(d),
-    );
-    if (candidates.length === 0) return 0;
-    const known = new Set(
-      (
-        await prisma.swarmNode.findMany({
-          where: { domain: { in: candidates } },
-          select: { domain: true },
-        })
-      ).map((n) => n.domain),
-    );
-    let added = 0;
-    for (const node of nodes) {
-      if (!candidates.includes(node.domain) || known.has(node.domain)) continue;
-      known.add(node.domain);
-      if (await registry.noteHint(node.domain, `gossip:${sender}`, node.name)) added++;
-    }
-    return added;
+  /**
+   * Gossip mentions: unknown domains become unverified, inactive hints due for a probe. A
+   * verified sender vouches for the nodes it lists (see `noteHints`).
+   */
+  async function noteMentions(
+    sender: string,
+    nodes: NodeSummary[],
+    verified: boolean,
+  ): Promise<number> {
+    const hints = nodes.filter((n) => n.domain !== sender);
+    if (hints.length === 0) return 0;
+    return registry.noteHints(hints, `gossip:${sender}`, { vouched: verified });
   }
 
   /**
-   * Handle entries are accepted only from their own node: `sender` must be authenticated (a
-   * verified signature, or the peer we called ourselves). Relayed entries (another node's
-   * handles) are ignored: the authoritative node tells us itself when we gossip with it.
+   * Handle entries are accepted from their own node: `sender` must be authenticated (a verified
+   * signature, or the peer we called ourselves). Relayed entries (another node's handles) wait
+   * for `verifyRelayed` to check them with their node.
    */
-  async function acceptHandles(sender: string, entries: HandleEntry[]): Promise<number> {
+  async function acceptHandles(
+    sender: string,
+    entries: HandleEntry[],
+    blocked: Set<string>,
+  ): Promise<number> {
     const own = new Map<string, HandleEntry>();
-    let relayed = 0;
+    const relayed: HandleEntry[] = [];
     for (const entry of entries) {
       if (entry.nodeDomain === sender) own.set(entry.handle, entry);
-      else relayed++;
+      else if (entry.nodeDomain !== self && !blocked.has(entry.nodeDomain)) relayed.push(entry);
     }
-    if (relayed > 0) {
-      logger.debug({ peer: sender, relayed }, 'ignored relayed handle entries');
-    }
+    if (relayed.length > 0) await noteRelayed(sender, relayed);
     if (own.size === 0) return 0;
     const existing = new Map(
       (
         await prisma.handleRegistryEntry.findMany({
           where: { nodeDomain: sender, handle: { in: [...own.keys()] } },
-          select: { handle: true, did: true, updatedAt: true },
+          select: { handle: true, did: true, updatedAt: true, source: true },
         })
       ).map((e) => [e.handle, e]),
     );
@@ -212,6 +267,11 @@ export function createGossipService(deps: GossipDeps): GossipService {
       const known = existing.get(entry.handle);
       if (!known) return true;
       const at = new Date(entry.updatedAt).getTime();
+      // An entry confirmed by lookup carries the relay's `updatedAt`: the node's own word
+      // replaces it whenever it differs.
+      if (known.source !== `gossip:${sender}`) {
+        return entry.did !== known.did || at !== known.updatedAt.getTime();
+      }
       // Both times come from the sender's own clock: comparing them is sound.
       return (
         at > known.updatedAt.getTime() ||
@@ -235,6 +295,7 @@ export function createGossipService(deps: GossipDeps): GossipService {
         });
       }),
     );
+    for (const entry of changed) remember({ ...entry, nodeDomain: sender });
     return changed.length;
   }
 
@@ -268,18 +329,27 @@ export function createGossipService(deps: GossipDeps): GossipService {
   }
 
   async function exchangeWith(domain: string): Promise<GossipReport> {
+    return exchange(domain, await registry.blockedDomains(), true);
+  }
+
+  /** One exchange; `syncLocal` is false when the round already synced our own handles. */
+  async function exchange(
+    domain: string,
+    blockedSet: Set<string>,
+    syncLocal: boolean,
+  ): Promise<GossipReport> {
     const started = performance.now();
     const empty = { nodesSent: 0, nodesReceived: 0, handlesSent: 0, handlesReceived: 0 };
     if (domain === self) {
       return { domain, ok: false, ms: 0, error: 'This is our own domain.', ...empty };
     }
-    if (await registry.isBlocked(domain)) {
+    if (blockedSet.has(domain)) {
       return { domain, ok: false, ms: 0, error: `${domain} is blocked on this node.`, ...empty };
     }
-    await syncLocalHandles();
+    if (syncLocal) await syncLocalHandles();
     await observeStoredStamps();
     const exchangeStart = stamper.next();
-    const blocked = [...(await registry.blockedDomains())];
+    const blocked = [...blockedSet];
     const [from, peer] = await Promise.all([
       pushCursor(domain),
       prisma.swarmNode.findUnique({ where: { domain }, select: { lastSyncAt: true } }),
@@ -323,8 +393,8 @@ export function createGossipService(deps: GossipDeps): GossipService {
     }
     await registry.recordSuccess(domain, undefined, 'gossip');
     const answer = result.value;
-    const nodesReceived = await noteMentions(domain, answer.nodes);
-    const handlesReceived = await acceptHandles(domain, answer.handles);
+    const nodesReceived = await noteMentions(domain, answer.nodes, true);
+    const handlesReceived = await acceptHandles(domain, answer.handles, blockedSet);
     // The peer's clock, sent back as `since` next time (never compared with ours). A peer that
     // sends none gets full answers, capped.
     // Raw SQL: Prisma would bump updated_at, which peers must only see for gossiped changes.
@@ -352,7 +422,10 @@ export function createGossipService(deps: GossipDeps): GossipService {
       (p) => p.trustScore,
       deps.random,
     );
-    return Promise.all(peers.map((p) => exchangeWith(p.domain)));
+    if (peers.length === 0) return [];
+    await syncLocalHandles();
+    const blocked = await registry.blockedDomains();
+    return Promise.all(peers.map((p) => exchange(p.domain, blocked, false)));
   }
 
   async function receive(
@@ -365,7 +438,8 @@ export function createGossipService(deps: GossipDeps): GossipService {
       return { ok: false, refusal: { kind: 'sender_mismatch', signedBy: sourceDomain, sender } };
     }
     if (sender === self) return { ok: false, refusal: { kind: 'self', domain: sender } };
-    if (await registry.isBlocked(sender)) {
+    const blockedSet = await registry.blockedDomains();
+    if (blockedSet.has(sender)) {
       return { ok: false, refusal: { kind: 'blocked', domain: sender } };
     }
     const verified = sourceDomain !== undefined;
@@ -373,15 +447,15 @@ export function createGossipService(deps: GossipDeps): GossipService {
     if (verified) await registry.recordSuccess(sender, undefined, 'gossip');
     else await registry.noteHint(sender, 'gossip');
     await syncLocalHandles();
-    const nodesReceived = await noteMentions(sender, body.nodes);
-    const handlesReceived = verified ? await acceptHandles(sender, body.handles) : 0;
+    const nodesReceived = await noteMentions(sender, body.nodes, verified);
+    const handlesReceived = verified ? await acceptHandles(sender, body.handles, blockedSet) : 0;
 
     // Our clock for the requester's next `since`, taken after applying its entries so they are
     // not echoed next time; anything changed later gets a later stamp.
     await observeStoredStamps();
     const now = stamper.next();
     const since = body.since ? new Date(body.since) : undefined;
-    const blocked = [...(await registry.blockedDomains())];
+    const blocked = [...blockedSet];
     const nodes = await changedNodes(since, [self, sender, ...blocked]);
     const handles = await changedHandles(since, [sender, ...blocked]);
     const answer = {
@@ -404,5 +478,147 @@ export function createGossipService(deps: GossipDeps): GossipService {
     return { ok: true, answer };
   }
 
-  return { syncLocalHandles, exchangeWith, round, receive };
+  /** Remembers relayed claims we do not hold yet, for `verifyRelayed`. */
+  async function noteRelayed(sender: string, entries: HandleEntry[]) {
+    const now = clock.now().getTime();
+    const fresh = entries.filter((e) => {
+      const key = claimKey(e);
+      return !pending.has(key) && !((refused.get(key) ?? 0) > now);
+    });
+    if (fresh.length === 0) return;
+    const held = await heldClaims(fresh);
+    let dropped = 0;
+    for (const entry of fresh) {
+      const key = claimKey(entry);
+      if (held.has(key) || pending.has(key)) continue;
+      if (pending.size >= RELAY_CHECK.maxPending) {
+        dropped++;
+        continue;
+      }
+      pending.set(key, { entry, via: sender, heardAt: now, attempts: 0 });
+    }
+    if (dropped > 0) logger.warn({ peer: sender, dropped }, 'too many relayed handles waiting');
+  }
+
+  /** The claims among `entries` already in our registry (same handle, node and did). */
+  async function heldClaims(entries: HandleEntry[]): Promise<Set<string>> {
+    const held = new Set<string>();
+    const unsure = entries.filter((e) => {
+      if (heldDids.get(`${e.handle}@${e.nodeDomain}`) !== e.did) return true;
+      held.add(claimKey(e));
+      return false;
+    });
+    if (unsure.length === 0) return held;
+    const rows = await prisma.handleRegistryEntry.findMany({
+      where: { handle: { in: [...new Set(unsure.map((e) => e.handle))] } },
+      select: { handle: true, nodeDomain: true, did: true },
+    });
+    for (const row of rows) {
+      remember(row);
+      held.add(claimKey(row));
+    }
+    return held;
+  }
+
+  function forget(map: Map<string, number>, now: number) {
+    for (const [key, until] of map) if (until <= now) map.delete(key);
+    // Oldest first (insertion order) beyond the cap.
+    for (const key of map.keys()) {
+      if (map.size <= RELAY_CHECK.maxRefused) break;
+      map.delete(key);
+    }
+  }
+
+  async function verifyRelayed(limit: number = RELAY_CHECK.perRound): Promise<RelayCheckReport> {
+    const report = { checked: 0, accepted: 0, refused: 0, failed: 0, pending: 0 };
+    const now = clock.now().getTime();
+    forget(refused, now);
+    if (pending.size === 0) return report;
+    const claims = [...pending.values()];
+    const [reachable, blocked, held] = await Promise.all([
+      prisma.swarmNode.findMany({
+        where: {
+          domain: { in: [...new Set(claims.map((c) => c.entry.nodeDomain))] },
+          isActive: true,
+          isVerified: true,
+        },
+        select: { domain: true },
+      }),
+      registry.blockedDomains(),
+      heldClaims(claims.map((c) => c.entry)),
+    ]);
+    const asked = new Set(reachable.map((n) => n.domain));
+    const batch: RelayClaim[] = [];
+    for (const claim of claims) {
+      const key = claimKey(claim.entry);
+      const domain = claim.entry.nodeDomain;
+      // Held already (its node told us itself meanwhile), blocked, or waited too long for its
+      // node to become reachable: nothing to ask.
+      if (held.has(key) || blocked.has(domain) || now - claim.heardAt > RELAY_CHECK.pendingTtlMs) {
+        pending.delete(key);
+      } else if (asked.has(domain) && batch.length < limit) {
+        batch.push(claim);
+      }
+    }
+    const answers = await mapBounded(batch, RELAY_CHECK.concurrency, (claim) =>
+      peers.getJson(
+        claim.entry.nodeDomain,
+        `${SWARM_PATHS.user(claim.entry.handle)}?limit=0`,
+        swarmUserResponseSchema,
+      ),
+    );
+    const confirmed: RelayClaim[] = [];
+    for (const [i, answer] of answers.entries()) {
+      const claim = batch[i]!;
+      const { entry } = claim;
+      const key = claimKey(entry);
+      report.checked++;
+      if (answer.ok || (answer.error.kind === 'http' && answer.error.status === 404)) {
+        pending.delete(key);
+        const did =
+          answer.ok && answer.value.nodeDomain === entry.nodeDomain
+            ? answer.value.profile.did
+            : undefined;
+        if (did === entry.did) {
+          confirmed.push(claim);
+        } else {
+          refused.set(key, now + RELAY_CHECK.refusedTtlMs);
+          report.refused++;
+          logger.info(
+            { peer: claim.via, handle: `${entry.handle}@${entry.nodeDomain}`, claimed: entry.did },
+            did
+              ? 'relayed handle entry refused: its node has another did'
+              : 'relayed handle entry refused: unknown on its node',
+          );
+        }
+      } else {
+        report.failed++;
+        if (++claim.attempts >= RELAY_CHECK.attempts) pending.delete(key);
+      }
+    }
+    if (confirmed.length > 0) {
+      await observeStoredStamps();
+      await prisma.$transaction(
+        confirmed.map(({ entry }) => {
+          const data = {
+            did: entry.did,
+            updatedAt: new Date(entry.updatedAt),
+            source: `lookup:${entry.nodeDomain}`,
+            changedAt: stamper.next(),
+          };
+          return prisma.handleRegistryEntry.upsert({
+            where: { handle_nodeDomain: { handle: entry.handle, nodeDomain: entry.nodeDomain } },
+            create: { handle: entry.handle, nodeDomain: entry.nodeDomain, ...data },
+            update: data,
+          });
+        }),
+      );
+      for (const { entry } of confirmed) remember(entry);
+      report.accepted = confirmed.length;
+    }
+    report.pending = pending.size;
+    return report;
+  }
+
+  return { syncLocalHandles, exchangeWith, round, receive, verifyRelayed };
 }

@@ -14,6 +14,7 @@ import type { NodeConfig } from '../config.ts';
 import type { Logger } from '../logger.ts';
 import type { NodeInfoService } from '../node-info.service.ts';
 import { describePeerError, type PeerClient, type PeerResult } from '../peers/index.ts';
+import { mapBounded } from './bounded.ts';
 import { createChangeStamper, type ChangeStamper } from './change-stamp.ts';
 import { INACTIVE_AFTER_FAILURES, PROBE_BACKOFF, TRUST } from './trust.ts';
 
@@ -54,9 +55,22 @@ export interface RegistryService {
    * unverified, due for a probe now. Returns true when it was new.
    */
   noteHint(domain: string, via: DiscoveredVia, name?: string): Promise<boolean>;
+  /**
+   * `noteHint` for many domains at once; returns how many were new. With `vouched` (the hints
+   * come from a verified peer that lists them as active), a never-reached node whose probes
+   * failed gets its next probe within the first backoff step again (see PROBE_BACKOFF).
+   */
+  noteHints(
+    hints: { domain: string; name?: string }[],
+    via: DiscoveredVia,
+    options?: { vouched?: boolean },
+  ): Promise<number>;
   /** Probe `GET /api/swarm/info` and record the outcome. */
   probe(domain: string, via: DiscoveredVia): Promise<ContactReport>;
-  /** Re-probe nodes whose `next_probe_at` is due (inactive nodes, fresh hints), oldest first. */
+  /**
+   * Re-probe nodes whose `next_probe_at` is due (inactive nodes, fresh hints), oldest first, at
+   * most `limit` (default PROBES_PER_ROUND), a few at a time.
+   */
   probeDue(limit?: number): Promise<ContactReport[]>;
   /** Outbound announce (node-signed) to one node. */
   announceTo(domain: string, via: DiscoveredVia): Promise<ContactReport>;
@@ -93,11 +107,29 @@ export interface RegistryDeps {
 
 const ERROR_CHARS = 500;
 
+/**
+ * Due probes per background round. A node joining a swarm of N hears of the N others within a
+ * few rounds and must probe each before it trusts it (DESIGN §3): at 20 a round, joining a swarm
+ * of 200 took 10 rounds of probing alone. A probe is one small GET.
+ */
+export const PROBES_PER_ROUND = 100;
+/** Probes in flight at once. */
+export const PROBE_CONCURRENCY = 8;
+/** Domains remembered as having a node row (beyond this, the database is asked). */
+const ROW_KNOWN_MAX = 100_000;
+
 export function createRegistryService(deps: RegistryDeps): RegistryService {
   const { config, db, clock, logger, peers, nodeInfo } = deps;
   const prisma = db.prisma;
   const stamper = createChangeStamper(clock);
   const self = config.domain;
+  /**
+   * Domains known to have a node row. Rows are never deleted, so the set only grows; it spares
+   * the insert of every gossip mention (a full answer names every node of the swarm).
+   */
+  const rowKnown = new Set<string>();
+  /** Never-verified nodes whose probe failed (waiting on their backoff), per process. */
+  const unreached = new Set<string>();
 
   async function isBlocked(domain: string): Promise<boolean> {
     return (await prisma.nodeBlock.count({ where: { domain } })) > 0;
@@ -109,25 +141,44 @@ export function createRegistryService(deps: RegistryDeps): RegistryService {
   }
 
   async function recordSuccess(domain: string, info: NodeInfo | undefined, via: DiscoveredVia) {
-    if (domain === self || (await isBlocked(domain))) return;
+    await contactSucceeded(domain, info, via, false);
+  }
+
+  /**
+   * A successful contact in one statement (a round makes hundreds): the seed's health when
+   * `seedContact` (our own request to it), the block check, and the node row.
+   */
+  async function contactSucceeded(
+    domain: string,
+    info: NodeInfo | undefined,
+    via: DiscoveredVia,
+    seedContact: boolean,
+  ) {
+    if (domain === self) return;
+    unreached.delete(domain);
     const now = clock.now();
     const stamp = stamper.next();
     const capabilities = info ? JSON.stringify(info.capabilities) : null;
     const publicKey = info?.publicKey ? info.publicKey : null;
-    // Insert-or-update in one statement (two replicas may record the same node at once). Trust
-    // follows DESIGN §3: a first direct contact (new, or a gossip hint now verified) sets 50,
-    // later successes add 1 up to 100. Peers hear about the row (updated_at) only when something
-    // they gossip changes: it appears, turns verified or active, or is renamed.
+    // Insert-or-update in one statement (two replicas may record the same node at once); a
+    // blocked node gets no row. Trust follows DESIGN §3: a first direct contact (new, or a gossip
+    // hint now verified) sets 50, later successes add 1 up to 100. Peers hear about the row
+    // (updated_at) only when something they gossip changes: it appears, turns verified or
+    // active, or is renamed.
     await prisma.$executeRaw`
+      WITH seed AS (
+        UPDATE swarm_seeds SET last_contact_at = ${now}::timestamptz, consecutive_failures = 0
+        WHERE domain = ${domain} AND ${seedContact}::boolean)
       INSERT INTO swarm_nodes (domain, name, description, logo_url, public_key, software_version,
         user_count, post_count, capabilities, discovered_via, discovered_at, last_seen_at,
         consecutive_failures, is_active, is_verified, trust_score, next_probe_at, updated_at)
-      VALUES (${domain}, COALESCE(${info?.name ?? null}::text, ''),
+      SELECT ${domain}, COALESCE(${info?.name ?? null}::text, ''),
         COALESCE(${info?.description ?? null}::text, ''), ${info?.logoUrl || null}::text,
         ${publicKey}::text, ${info?.softwareVersion ?? null}::text,
         COALESCE(${info?.userCount ?? null}::int, 0), COALESCE(${info?.postCount ?? null}::int, 0),
         COALESCE(${capabilities}::text, '[]'), ${via}, ${now}::timestamptz, ${now}::timestamptz,
-        0, true, true, ${TRUST.direct}, ${info ? null : now}::timestamptz, ${stamp}::timestamptz)
+        0, true, true, ${TRUST.direct}, ${info ? null : now}::timestamptz, ${stamp}::timestamptz
+      WHERE NOT EXISTS (SELECT 1 FROM node_blocks WHERE domain = ${domain})
       ON CONFLICT (domain) DO UPDATE SET
         trust_score = CASE WHEN swarm_nodes.is_verified
           THEN LEAST(swarm_nodes.trust_score + ${TRUST.successStep}, ${TRUST.max})
@@ -153,24 +204,22 @@ export function createRegistryService(deps: RegistryDeps): RegistryService {
         capabilities = COALESCE(${capabilities}::text, swarm_nodes.capabilities)`;
   }
 
-  /** Seed health: our outbound contacts with a seed, whether or not it has a node row. */
-  async function recordSeedContact(domain: string, ok: boolean) {
-    await prisma.swarmSeed.updateMany({
-      where: { domain },
-      data: ok
-        ? { lastContactAt: clock.now(), consecutiveFailures: 0 }
-        : { consecutiveFailures: { increment: 1 } },
-    });
+  async function recordFailure(domain: string, reason: string) {
+    await contactFailed(domain, reason, false);
   }
 
-  async function recordFailure(domain: string, reason: string) {
+  /** A failed contact in one statement: the seed's health when `seedContact`, the node row. */
+  async function contactFailed(domain: string, reason: string, seedContact: boolean) {
     const now = clock.now();
     const stamp = stamper.next();
     const message = reason.slice(0, ERROR_CHARS);
     // Atomic: −5 trust (min 0), +1 failure; a verified node goes inactive at the 5th failure in a
     // row; inactive (or never reached) nodes get their next probe 1 min × 2^(failed probes − 1),
     // at most 24 h. All expressions read the row's values from before this update.
-    await prisma.$executeRaw`
+    const rows = await prisma.$queryRaw<{ is_verified: boolean }[]>`
+      WITH seed AS (
+        UPDATE swarm_seeds SET consecutive_failures = consecutive_failures + 1
+        WHERE domain = ${domain} AND ${seedContact}::boolean)
       UPDATE swarm_nodes SET
         trust_score = GREATEST(trust_score - ${TRUST.failureStep}, ${TRUST.min}),
         consecutive_failures = consecutive_failures + 1,
@@ -187,28 +236,63 @@ export function createRegistryService(deps: RegistryDeps): RegistryService {
           ELSE next_probe_at END,
         updated_at = CASE WHEN is_active AND consecutive_failures + 1 >= ${INACTIVE_AFTER_FAILURES}
           THEN ${stamp}::timestamptz ELSE updated_at END
-      WHERE domain = ${domain}`;
+      WHERE domain = ${domain}
+      RETURNING is_verified`;
+    if (rows[0]?.is_verified === false && unreached.size < ROW_KNOWN_MAX) unreached.add(domain);
   }
 
   async function noteHint(domain: string, via: DiscoveredVia, name?: string): Promise<boolean> {
-    if (domain === self || (await isBlocked(domain))) return false;
+    return (await noteHints([{ domain, name }], via)) > 0;
+  }
+
+  async function noteHints(
+    hints: { domain: string; name?: string }[],
+    via: DiscoveredVia,
+    options: { vouched?: boolean } = {},
+  ) {
+    if (options.vouched) await vouchFor(hints.map((h) => h.domain));
+    const unknown = hints.filter((h) => h.domain !== self && !rowKnown.has(h.domain));
+    if (unknown.length === 0) return 0;
+    const blocked = await blockedDomains();
+    const fresh = new Map<string, string>();
+    for (const { domain, name } of unknown) {
+      if (!blocked.has(domain) && !fresh.has(domain)) fresh.set(domain, name ?? '');
+    }
+    if (fresh.size === 0) return 0;
+    const now = clock.now();
     const created = await prisma.swarmNode.createMany({
-      data: [
-        {
-          domain,
-          name: name ?? '',
-          discoveredVia: via,
-          discoveredAt: clock.now(),
-          isActive: false,
-          isVerified: false,
-          trustScore: 0,
-          nextProbeAt: clock.now(),
-          updatedAt: stamper.next(),
-        },
-      ],
+      data: [...fresh].map(([domain, name]) => ({
+        domain,
+        name,
+        discoveredVia: via,
+        discoveredAt: now,
+        isActive: false,
+        isVerified: false,
+        trustScore: 0,
+        nextProbeAt: now,
+        updatedAt: stamper.next(),
+      })),
       skipDuplicates: true,
     });
-    return created.count > 0;
+    if (rowKnown.size < ROW_KNOWN_MAX) for (const domain of fresh.keys()) rowKnown.add(domain);
+    return created.count;
+  }
+
+  /**
+   * A verified peer lists these nodes as active: those we never reached and back off from get
+   * their next probe within a minute again. Under message loss, a hint's first probes can fail
+   * although the node is up; without this, 4 lost probes in a row put it 8 rounds away (the tail
+   * of the 200-node benchmark). Bounded: one due probe per such node and round at most.
+   */
+  async function vouchFor(domains: string[]) {
+    const backedOff = [...new Set(domains)].filter((d) => unreached.has(d));
+    if (backedOff.length === 0) return;
+    for (const domain of backedOff) unreached.delete(domain);
+    const soon = new Date(clock.now().getTime() + PROBE_BACKOFF.firstMs);
+    await prisma.swarmNode.updateMany({
+      where: { domain: { in: backedOff }, isVerified: false, nextProbeAt: { gt: soon } },
+      data: { nextProbeAt: soon },
+    });
   }
 
   async function probe(domain: string, via: DiscoveredVia): Promise<ContactReport> {
@@ -216,6 +300,11 @@ export function createRegistryService(deps: RegistryDeps): RegistryService {
     if (await isBlocked(domain)) {
       return { domain, ok: false, ms: 0, error: `${domain} is blocked on this node.` };
     }
+    return probeUnchecked(domain, via);
+  }
+
+  /** A probe of a node known not to be us nor blocked. */
+  async function probeUnchecked(domain: string, via: DiscoveredVia): Promise<ContactReport> {
     const result = await peers.getJson(domain, SWARM_PATHS.info, nodeInfoSchema);
     return recordAnswer(domain, result, via);
   }
@@ -231,16 +320,15 @@ export function createRegistryService(deps: RegistryDeps): RegistryService {
     else if (result.value.domain !== domain) {
       error = `${domain} answered as ${result.value.domain}.`;
     }
-    await recordSeedContact(domain, error === undefined);
     if (error !== undefined) {
-      await recordFailure(domain, error);
+      await contactFailed(domain, error, true);
       return { domain, ok: false, ms: result.ms, error };
     }
-    await recordSuccess(domain, (result as { value: NodeInfo }).value, via);
+    await contactSucceeded(domain, (result as { value: NodeInfo }).value, via, true);
     return { domain, ok: true, ms: result.ms };
   }
 
-  async function probeDue(limit = 20): Promise<ContactReport[]> {
+  async function probeDue(limit = PROBES_PER_ROUND): Promise<ContactReport[]> {
     const blocked = await blockedDomains();
     const due = await prisma.swarmNode.findMany({
       where: { nextProbeAt: { lte: clock.now() }, domain: { notIn: [...blocked, self] } },
@@ -248,7 +336,9 @@ export function createRegistryService(deps: RegistryDeps): RegistryService {
       take: limit,
       select: { domain: true, discoveredVia: true },
     });
-    return Promise.all(due.map((n) => probe(n.domain, n.discoveredVia as DiscoveredVia)));
+    return mapBounded(due, PROBE_CONCURRENCY, (n) =>
+      probeUnchecked(n.domain, n.discoveredVia as DiscoveredVia),
+    );
   }
 
   async function announceTo(domain: string, via: DiscoveredVia): Promise<ContactReport> {
@@ -402,6 +492,7 @@ export function createRegistryService(deps: RegistryDeps): RegistryService {
     recordSuccess,
     recordFailure,
     noteHint,
+    noteHints,
     probe,
     probeDue,
     announceTo,

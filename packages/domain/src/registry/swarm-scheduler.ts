@@ -1,6 +1,6 @@
 import type { Db } from '@swarm/db';
 import type { NodeContext } from '../node-context.ts';
-import type { GossipReport } from './gossip.service.ts';
+import type { GossipReport, RelayCheckReport } from './gossip.service.ts';
 import type { ContactReport } from './registry.service.ts';
 
 /** Jitter of the gossip interval: ±20 %, so nodes started together drift apart. */
@@ -17,7 +17,17 @@ export interface RoundReport {
   /** Announcements to seeds, made only when no active peer was known. */
   announced: ContactReport[];
   gossip: GossipReport[];
+  /** Relayed handle entries checked with their own nodes after the exchanges. */
+  relayed: RelayCheckReport;
 }
+
+const NO_RELAY_CHECKS: RelayCheckReport = {
+  checked: 0,
+  accepted: 0,
+  refused: 0,
+  failed: 0,
+  pending: 0,
+};
 
 export interface SwarmScheduler {
   /** Seeds from the configuration, an announce to seeds and active nodes, then rounds on a timer. */
@@ -104,14 +114,18 @@ export function createSwarmScheduler(deps: SwarmSchedulerDeps): SwarmScheduler {
           ? await node.registry.announceToSeeds()
           : [];
       const gossip = await node.gossip.round();
-      return { skipped: false, probes, announced, gossip };
+      const relayed = await node.gossip.verifyRelayed();
+      return { skipped: false, probes, announced, gossip, relayed };
     });
-    if (!outcome.ran) return { skipped: true, probes: [], announced: [], gossip: [] };
+    if (!outcome.ran) {
+      return { skipped: true, probes: [], announced: [], gossip: [], relayed: NO_RELAY_CHECKS };
+    }
     const { gossip } = outcome.value;
     node.logger.debug(
       {
         peers: gossip.map((g) => ({ peer: g.domain, ok: g.ok, ms: g.ms })),
         probes: outcome.value.probes.length,
+        relayed: outcome.value.relayed,
       },
       'gossip round',
     );
