@@ -10,6 +10,7 @@ import {
   shareNodeContext,
 } from '@swarm/domain';
 import { createGatewayApp } from './app.ts';
+import { createHousekeeping } from './housekeeping.ts';
 import { createHttpServer, type NodeHandler } from './http-server.ts';
 
 // Entry point. `--with-web` is the embedded mode of `pnpm start`: gateway and web app in one
@@ -57,6 +58,8 @@ async function main() {
   const scheduler = createSwarmScheduler({ node });
   // Retries of the durable outbox (DESIGN §3 "Delivery"); safe with several gateway replicas.
   const deliveries = createDeliveryWorker({ node });
+  // Hourly clean-up of expired sessions.
+  const housekeeping = createHousekeeping({ node });
   const server = createHttpServer({ fetch: app.fetch, web });
 
   server.on('error', (err: NodeJS.ErrnoException) => {
@@ -73,6 +76,7 @@ async function main() {
     );
     scheduler.start();
     deliveries.start();
+    housekeeping.start();
   });
 
   let closing = false;
@@ -82,7 +86,7 @@ async function main() {
     logger.info(`${signal} received, shutting down`);
     server.close();
     server.closeAllConnections();
-    Promise.all([scheduler.stop(), deliveries.stop()])
+    Promise.all([scheduler.stop(), deliveries.stop(), housekeeping.stop()])
       .then(() => node.close())
       .then(() => process.exit(0))
       .catch((err: unknown) => {

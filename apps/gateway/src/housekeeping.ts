@@ -1,0 +1,51 @@
+import { createAuthServices } from '@swarm/auth';
+import type { NodeContext } from '@swarm/domain';
+
+/** Expired sessions are refused when presented anyway; the sweep only keeps the table small. */
+export const HOUSEKEEPING_INTERVAL_MS = 60 * 60 * 1000;
+
+export interface Housekeeping {
+  start(): void;
+  stop(): Promise<void>;
+  /** One sweep now; answers what it removed. */
+  runOnce(): Promise<{ expiredSessions: number }>;
+}
+
+/**
+ * Periodic clean-up of the node's own tables (runs in the gateway process, next to the swarm
+ * scheduler and the delivery worker). Every step is an idempotent DELETE, so replicas sweeping
+ * the same database at once do no harm.
+ */
+export function createHousekeeping(deps: {
+  node: Pick<NodeContext, 'db' | 'clock' | 'logger'>;
+  intervalMs?: number;
+}): Housekeeping {
+  const { node } = deps;
+  const sessions = createAuthServices({ db: node.db, clock: node.clock }).sessions;
+  let timer: ReturnType<typeof setInterval> | undefined;
+  let inFlight: Promise<unknown> = Promise.resolve();
+
+  async function runOnce() {
+    const expiredSessions = await sessions.deleteExpired();
+    if (expiredSessions > 0)
+      node.logger.info(`housekeeping: removed ${expiredSessions} expired sessions`);
+    return { expiredSessions };
+  }
+
+  return {
+    start() {
+      timer ??= setInterval(() => {
+        inFlight = runOnce().catch((err: unknown) =>
+          node.logger.error({ err }, 'housekeeping failed'),
+        );
+      }, deps.intervalMs ?? HOUSEKEEPING_INTERVAL_MS);
+      timer.unref();
+    },
+    async stop() {
+      clearInterval(timer);
+      timer = undefined;
+      await inFlight;
+    },
+    runOnce,
+  };
+}
