@@ -59,6 +59,7 @@ async function admin(
 
 const ALL_ROUTES: [string, string, unknown?][] = [
   ['GET', '/seeds'],
+  ['GET', '/handles'],
   ['PUT', '/seeds/seed.test', { isEnabled: false }],
   ['GET', '/blocks'],
   ['POST', '/blocks', { domain: 'beta.test' }],
@@ -123,6 +124,60 @@ describe('admin API authentication', () => {
 });
 
 describe('admin API routes', () => {
+  it('lists the handle registry, newest change first, per node and capped', async () => {
+    const p = alpha.node.db.prisma;
+    const at = (minute: number) => new Date(Date.UTC(2026, 10, 22, 12, minute));
+    await p.handleRegistryEntry.createMany({
+      data: [
+        {
+          handle: 'bob',
+          nodeDomain: 'beta.test',
+          did: 'did:key:zDnBob',
+          source: 'gossip:beta.test',
+          updatedAt: at(1),
+          changedAt: at(1),
+        },
+        {
+          handle: 'cy',
+          nodeDomain: 'gamma.test',
+          did: 'did:key:zDnCy',
+          source: 'lookup:gamma.test',
+          updatedAt: at(2),
+          changedAt: at(2),
+        },
+        {
+          handle: 'dee',
+          nodeDomain: 'beta.test',
+          did: 'did:key:zDnDee',
+          source: 'gossip:beta.test',
+          updatedAt: at(3),
+          changedAt: at(3),
+        },
+      ],
+    });
+    const all = await admin('GET', '/handles');
+    expect(all.status).toBe(200);
+    expect(all.json.total).toBe(3);
+    expect((all.json.handles as { handle: string }[]).map((h) => h.handle)).toEqual([
+      'dee',
+      'cy',
+      'bob',
+    ]);
+    expect((all.json.handles as unknown[])[2]).toEqual({
+      handle: 'bob',
+      nodeDomain: 'beta.test',
+      did: 'did:key:zDnBob',
+      updatedAt: at(1).toISOString(),
+      source: 'gossip:beta.test',
+    });
+    const beta = await admin('GET', '/handles?node=beta.test&limit=1');
+    expect(beta.json).toEqual({ total: 2, handles: [expect.objectContaining({ handle: 'dee' })] });
+    for (const query of ['limit=0', 'limit=1001', 'limit=x', 'node=not%20a%20domain']) {
+      const bad = await admin('GET', `/handles?${query}`);
+      expect(bad.status, query).toBe(400);
+    }
+  });
+
   it('lists seeds and enables/disables one', async () => {
     await alpha.node.registry.addSeed('seed-b.test', 2);
     await alpha.node.registry.addSeed('seed-a.test', 1);

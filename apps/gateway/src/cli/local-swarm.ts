@@ -60,23 +60,35 @@ export async function runLocalSwarm(opts: LocalSwarmOptions): Promise<void> {
   // Rounds count from the moment every node answers, not from process start (boot takes a while).
   let allUpAt: number | undefined;
   const timer = setInterval(() => {
-    void knownCounts(domains).then((counts) => {
+    void Promise.all(domains.map((domain) => registryView(domain, adminToken))).then((views) => {
       if (stopping) return;
-      const view = counts
-        .map((c, i) => `node ${i + 1}: ${c === null ? 'down' : `${c}/${opts.nodes - 1}`}`)
+      const progress = convergence(domains, views);
+      const view = progress
+        .map((p, i) =>
+          p === null
+            ? `node ${i + 1}: down`
+            : `node ${i + 1}: ${p.nodes}/${opts.nodes - 1} nodes ${p.handles}/${p.otherHandles} handles`,
+        )
         .join('  ');
       const seconds = Math.round((Date.now() - started) / 1000);
       if (view !== last) {
         console.log(`[${String(seconds).padStart(4)}s] knows ${view}`);
         last = view;
       }
-      if (allUpAt === undefined && counts.every((c) => c !== null)) allUpAt = Date.now();
-      if (!converged && allUpAt !== undefined && counts.every((c) => c === opts.nodes - 1)) {
+      if (allUpAt === undefined && progress.every((p) => p !== null)) allUpAt = Date.now();
+      const done = progress.every(
+        (p) =>
+          p !== null &&
+          p.nodes === opts.nodes - 1 &&
+          p.otherHandles > 0 && // demo users: every node has some once it ran a round
+          p.handles === p.otherHandles,
+      );
+      if (!converged && allUpAt !== undefined && done) {
         converged = true;
         const upFor = Date.now() - allUpAt;
         const rounds = Math.max(1, Math.ceil(upFor / opts.gossipIntervalMs));
         console.log(
-          `converged: every node knows every other node ${Math.round(upFor / 1000)}s after all were up (≈${rounds} gossip rounds). ^C to stop.`,
+          `converged: every node knows every other node and handle ${Math.round(upFor / 1000)}s after all were up (≈${rounds} gossip rounds). ^C to stop.`,
         );
       }
     });
@@ -107,21 +119,57 @@ function startNode(
   return child;
 }
 
-/** How many other active nodes each node lists; null when the node does not answer. */
-async function knownCounts(domains: string[]): Promise<(number | null)[]> {
-  return Promise.all(
-    domains.map(async (domain) => {
-      try {
-        const res = await fetch(`http://${domain}/api/swarm/nodes?limit=500&stats=false`, {
-          signal: AbortSignal.timeout(2000),
-        });
-        if (!res.ok) return null;
-        const body = (await res.json()) as { nodes?: { domain: string }[] };
-        return (body.nodes ?? []).filter((n) => n.domain !== domain && domains.includes(n.domain))
-          .length;
-      } catch {
-        return null;
-      }
-    }),
-  );
+interface RegistryView {
+  /** Other nodes it lists as active. */
+  nodes: string[];
+  /** Its handle registry as `handle@nodeDomain`. */
+  handles: string[];
+}
+
+/** What one node knows (public node list, admin handle list); null when it does not answer. */
+async function registryView(domain: string, adminToken: string): Promise<RegistryView | null> {
+  const get = async <T>(path: string, auth = false): Promise<T> => {
+    const res = await fetch(`http://${domain}${path}`, {
+      signal: AbortSignal.timeout(2000),
+      ...(auth ? { headers: { authorization: `Bearer ${adminToken}` } } : {}),
+    });
+    if (!res.ok) throw new Error(`${path}: ${res.status}`);
+    return (await res.json()) as T;
+  };
+  try {
+    const [nodes, handles] = await Promise.all([
+      get<{ nodes?: { domain: string }[] }>('/api/swarm/nodes?limit=500&stats=false'),
+      get<{ handles?: { handle: string; nodeDomain: string }[] }>(
+        '/api/swarm/admin/handles?limit=1000',
+        true,
+      ),
+    ]);
+    return {
+      nodes: (nodes.nodes ?? []).map((n) => n.domain).filter((d) => d !== domain),
+      handles: (handles.handles ?? []).map((h) => `${h.handle}@${h.nodeDomain}`),
+    };
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Per node: how many of the other local nodes it lists, and how many of the other nodes' own
+ * handles (each node's entries for itself) it holds.
+ */
+function convergence(
+  domains: string[],
+  views: (RegistryView | null)[],
+): ({ nodes: number; handles: number; otherHandles: number } | null)[] {
+  const own = views.map((v, i) => (v?.handles ?? []).filter((h) => h.endsWith(`@${domains[i]!}`)));
+  return views.map((view, i) => {
+    if (!view) return null;
+    const known = new Set(view.handles);
+    const others = own.filter((_, j) => j !== i).flat();
+    return {
+      nodes: view.nodes.filter((d) => domains.includes(d)).length,
+      handles: others.filter((h) => known.has(h)).length,
+      otherHandles: others.length,
+    };
+  });
 }

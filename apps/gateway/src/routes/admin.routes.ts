@@ -93,10 +93,35 @@ const createdPostSchema = z
   })
   .openapi('AdminCreatedPost');
 
+const handleSchema = z
+  .object({
+    handle: z.string(),
+    nodeDomain: z.string(),
+    did: z.string(),
+    updatedAt: z.string(),
+    source: z.string(),
+  })
+  .openapi('AdminHandle');
+
 const domainParam = z.object({ domain: domainSchema });
 const emptyBody = z.object({}).strict();
 
 const routes = {
+  listHandles: createRoute({
+    method: 'get',
+    path: `${ADMIN}/handles`,
+    summary: 'Admin: the handle registry, newest change first (optionally one node only)',
+    request: {
+      query: z.object({
+        node: domainSchema.optional(),
+        limit: z.coerce.number().int().min(1).max(1000).default(100),
+      }),
+    },
+    responses: {
+      200: json(z.object({ total: z.int(), handles: z.array(handleSchema) }), 'Handles'),
+      ...errors,
+    },
+  }),
   listSeeds: createRoute({
     method: 'get',
     path: `${ADMIN}/seeds`,
@@ -214,6 +239,18 @@ const ACTION_ERROR_HTTP = {
 
 export function adminRoutes() {
   const app = createRouter();
+
+  app.openapi(routes.listHandles, async (c) => {
+    const { node: nodeDomain, limit } = c.req.valid('query');
+    const { total, handles } = await registryAdmin(c.get('node')).listHandles({
+      ...(nodeDomain ? { nodeDomain } : {}),
+      limit,
+    });
+    return c.json(
+      { total, handles: handles.map((h) => ({ ...h, updatedAt: h.updatedAt.toISOString() })) },
+      200,
+    );
+  });
 
   app.openapi(routes.listSeeds, async (c) => {
     const seeds = await registryAdmin(c.get('node')).listSeeds();

@@ -25,6 +25,16 @@ export interface BlockSummary {
   createdAt: Date;
 }
 
+/** A handle registry entry as the operator sees it. */
+export interface HandleSummary {
+  handle: string;
+  nodeDomain: string;
+  did: string;
+  updatedAt: Date;
+  /** Where this node learnt it: `local`, `gossip:<domain>`, `lookup:<domain>`, … */
+  source: string;
+}
+
 /** One row of the operator's nodes table. */
 export interface AdminNodeRow {
   domain: string;
@@ -148,6 +158,11 @@ export interface RegistryAdminService {
   /** The updated seed, or undefined when there is no such seed. */
   setSeedEnabled(domain: string, isEnabled: boolean): Promise<SeedSummary | undefined>;
   listBlocks(): Promise<BlockSummary[]>;
+  /** The handle registry (newest change first), optionally one node's handles only. */
+  listHandles(query?: {
+    nodeDomain?: string;
+    limit?: number;
+  }): Promise<{ total: number; handles: HandleSummary[] }>;
   /**
    * Blocks a domain (again: the reason is updated) and marks its node row inactive. Refused for
    * this node's own domain.
@@ -437,6 +452,19 @@ export function createRegistryAdminService(deps: RegistryAdminDeps): RegistryAdm
         select: BLOCK,
         orderBy: [{ createdAt: 'desc' }, { domain: 'asc' }],
       }),
+    listHandles: async ({ nodeDomain, limit = 100 } = {}) => {
+      const where = nodeDomain ? { nodeDomain } : {};
+      const [total, handles] = await Promise.all([
+        prisma.handleRegistryEntry.count({ where }),
+        prisma.handleRegistryEntry.findMany({
+          where,
+          select: { handle: true, nodeDomain: true, did: true, updatedAt: true, source: true },
+          orderBy: [{ changedAt: 'desc' }, { id: 'desc' }],
+          take: limit,
+        }),
+      ]);
+      return { total, handles };
+    },
     blockNode,
     unblockNode,
     runAction,
