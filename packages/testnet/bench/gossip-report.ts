@@ -5,12 +5,17 @@ const kib = (bytes: number) => `${(bytes / 1024).toFixed(1)} KiB`;
 const mean = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0);
 const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
 
-/** Runs the convergence benchmark for each size and writes `gossip.json` / `gossip.md`. */
+/**
+ * Runs the convergence benchmark for each size and writes `gossip.json` / `gossip.md`.
+ * `BENCH_GOSSIP_SIZES=50` (comma-separated) runs only those sizes: N = 200 takes minutes.
+ */
 export async function benchGossip(
   resultsDir: string,
-  sizes: number[],
+  defaultSizes: number[],
   log: (line: string) => void,
 ): Promise<GossipResult[]> {
+  const sizes = parseSizes(process.env.BENCH_GOSSIP_SIZES) ?? defaultSizes;
+  if (sizes !== defaultSizes) log(`gossip: BENCH_GOSSIP_SIZES=${sizes.join(',')}`);
   const results: GossipResult[] = [];
   for (const n of sizes) {
     log(`gossip N=${n}: starting ${n} nodes…`);
@@ -26,7 +31,7 @@ export async function benchGossip(
       r.rounds !== null && r.rounds <= r.targetRounds ? 'yes' : 'NO',
       `${kib(mean(r.bytesPerRound))} (max ${kib(Math.max(...r.bytesPerRound))})`,
       `${sum(r.probesPerRound)} / ${sum(r.lookupsPerRound)}`,
-      `${kib(r.steady.deltaBytes / Math.max(1, r.steady.exchanges))} vs ${kib(r.steady.fullBytes / Math.max(1, r.steady.exchanges))}`,
+      `${kib(r.steady.deltaBytes / Math.max(1, r.steady.exchanges))} (${r.steady.deltaMinBytes}–${r.steady.deltaMaxBytes} B) vs ${kib(r.steady.fullBytes / Math.max(1, r.steady.exchanges))}`,
       `${(ratio * 100).toFixed(2)} %`,
       ratio <= 0.01 ? 'yes' : 'NO',
       `${r.seconds.setup.toFixed(0)} + ${r.seconds.rounds.toFixed(0)}`,
@@ -43,7 +48,7 @@ export async function benchGossip(
       'met',
       'gossip per round (mean)',
       'probes / lookups',
-      'steady exchange: delta vs full',
+      'steady exchange: delta (min–max) vs full',
       'delta / full',
       'target ≤ 1 %',
       'seconds (setup + rounds)',
@@ -75,4 +80,13 @@ export async function benchGossip(
     ],
   });
   return results;
+}
+
+function parseSizes(value: string | undefined): number[] | undefined {
+  if (!value?.trim()) return undefined;
+  const sizes = value.split(',').map((v) => Number(v.trim()));
+  if (sizes.some((n) => !Number.isInteger(n) || n < 2)) {
+    throw new Error(`BENCH_GOSSIP_SIZES: expected sizes such as 50,200, got "${value}"`);
+  }
+  return sizes;
 }

@@ -26,8 +26,17 @@ export interface GossipResult {
   probesPerRound: number[];
   lookupsPerRound: number[];
   lostRequests: number;
-  /** Converged, no loss: the same exchanges with `since` (delta) and without (full). */
-  steady: { exchanges: number; deltaBytes: number; fullBytes: number };
+  /**
+   * Converged, no loss: the same exchanges with `since` (delta) and without (full); the
+   * smallest and largest delta exchange (request + answer).
+   */
+  steady: {
+    exchanges: number;
+    deltaBytes: number;
+    fullBytes: number;
+    deltaMinBytes: number;
+    deltaMaxBytes: number;
+  };
   seconds: { setup: number; rounds: number };
 }
 
@@ -122,7 +131,12 @@ export async function benchGossipConvergence(
       .live()
       .flatMap((m) => (lastPeers.get(m.domain) ?? []).map((peer) => [m, peer] as const));
     const deltaFrom = net.network.requests.length;
-    for (const [m, peer] of pairs) await m.node.gossip.exchangeWith(peer);
+    const perExchange: number[] = [];
+    for (const [m, peer] of pairs) {
+      const from = net.network.requests.length;
+      await m.node.gossip.exchangeWith(peer);
+      perExchange.push(gossipBytes(net, from));
+    }
     const deltaBytes = gossipBytes(net, deltaFrom);
     for (const [m, peer] of pairs) await forgetCursor(m, peer);
     const fullFrom = net.network.requests.length;
@@ -140,7 +154,13 @@ export async function benchGossipConvergence(
       probesPerRound,
       lookupsPerRound,
       lostRequests,
-      steady: { exchanges: pairs.length, deltaBytes, fullBytes },
+      steady: {
+        exchanges: pairs.length,
+        deltaBytes,
+        fullBytes,
+        deltaMinBytes: Math.min(...perExchange),
+        deltaMaxBytes: Math.max(...perExchange),
+      },
       seconds: { setup, rounds: roundSeconds },
     };
   } finally {

@@ -159,8 +159,11 @@ describe('POST /api/swarm/announce', () => {
       isVerified: true,
       trustScore: 50,
       publicKey: beta.node.keys.publicKeyPem,
-      capabilities: JSON.stringify(['handles', 'gossip', 'interactions']),
+      capabilities: JSON.stringify((await beta.node.nodeInfo.get()).capabilities),
     });
+    expect(JSON.parse(onAlpha.capabilities)).toEqual(
+      expect.arrayContaining(['handles', 'gossip', 'interactions']),
+    );
     // Beta recorded alpha's answer the same way; a second contact adds 1 trust.
     expect(
       await beta.node.db.prisma.swarmNode.findUniqueOrThrow({ where: { domain: 'alpha.test' } }),

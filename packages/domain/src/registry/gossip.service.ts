@@ -68,8 +68,7 @@ export type GossipRefusal =
   | { kind: 'sender_mismatch'; signedBy: string; sender: string };
 
 export type GossipOutcome =
-  | { ok: true; answer: GossipResponse & { timestamp: string } }
-  | { ok: false; refusal: GossipRefusal };
+  { ok: true; answer: GossipResponse } | { ok: false; refusal: GossipRefusal };
 
 export interface GossipService {
   /** Our local users (with a did) as our own handle entries; returns how many changed. */
@@ -395,12 +394,19 @@ export function createGossipService(deps: GossipDeps): GossipService {
     const answer = result.value;
     const nodesReceived = await noteMentions(domain, answer.nodes, true);
     const handlesReceived = await acceptHandles(domain, answer.handles, blockedSet);
-    // The peer's clock, sent back as `since` next time (never compared with ours). A peer that
-    // sends none gets full answers, capped.
-    // Raw SQL: Prisma would bump updated_at, which peers must only see for gossiped changes.
-    const peerClock = answer.timestamp ? new Date(answer.timestamp) : null;
-    await prisma.$executeRaw`
-      UPDATE swarm_nodes SET last_sync_at = ${peerClock}::timestamptz WHERE domain = ${domain}`;
+    // The peer's clock, sent back as `since` next time (never compared with ours). We always
+    // send one, but an empty answer to our `since` without one leaves that `since` valid. A peer
+    // that never sends one gets full answers, capped.
+    const keepCursor =
+      !answer.timestamp &&
+      request.since !== undefined &&
+      answer.nodes.length + answer.handles.length === 0;
+    if (!keepCursor) {
+      const peerClock = answer.timestamp ? new Date(answer.timestamp) : null;
+      // Raw SQL: Prisma would bump updated_at, which peers must only see for gossiped changes.
+      await prisma.$executeRaw`
+        UPDATE swarm_nodes SET last_sync_at = ${peerClock}::timestamptz WHERE domain = ${domain}`;
+    }
     const durationMs = Math.round(performance.now() - started);
     await writeLog({
       remoteDomain: domain,
@@ -458,6 +464,8 @@ export function createGossipService(deps: GossipDeps): GossipService {
     const blocked = [...blockedSet];
     const nodes = await changedNodes(since, [self, sender, ...blocked]);
     const handles = await changedHandles(since, [sender, ...blocked]);
+    // Always with our clock (DESIGN §3), even when empty: peers of other implementations may
+    // rely on it.
     const answer = {
       nodes: nodes.items,
       handles: handles.items,

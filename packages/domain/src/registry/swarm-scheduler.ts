@@ -9,9 +9,23 @@ export const GOSSIP_JITTER = 0.2;
 /** Postgres advisory lock key for a background round ("SWRM" in ASCII). */
 export const ROUND_LOCK_KEY = 0x5357524d;
 
+/**
+ * Each round leaves one `swarm_sync_logs` row with this node's own domain as `remote_domain`
+ * (the round's start, its totals and duration; an unfinished round keeps this error message).
+ * A timer tick reads the newest: when another replica on the same database started a round less
+ * than one interval ago, the tick does nothing. A process's own rounds follow its own jittered
+ * timer, so replicas together run rounds as often as one process would.
+ */
+export const ROUND_IN_PROGRESS = 'round in progress (or its process stopped)';
+
 export interface RoundReport {
-  /** True when another process (or an overlapping call) was running a round: nothing was done. */
+  /**
+   * True when nothing was done: another round was running (another process, or an overlapping
+   * call), or, for a timer tick, another replica started one less than an interval ago.
+   */
   skipped: boolean;
+  /** Why it was skipped, for logs: "another round is running" or "another replica ran a round at <time>". */
+  skipReason?: string;
   /** Re-probes of due nodes (inactive ones on their backoff, fresh hints). */
   probes: ContactReport[];
   /** Announcements to seeds, made only when no active peer was known. */
@@ -34,8 +48,13 @@ export interface SwarmScheduler {
   start(): void;
   /** Stops the timer and waits for work in flight. */
   stop(): Promise<void>;
-  /** One background round now (what the timer runs): tests call this instead of waiting. */
+  /** One background round now, however recent the last one (tests, admin): never overlapping. */
   runOnce(): Promise<RoundReport>;
+  /**
+   * What the timer runs: a round, unless one is running or another replica on this database
+   * started one less than `gossipIntervalMs` ago. Tests call it with an injected clock.
+   */
+  tick(): Promise<RoundReport>;
   /** The start-up announcement: configured seeds stored, then seeds by priority, then known active nodes. */
   announce(): Promise<ContactReport[]>;
   /** Waits until the work started so far (start-up announce, timer rounds) has finished. */
@@ -43,7 +62,7 @@ export interface SwarmScheduler {
 }
 
 export interface SwarmSchedulerDeps {
-  node: Pick<NodeContext, 'config' | 'db' | 'logger' | 'registry' | 'gossip'>;
+  node: Pick<NodeContext, 'config' | 'db' | 'clock' | 'logger' | 'registry' | 'gossip'>;
   /** [0, 1) for the jitter; injectable for tests. */
   random?: () => number;
 }
@@ -86,6 +105,8 @@ export function createSwarmScheduler(deps: SwarmSchedulerDeps): SwarmScheduler {
   const inFlight = new Set<Promise<unknown>>();
   let timer: ReturnType<typeof setTimeout> | undefined;
   let running = false;
+  /** The round row this process wrote last: its own rounds never hold back its timer. */
+  let ownLastRound: string | undefined;
 
   function track<T>(work: Promise<T>): Promise<T> {
     inFlight.add(work);
@@ -105,31 +126,107 @@ export function createSwarmScheduler(deps: SwarmSchedulerDeps): SwarmScheduler {
     return reports;
   }
 
-  async function runOnce(): Promise<RoundReport> {
-    const outcome = await withRoundLock(node.db, async () => {
-      const probes = await node.registry.probeDue();
-      // Without any active peer the mesh is out of reach: go back to the seeds.
-      const announced =
-        (await node.registry.activePeers()).length === 0
-          ? await node.registry.announceToSeeds()
-          : [];
-      const gossip = await node.gossip.round();
-      const relayed = await node.gossip.verifyRelayed();
-      return { skipped: false, probes, announced, gossip, relayed };
+  const skippedReport = (skipReason: string): RoundReport => ({
+    skipped: true,
+    skipReason,
+    probes: [],
+    announced: [],
+    gossip: [],
+    relayed: NO_RELAY_CHECKS,
+  });
+
+  /** The newest round any replica recorded (see ROUND_IN_PROGRESS). */
+  function lastRound() {
+    return node.db.prisma.swarmSyncLog.findFirst({
+      where: { remoteDomain: node.config.domain, direction: 'push' },
+      orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+      select: { id: true, createdAt: true },
     });
-    if (!outcome.ran) {
-      return { skipped: true, probes: [], announced: [], gossip: [], relayed: NO_RELAY_CHECKS };
+  }
+
+  /** Probes, seed fallback, gossip exchanges, relayed-handle checks. */
+  async function roundWork(): Promise<RoundReport> {
+    const probes = await node.registry.probeDue();
+    // Without any active peer the mesh is out of reach: go back to the seeds.
+    const announced =
+      (await node.registry.activePeers()).length === 0 ? await node.registry.announceToSeeds() : [];
+    const gossip = await node.gossip.round();
+    const relayed = await node.gossip.verifyRelayed();
+    return { skipped: false, probes, announced, gossip, relayed };
+  }
+
+  async function round(spaced: boolean): Promise<RoundReport> {
+    const { prisma } = node.db;
+    const outcome = await withRoundLock(node.db, async (): Promise<RoundReport> => {
+      const startedAt = node.clock.now();
+      if (spaced) {
+        // Under the lock, so two replicas cannot both find the last round old enough.
+        const last = await lastRound();
+        if (
+          last &&
+          last.id !== ownLastRound &&
+          startedAt.getTime() - last.createdAt.getTime() < node.config.gossipIntervalMs
+        ) {
+          return skippedReport(`another replica ran a round at ${last.createdAt.toISOString()}`);
+        }
+      }
+      const started = performance.now();
+      const record = await prisma.swarmSyncLog.create({
+        data: {
+          remoteDomain: node.config.domain,
+          direction: 'push',
+          success: false,
+          errorMessage: ROUND_IN_PROGRESS,
+          durationMs: 0,
+          createdAt: startedAt,
+        },
+        select: { id: true },
+      });
+      ownLastRound = record.id;
+      try {
+        const report = await roundWork();
+        const total = (key: 'nodesSent' | 'nodesReceived' | 'handlesSent' | 'handlesReceived') =>
+          report.gossip.reduce((sum, g) => sum + g[key], 0);
+        await prisma.swarmSyncLog.update({
+          where: { id: record.id },
+          data: {
+            success: true,
+            errorMessage: null,
+            durationMs: Math.round(performance.now() - started),
+            nodesSent: total('nodesSent'),
+            nodesReceived: total('nodesReceived'),
+            handlesSent: total('handlesSent'),
+            handlesReceived: total('handlesReceived'),
+          },
+        });
+        return report;
+      } catch (err) {
+        await prisma.swarmSyncLog
+          .update({
+            where: { id: record.id },
+            data: {
+              errorMessage: err instanceof Error ? err.message : String(err),
+              durationMs: Math.round(performance.now() - started),
+            },
+          })
+          .catch(() => undefined);
+        throw err;
+      }
+    });
+    const report = outcome.ran ? outcome.value : skippedReport('another round is running');
+    if (report.skipped) {
+      node.logger.debug({ reason: report.skipReason }, 'gossip round skipped');
+      return report;
     }
-    const { gossip } = outcome.value;
     node.logger.debug(
       {
-        peers: gossip.map((g) => ({ peer: g.domain, ok: g.ok, ms: g.ms })),
-        probes: outcome.value.probes.length,
-        relayed: outcome.value.relayed,
+        peers: report.gossip.map((g) => ({ peer: g.domain, ok: g.ok, ms: g.ms })),
+        probes: report.probes.length,
+        relayed: report.relayed,
       },
       'gossip round',
     );
-    return outcome.value;
+    return report;
   }
 
   function schedule() {
@@ -137,7 +234,7 @@ export function createSwarmScheduler(deps: SwarmSchedulerDeps): SwarmScheduler {
     const delay = Math.round(base * (1 - GOSSIP_JITTER + 2 * GOSSIP_JITTER * random()));
     timer = setTimeout(() => {
       timer = undefined;
-      void track(runOnce())
+      void track(round(true))
         .catch((err: unknown) => node.logger.error({ err }, 'gossip round failed'))
         .finally(() => {
           if (running) schedule();
@@ -161,7 +258,8 @@ export function createSwarmScheduler(deps: SwarmSchedulerDeps): SwarmScheduler {
       timer = undefined;
       await this.processAll();
     },
-    runOnce: () => track(runOnce()),
+    runOnce: () => track(round(false)),
+    tick: () => track(round(true)),
     announce: () => track(announce()),
     async processAll() {
       while (inFlight.size > 0) await Promise.allSettled([...inFlight]);
