@@ -13,7 +13,7 @@ export interface DbConfig {
   dataDir: string;
   /** Relative `dataDir` / `pglite:` paths resolve against this (default: the working directory). */
   baseDir?: string;
-  /** Postgres connection pool size (default 10). */
+  /** Postgres connection pool size (default DEFAULT_POOL_SIZE). */
   poolSize?: number;
 }
 
@@ -63,7 +63,13 @@ export function wrapPglite(pglite: PGlite, description: string): PgliteDb {
   };
 }
 
-export async function createPostgresDb(url: string, poolSize = 10): Promise<PostgresDb> {
+/** Postgres connections per process unless configured (interactive transactions hold one each). */
+export const DEFAULT_POOL_SIZE = 10;
+
+export async function createPostgresDb(
+  url: string,
+  poolSize = DEFAULT_POOL_SIZE,
+): Promise<PostgresDb> {
   const pool = new pg.Pool({ connectionString: url, max: poolSize });
   // An idle client that loses its server would otherwise crash the process.
   pool.on('error', () => {});

@@ -1,6 +1,6 @@
 // @swarm/db: the Prisma client factory (PGlite | Postgres), migrations, drift check.
 // Test databases: `@swarm/db/testing`.
-export { createDb, createPostgresDb, wrapPglite } from './create-db.ts';
+export { DEFAULT_POOL_SIZE, createDb, createPostgresDb, wrapPglite } from './create-db.ts';
 export type { Db, DbConfig, PgliteDb, PostgresDb } from './create-db.ts';
 export { parseDatabaseUrl, redactUrl } from './database-url.ts';
 export type { DatabaseTarget } from './database-url.ts';

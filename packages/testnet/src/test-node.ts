@@ -1,4 +1,4 @@
-import { createTestDb } from '@swarm/db/testing';
+import { createTestDb, type TestDbOptions } from '@swarm/db/testing';
 import {
   createLogger,
   createNodeContext,
@@ -26,15 +26,20 @@ export interface TestNode {
  */
 export async function createTestNode(
   env: Record<string, string> = {},
-  overrides: Omit<NodeOverrides, 'clock'> & { clock?: ManualClock } = {},
+  overrides: Omit<NodeOverrides, 'clock'> & {
+    clock?: ManualClock;
+    /** Database options, e.g. a benchmark's Postgres pool size. */
+    db?: Pick<TestDbOptions, 'poolSize'>;
+  } = {},
 ): Promise<TestNode> {
   const parsed = parseConfig({ SWARM_DOMAIN: 'alpha.test', LOG_LEVEL: 'silent', ...env });
   if (!parsed.ok) throw new Error(parsed.errors.join('; '));
   const config = parsed.value;
-  const db = await createTestDb();
+  const { db: dbOptions, ...nodeOverrides } = overrides;
+  const db = await createTestDb(dbOptions);
   const clock = overrides.clock ?? createManualClock();
   const node = await createNodeContext({
-    ...overrides,
+    ...nodeOverrides,
     config,
     db,
     clock,

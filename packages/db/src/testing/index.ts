@@ -18,6 +18,11 @@ export interface TestDbOptions {
   migrationsDir?: string;
   /** Default: process.env.TEST_DATABASE_URL; empty → PGlite in memory. */
   databaseUrl?: string;
+  /**
+   * Postgres pool size. Default 5, half the production default: parallel test files share one
+   * server's connections. Benchmarks pass DEFAULT_POOL_SIZE to measure what production runs.
+   */
+  poolSize?: number;
 }
 
 /** A fresh migrated database; `close()` disposes of it (drops it on Postgres). */
@@ -25,7 +30,7 @@ export async function createTestDb(options: TestDbOptions = {}): Promise<Db> {
   const migrationsDir = options.migrationsDir ?? MIGRATIONS_DIR;
   const fingerprint = await migrationsFingerprint(migrationsDir);
   const url = options.databaseUrl ?? process.env.TEST_DATABASE_URL;
-  if (url) return createPostgresTestDb(url, migrationsDir, fingerprint);
+  if (url) return createPostgresTestDb(url, migrationsDir, fingerprint, options.poolSize ?? 5);
   const dump = await cachedDump(`pglite-lean-migrated-${fingerprint}`, () =>
     buildPgliteTemplate(migrationsDir),
   );
@@ -64,6 +69,7 @@ async function createPostgresTestDb(
   serverUrl: string,
   migrationsDir: string,
   fingerprint: string,
+  poolSize: number,
 ): Promise<Db> {
   const admin = new pg.Client({ connectionString: serverUrl });
   await admin.connect().catch((error: Error) => {
@@ -77,7 +83,7 @@ async function createPostgresTestDb(
     const template = await ensureTemplate(admin, serverUrl, migrationsDir, fingerprint);
     name = `swarm_test_${Date.now().toString(36)}_${randomBytes(4).toString('hex')}`;
     await createDatabaseFrom(admin, name, template);
-    const db = await createPostgresDb(withDatabase(serverUrl, name), 5);
+    const db = await createPostgresDb(withDatabase(serverUrl, name), poolSize);
     const dbName = name;
     let closing: Promise<void> | undefined;
     return {

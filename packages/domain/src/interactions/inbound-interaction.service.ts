@@ -1,6 +1,5 @@
 import {
   SWARM_PATHS,
-  didKeyToPublicKey,
   err,
   formatActorUrl,
   formatSwarmPostId,
@@ -26,6 +25,7 @@ import type { Clock } from '../clock.ts';
 import type { NodeConfig } from '../config.ts';
 import type { Logger } from '../logger.ts';
 import { describePeerError, type PeerClient } from '../peers/index.ts';
+import { importDidKey } from '../security/key-cache.ts';
 import { excerpt, guessMimeType } from './inbound-helpers.ts';
 import {
   addFollow,
@@ -102,6 +102,22 @@ const TX_OPTIONS = { maxWait: 15_000, timeout: 15_000 } as const;
 /** The acting remote user, as the body describes them. */
 type Actor = RemoteActorFields;
 
+/** A did proved by the request's signature, to store: a first pin, or one replacing `replaces`. */
+interface DidPin {
+  did: string;
+  replaces: string | null;
+}
+
+interface Admitted {
+  didToPin: DidPin | undefined;
+  seen: boolean;
+}
+
+/** After a pinned did fails, the actor's node is asked again at most this often per actor. */
+export const DID_RECHECK_MS = 5 * 60_000;
+/** Actors remembered for that (oldest out first). */
+const DID_RECHECK_MAX = 10_000;
+
 /** Thrown inside a transaction to roll it back; turned into a failure value right outside. */
 class Refusal extends Error {
   constructor(readonly failure: InboundInteractionError) {
@@ -118,35 +134,57 @@ export function createInboundInteractionService(
   const { db, peers, clock, logger, config } = deps;
   const prisma = db.prisma;
 
-  /** The actor's did: pinned one first, else asked from the actor's node. */
-  async function resolveDid(
-    actor: Actor,
-  ): Promise<Result<{ did: string; key: CryptoKey; fetched: boolean }, string>> {
-    const pinned = await prisma.remoteActor.findUnique({
-      where: { nodeDomain_handle: { nodeDomain: actor.domain, handle: actor.handle } },
-      select: { did: true },
-    });
-    let did = pinned?.did ?? undefined;
-    const fetched = !did;
-    if (!did) {
-      const answer = await peers.getJson(
-        actor.domain,
-        `${SWARM_PATHS.user(actor.handle)}?limit=0`,
-        swarmUserResponseSchema,
-      );
-      if (!answer.ok)
-        return err(`cannot resolve the actor's key: ${describePeerError(answer.error)}`);
-      did = answer.value.profile.did;
-      if (!did) return err(`${actor.handle}@${actor.domain} publishes no did`);
-    }
-    const key = await didKeyToPublicKey(did);
-    if (!key.ok) return err(`the actor's did is unusable: ${key.reason}`);
-    return ok({ did, key: key.value, fetched });
+  /** Actors whose did was asked again after a pinned did failed: when, and the answer. */
+  const recheckedDids = new Map<string, { at: number; did: Promise<Result<string, string>> }>();
+
+  /** The did the actor's node publishes now. */
+  async function fetchDid(actor: Actor): Promise<Result<string, string>> {
+    const answer = await peers.getJson(
+      actor.domain,
+      `${SWARM_PATHS.user(actor.handle)}?limit=0`,
+      swarmUserResponseSchema,
+    );
+    if (!answer.ok)
+      return err(`cannot resolve the actor's key: ${describePeerError(answer.error)}`);
+    const did = answer.value.profile.did;
+    return did ? ok(did) : err(`${actor.handle}@${actor.domain} publishes no did`);
   }
 
   /**
-   * Everything that can refuse an interaction before a write. Returns the did to pin when it
-   * was freshly fetched and proved by a valid signature.
+   * `fetchDid` at most once per actor per DID_RECHECK_MS: a pinned did that fails may mean the
+   * user rotated their key, but forged signatures must not make us hammer the actor's node.
+   */
+  function recheckDid(actor: Actor): Promise<Result<string, string>> {
+    const key = formatActorUrl(actor);
+    const nowMs = clock.now().getTime();
+    const entry = recheckedDids.get(key);
+    if (entry && nowMs - entry.at < DID_RECHECK_MS) return entry.did;
+    const did = fetchDid(actor);
+    recheckedDids.delete(key);
+    recheckedDids.set(key, { at: nowMs, did });
+    // Oldest out first (a Map iterates in insertion order).
+    if (recheckedDids.size > DID_RECHECK_MAX) {
+      recheckedDids.delete(recheckedDids.keys().next().value as string);
+    }
+    return did;
+  }
+
+  /** True when `did` names a key that verifies the user signature. */
+  async function signedBy(did: string, action: UserAction, raw: unknown): Promise<boolean> {
+    const key = await importDidKey(did);
+    if (!key.ok) return false;
+    return verifyUserAction({
+      publicKey: key.value,
+      action,
+      targetDomain: config.domain,
+      body: raw,
+    });
+  }
+
+  /**
+   * Everything that can refuse an interaction before a write. Returns the did to pin when a
+   * valid signature proved one, and `seen` when the interaction is already in the ledger (a
+   * repeat: answered without a transaction; false only means "claim it to know").
    */
   async function admit(input: {
     action: UserAction;
@@ -154,7 +192,9 @@ export function createInboundInteractionService(
     actor: Actor;
     timestamp: string;
     rawBody: unknown;
-  }): Promise<Result<{ didToPin: string | undefined }, InboundInteractionError>> {
+    /** The ledger key; the reply has none (its apId plays that part). */
+    interactionId?: string;
+  }): Promise<Result<Admitted, InboundInteractionError>> {
     const { action, actor } = input;
     const source = parseDomain(input.sourceDomain);
     if (!source.ok || source.value !== actor.domain) {
@@ -178,29 +218,37 @@ export function createInboundInteractionService(
       if (SIGNATURE_REQUIRED.has(action)) {
         return fail('INVALID_SIGNATURE', `A ${action} must carry the acting user's signature.`);
       }
-      return ok({ didToPin: undefined });
+      return ok({ didToPin: undefined, seen: false });
     }
-    const resolved = await resolveDid(actor);
-    if (!resolved.ok) {
-      logger.info(
-        { actor: `${actor.handle}@${actor.domain}`, reason: resolved.reason },
-        'user key unresolved',
-      );
-      return fail('INVALID_SIGNATURE', `The user signature cannot be checked: ${resolved.reason}.`);
+    const who = `${actor.handle}@${actor.domain}`;
+    // One round trip for the pinned did and the ledger.
+    const [known] = await prisma.$queryRaw<{ did: string | null; seen: boolean }[]>`
+      SELECT
+        (SELECT did FROM remote_actors
+          WHERE node_domain = ${actor.domain} AND handle = ${actor.handle}) AS did,
+        EXISTS (SELECT 1 FROM inbound_interactions
+          WHERE actor_node_domain = ${actor.domain}
+            AND interaction_id = ${storableText(input.interactionId)}) AS seen`;
+    const pinned = known?.did ?? null;
+    const seen = known?.seen === true;
+    if (pinned && (await signedBy(pinned, action, raw))) return ok({ didToPin: undefined, seen });
+
+    // No did pinned yet (it is pinned on first sight, once a signature proves it), or the pinned
+    // one fails: the user may have rotated their key, so ask the actor's node (rate-limited).
+    const current = pinned ? await recheckDid(actor) : await fetchDid(actor);
+    if (!current.ok) {
+      logger.info({ actor: who, reason: current.reason }, 'user key unresolved');
+      if (!pinned) {
+        return fail(
+          'INVALID_SIGNATURE',
+          `The user signature cannot be checked: ${current.reason}.`,
+        );
+      }
+    } else if (current.value !== pinned && (await signedBy(current.value, action, raw))) {
+      if (pinned) logger.info({ actor: who }, 'user did re-pinned: the user rotated their key');
+      return ok({ didToPin: { did: current.value, replaces: pinned }, seen });
     }
-    const valid = await verifyUserAction({
-      publicKey: resolved.value.key,
-      action,
-      targetDomain: config.domain,
-      body: raw,
-    });
-    if (!valid) {
-      return fail(
-        'INVALID_SIGNATURE',
-        `The user signature does not match ${actor.handle}@${actor.domain}'s key.`,
-      );
-    }
-    return ok({ didToPin: resolved.value.fetched ? resolved.value.did : undefined });
+    return fail('INVALID_SIGNATURE', `The user signature does not match ${who}'s key.`);
   }
 
   async function inTransaction<T>(
@@ -227,18 +275,27 @@ export function createInboundInteractionService(
   }
 
   /** Insert-or-refresh the actor's cached profile; pins a proven did. */
-  async function upsertActor(tx: Tx, actor: Actor, didToPin: string | undefined) {
-    const stored = await upsertRemoteActor(tx, actor, { now: clock.now(), didToPin });
+  async function upsertActor(tx: Tx, actor: Actor, pin: DidPin | undefined) {
+    // The upsert pins a first did itself; replacing a pinned one is pinDid's compare-and-set.
+    const stored = await upsertRemoteActor(tx, actor, { now: clock.now(), didToPin: pin?.did });
+    if (pin?.replaces) await pinDid(tx, actor, pin);
     return remoteEffectActor(actor, stored);
   }
 
-  /** A proven did for an actor we do not otherwise touch (unlike, unfollow). */
-  async function pinDid(tx: Tx, actor: Actor, didToPin: string | undefined) {
-    if (!didToPin) return;
+  /**
+   * Stores a proven did: only over the did that was checked (none, or the one that failed), so
+   * concurrent requests cannot pin an older answer over a newer one.
+   */
+  async function pinDid(tx: Tx, actor: Actor, pin: DidPin | undefined) {
+    if (!pin) return;
     await tx.remoteActor.updateMany({
-      where: { actorUrl: formatActorUrl(actor), did: null },
-      data: { did: didToPin, didPinnedAt: clock.now() },
+      where: { actorUrl: formatActorUrl(actor), did: pin.replaces },
+      data: { did: pin.did, didPinnedAt: clock.now() },
     });
+  }
+
+  function noPost(postId: string): Refusal {
+    return new Refusal({ code: 'POST_NOT_FOUND', message: `No post ${postId} on this node.` });
   }
 
   async function findPost(tx: Tx, postId: string) {
@@ -246,9 +303,37 @@ export function createInboundInteractionService(
       where: { id: postId, deletedAt: null },
       select: { id: true, authorId: true },
     });
-    if (!post)
-      throw new Refusal({ code: 'POST_NOT_FOUND', message: `No post ${postId} on this node.` });
+    if (!post) throw noPost(postId);
     return post;
+  }
+
+  /**
+   * `claim` and `findPost` in one round trip (likes are the busiest path): undefined when the
+   * interaction was applied before; a missing post refuses (404, the claim rolls back).
+   */
+  async function claimOnPost(
+    tx: Tx,
+    domain: string,
+    interactionId: string,
+    kind: string,
+    postId: string,
+  ): Promise<{ id: string; authorId: string | null } | undefined> {
+    const [row] = await tx.$queryRaw<
+      { fresh: boolean; id: string | null; author_id: string | null }[]
+    >`
+      WITH claimed AS (
+        INSERT INTO inbound_interactions (actor_node_domain, interaction_id, kind, received_at)
+        VALUES (${domain}, ${interactionId}, ${kind}, ${clock.now()}::timestamptz)
+        ON CONFLICT DO NOTHING
+        RETURNING 1
+      )
+      SELECT EXISTS (SELECT 1 FROM claimed) AS fresh, p.id::text AS id,
+        p.author_id::text AS author_id
+      FROM (SELECT 1) AS one
+      LEFT JOIN posts p ON p.id = ${postId}::uuid AND p.deleted_at IS NULL`;
+    if (!row?.fresh) return undefined;
+    if (!row.id) throw noPost(postId);
+    return { id: row.id, authorId: row.author_id };
   }
 
   async function findUser(tx: Tx, handle: string) {
@@ -274,11 +359,13 @@ export function createInboundInteractionService(
         actor,
         timestamp: like.timestamp,
         rawBody,
+        interactionId: like.interactionId,
       });
       if (!admitted.ok) return admitted;
+      if (admitted.value.seen) return done(INTERACTION_MESSAGES.like);
       const outcome = await inTransaction(async (tx) => {
-        if (!(await claim(tx, actor.domain, like.interactionId, 'like'))) return;
-        const post = await findPost(tx, body.postId);
+        const post = await claimOnPost(tx, actor.domain, like.interactionId, 'like', body.postId);
+        if (!post) return;
         const liker = await upsertActor(tx, actor, admitted.value.didToPin);
         const at = clock.now();
         const { interactionId } = like;
@@ -306,11 +393,19 @@ export function createInboundInteractionService(
         actor,
         timestamp: unlike.timestamp,
         rawBody,
+        interactionId: unlike.interactionId,
       });
       if (!admitted.ok) return admitted;
+      if (admitted.value.seen) return done(INTERACTION_MESSAGES.unlike);
       const outcome = await inTransaction(async (tx) => {
-        if (!(await claim(tx, actor.domain, unlike.interactionId, 'unlike'))) return;
-        const post = await findPost(tx, body.postId);
+        const post = await claimOnPost(
+          tx,
+          actor.domain,
+          unlike.interactionId,
+          'unlike',
+          body.postId,
+        );
+        if (!post) return;
         await pinDid(tx, actor, admitted.value.didToPin);
         await removeLike(tx, { postId: post.id, actorKey: formatActorUrl(actor) });
       });
@@ -326,11 +421,19 @@ export function createInboundInteractionService(
         actor,
         timestamp: repost.timestamp,
         rawBody,
+        interactionId: repost.interactionId,
       });
       if (!admitted.ok) return admitted;
+      if (admitted.value.seen) return done(INTERACTION_MESSAGES.repost);
       const outcome = await inTransaction(async (tx) => {
-        if (!(await claim(tx, actor.domain, repost.interactionId, 'repost'))) return;
-        const post = await findPost(tx, body.postId);
+        const post = await claimOnPost(
+          tx,
+          actor.domain,
+          repost.interactionId,
+          'repost',
+          body.postId,
+        );
+        if (!post) return;
         const reposter = await upsertActor(tx, actor, admitted.value.didToPin);
         const at = clock.now();
         const { interactionId } = repost;
@@ -369,8 +472,10 @@ export function createInboundInteractionService(
         actor,
         timestamp: follow.timestamp,
         rawBody,
+        interactionId: follow.interactionId,
       });
       if (!admitted.ok) return admitted;
+      if (admitted.value.seen) return done(INTERACTION_MESSAGES.follow);
       const outcome = await inTransaction(async (tx) => {
         if (!(await claim(tx, actor.domain, follow.interactionId, 'follow'))) return;
         const user = await findUser(tx, body.targetHandle);
@@ -405,8 +510,10 @@ export function createInboundInteractionService(
         actor,
         timestamp: unfollow.timestamp,
         rawBody,
+        interactionId: unfollow.interactionId,
       });
       if (!admitted.ok) return admitted;
+      if (admitted.value.seen) return done(INTERACTION_MESSAGES.unfollow);
       const outcome = await inTransaction(async (tx) => {
         if (!(await claim(tx, actor.domain, unfollow.interactionId, 'unfollow'))) return;
         const user = await findUser(tx, body.targetHandle);
@@ -428,8 +535,10 @@ export function createInboundInteractionService(
         actor,
         timestamp: mention.timestamp,
         rawBody,
+        interactionId: mention.interactionId,
       });
       if (!admitted.ok) return admitted;
+      if (admitted.value.seen) return done(INTERACTION_MESSAGES.mention);
       const outcome = await inTransaction(async (tx) => {
         if (!(await claim(tx, actor.domain, mention.interactionId, 'mention'))) return;
         const user = await findUser(tx, body.mentionedHandle);
@@ -528,6 +637,14 @@ export function createInboundInteractionService(
       return outcome.ok ? ok({ replyId: outcome.value }) : outcome;
     },
   };
+}
+
+/**
+ * Postgres text cannot hold U+0000: such an id is in no table (and asking would be an error
+ * before the signature is even checked), so it is looked up as null.
+ */
+function storableText(text: string | undefined): string | null {
+  return text === undefined || text.includes('\u0000') ? null : text;
 }
 
 function actorOf(

@@ -103,25 +103,29 @@ export function remoteEffectActor(
   };
 }
 
-/** One like per actor and post; true when it was new (and `likesCount` went up). */
+/**
+ * One like per actor and post; true when it was new (and `likesCount` went up). One statement:
+ * likes are the busiest write a node receives, and the count moves only with a new row.
+ */
 export async function addLike(
   tx: Tx,
   input: { postId: string; actor: EffectActor; interactionId: string | null; at: Date },
 ): Promise<boolean> {
-  const { count } = await tx.like.createMany({
-    data: [
-      {
-        postId: input.postId,
-        ...actorColumns(input.actor),
-        interactionId: input.interactionId,
-        createdAt: input.at,
-      },
-    ],
-    skipDuplicates: true,
-  });
-  if (count === 0) return false;
-  await tx.post.update({ where: { id: input.postId }, data: { likesCount: { increment: 1 } } });
-  return true;
+  const { actorKey, userId, remoteActorId } = actorColumns(input.actor);
+  const rows = await tx.$queryRaw<{ added: number }[]>`
+    WITH added AS (
+      INSERT INTO likes (post_id, actor_key, user_id, remote_actor_id, interaction_id, created_at)
+      VALUES (${input.postId}::uuid, ${actorKey}, ${userId}::uuid, ${remoteActorId}::uuid,
+        ${input.interactionId}, ${input.at}::timestamptz)
+      ON CONFLICT DO NOTHING
+      RETURNING post_id
+    ), counted AS (
+      UPDATE posts SET likes_count = likes_count + 1, updated_at = ${input.at}::timestamptz
+      FROM added WHERE posts.id = added.post_id
+      RETURNING posts.id
+    )
+    SELECT count(*)::int AS added FROM counted`;
+  return rows[0]?.added === 1;
 }
 
 /** Undoes exactly a like: the row, one off the count, its notification. False when none. */
@@ -289,7 +293,8 @@ export async function notify(
 ): Promise<void> {
   const { actor } = input;
   if (actor.kind === 'local' && actor.userId === input.recipientId) return;
-  await tx.notification.create({
+  // createMany: nothing to read back (create would return the whole row).
+  await tx.notification.createMany({
     data: {
       recipientId: input.recipientId,
       type: input.type,

@@ -2,8 +2,6 @@ import {
   LIMITS,
   SWARM_PATHS,
   err,
-  exportPublicKeyPem,
-  importPublicKeyPem,
   isWithinClockWindow,
   nodeInfoSchema,
   ok,
@@ -18,6 +16,7 @@ import type { Clock } from '../clock.ts';
 import type { NodeConfig } from '../config.ts';
 import type { Logger } from '../logger.ts';
 import { describePeerError, type PeerClient } from '../peers/index.ts';
+import { importNodeKey } from './key-cache.ts';
 
 // Inbound node-signed requests (DESIGN §3 "Node keys and node-signed requests"): the sender's
 // key is fetched from its /api/swarm/info once and pinned; every later request must verify
@@ -90,15 +89,9 @@ export function createNodeAuthService(deps: NodeAuthDeps): NodeAuthService {
       return err(`${domain} describes itself as ${info.domain} in its node info`);
     }
     if (!info.publicKey) return err(`${domain} publishes no public key`);
-    const key = await importPublicKeyPem(info.publicKey);
+    const key = await importNodeKey(info.publicKey);
     if (!key.ok) return err(`the public key published by ${domain} is unusable: ${key.reason}`);
-    return ok({ pem: await exportPublicKeyPem(key.value), key: key.value, name: info.name });
-  }
-
-  /** Same key, whatever the PEM's line breaks. */
-  async function canonicalPem(pem: string): Promise<string | undefined> {
-    const key = await importPublicKeyPem(pem);
-    return key.ok ? exportPublicKeyPem(key.value) : undefined;
+    return ok({ ...key.value, name: info.name });
   }
 
   async function pruneNonces(now: Date) {
@@ -108,8 +101,8 @@ export function createNodeAuthService(deps: NodeAuthDeps): NodeAuthService {
   }
 
   /**
-   * Records the nonce and, for a first contact, pins the key: one transaction, so a replay or a
-   * pin race leaves nothing behind.
+   * Records the nonce and, for a first contact, pins the key: one transaction then, so a replay
+   * or a pin race leaves nothing behind.
    */
   async function accept(
     domain: string,
@@ -120,14 +113,17 @@ export function createNodeAuthService(deps: NodeAuthDeps): NodeAuthService {
     const expiresAt = new Date(
       new Date(headers['X-Swarm-Timestamp']).getTime() + LIMITS.clockWindowMs,
     );
-    try {
-      const fresh = await prisma.$transaction(async (tx) => {
-        const inserted = await tx.requestNonce.createMany({
-          data: [{ sourceDomain: domain, nonce: headers['X-Swarm-Nonce'], expiresAt }],
-          skipDuplicates: true,
-        });
-        if (inserted.count === 0) return false;
-        if (pin) {
+    const nonce = { sourceDomain: domain, nonce: headers['X-Swarm-Nonce'], expiresAt };
+    const recordNonce = async (client: Pick<typeof prisma, 'requestNonce'>) =>
+      (await client.requestNonce.createMany({ data: [nonce], skipDuplicates: true })).count === 1;
+    let fresh: boolean;
+    if (!pin) {
+      // The usual case: a single statement, atomic on its own.
+      fresh = await recordNonce(prisma);
+    } else {
+      try {
+        fresh = await prisma.$transaction(async (tx) => {
+          if (!(await recordNonce(tx))) return false;
           // Create the row if the registry does not know the node yet; otherwise touch only
           // the key-pinning columns (the registry owns the rest).
           const pinned = await tx.$queryRaw<{ public_key: string | null }[]>`
@@ -145,20 +141,19 @@ export function createNodeAuthService(deps: NodeAuthDeps): NodeAuthService {
               where: { domain },
               select: { publicKey: true },
             });
-            const current = row?.publicKey ? await canonicalPem(row.publicKey) : undefined;
-            if (current !== pin.pem) throw new PinConflict();
+            const current = row?.publicKey ? await importNodeKey(row.publicKey) : undefined;
+            if (!current?.ok || current.value.pem !== pin.pem) throw new PinConflict();
           }
+          return true;
+        });
+      } catch (error) {
+        if (error instanceof PinConflict) {
+          return fail('KEY_CONFLICT', keyConflictMessage(domain));
         }
-        return true;
-      });
-      if (!fresh)
-        return fail('INVALID_SIGNATURE', 'The nonce was already used (replayed request).');
-    } catch (error) {
-      if (error instanceof PinConflict) {
-        return fail('KEY_CONFLICT', keyConflictMessage(domain));
+        throw error;
       }
-      throw error;
     }
+    if (!fresh) return fail('INVALID_SIGNATURE', 'The nonce was already used (replayed request).');
     await pruneNonces(now);
     return ok({ sourceDomain: domain });
   }
@@ -182,8 +177,8 @@ export function createNodeAuthService(deps: NodeAuthDeps): NodeAuthService {
       rechecked.set(domain, entry);
     }
     if (entry.pem && entry.pem !== pinnedPem) {
-      const key = await importPublicKeyPem(entry.pem);
-      if (key.ok && (await verify(key.value))) {
+      const key = await importNodeKey(entry.pem);
+      if (key.ok && (await verify(key.value.key))) {
         logger.warn({ peer: domain }, 'node presents a key other than its pinned key');
         return fail('KEY_CONFLICT', keyConflictMessage(domain));
       }
@@ -206,7 +201,12 @@ export function createNodeAuthService(deps: NodeAuthDeps): NodeAuthService {
     if (domain === self) {
       return fail('INVALID_SIGNATURE', 'The request claims to come from this node itself.');
     }
-    if ((await prisma.nodeBlock.count({ where: { domain } })) > 0) {
+    // Block and pinned key in one round trip: this runs for every signed request.
+    const [known] = await prisma.$queryRaw<{ blocked: boolean; pinned: string | null }[]>`
+      SELECT EXISTS (SELECT 1 FROM node_blocks WHERE domain = ${domain}) AS blocked,
+        (SELECT public_key FROM swarm_nodes
+          WHERE domain = ${domain} AND key_pinned_at IS NOT NULL) AS pinned`;
+    if (known?.blocked) {
       return fail('NODE_BLOCKED', `${domain} is blocked on this node.`);
     }
     if (!isWithinClockWindow(headers['X-Swarm-Timestamp'], clock.now())) {
@@ -226,16 +226,10 @@ export function createNodeAuthService(deps: NodeAuthDeps): NodeAuthService {
         headers,
       });
 
-    const row = await prisma.swarmNode.findUnique({
-      where: { domain },
-      select: { publicKey: true, keyPinnedAt: true },
-    });
-    const pinnedPem =
-      row?.keyPinnedAt && row.publicKey ? await canonicalPem(row.publicKey) : undefined;
-    if (pinnedPem) {
-      const key = await importPublicKeyPem(pinnedPem);
-      if (key.ok && (await verify(key.value))) return accept(domain, headers, undefined);
-      return explainPinnedFailure(domain, pinnedPem, verify);
+    const pinned = known?.pinned ? await importNodeKey(known.pinned) : undefined;
+    if (pinned?.ok) {
+      if (await verify(pinned.value.key)) return accept(domain, headers, undefined);
+      return explainPinnedFailure(domain, pinned.value.pem, verify);
     }
 
     // First signed contact (or after an admin reset): fetch the key the node publishes.
