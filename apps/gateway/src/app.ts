@@ -10,6 +10,7 @@ import { adminRoutes } from './routes/admin.routes.ts';
 import { contentRoutes } from './routes/content.routes.ts';
 import { infoRoutes } from './routes/info.routes.ts';
 import { interactionRoutes } from './routes/interactions.routes.ts';
+import { messageRoutes } from './routes/messages.routes.ts';
 import { mountReference } from './routes/reference.routes.ts';
 import { swarmRoutes } from './routes/swarm.routes.ts';
 
@@ -58,12 +59,15 @@ export function createGatewayApp(node: NodeContext) {
   app.use('/api/swarm/*', ...swarmBodyGuards());
   app.use('/api/swarm/interactions/*', nodeSignature({ required: true }));
   app.use(SWARM_PATHS.replies, nodeSignature({ required: true }));
+  app.use(SWARM_PATHS.messages, nodeSignature({ required: true }));
+  app.use(SWARM_PATHS.messageReceipts, nodeSignature({ required: true }));
   app.use(SWARM_PATHS.announce, nodeSignature({ required: false }));
   app.use(SWARM_PATHS.gossip, nodeSignature({ required: false }));
 
   app.route('/', infoRoutes());
   app.route('/', swarmRoutes());
   app.route('/', interactionRoutes());
+  app.route('/', messageRoutes());
   app.route('/', contentRoutes());
   app.route('/', adminRoutes());
   mountReference(app);

@@ -2,7 +2,10 @@ import {
   base64urlDecode,
   base64urlEncode,
   didKeyToPublicKey,
+  generateSigningKeyPair,
   importPublicKeyPem,
+  openMessage,
+  sealMessage,
   publicKeyToDidKey,
   signBytes,
   verifyBytes,
@@ -13,12 +16,15 @@ import {
   PBKDF2_ITERATIONS,
   WRONG_PASSWORD_OR_TAMPERED,
   decryptKeyBackup,
+  encryptKeyBackup,
 } from '../src/lib/keys/key-backup.ts';
+import type { EncryptionKeyPair } from '../src/lib/keys/encryption-key.ts';
 import { createMemoryKeyStore } from '../src/lib/keys/key-store.ts';
 import {
   MISSING_KEY_MESSAGE,
   MissingKeyError,
   STALE_KEY_MESSAGE,
+  addEncryptionKey,
   createUserKey,
   reencryptKeyBackup,
   restoreUserKey,
@@ -73,7 +79,7 @@ describe('creating a user key', () => {
 
     const backup = JSON.parse(key.encryptedBackup);
     expect(backup).toMatchObject({
-      version: 1,
+      version: 2,
       did: key.did,
       kdf: { name: 'PBKDF2', hash: 'SHA-256', iterations: PBKDF2_ITERATIONS },
       cipher: { name: 'AES-GCM' },
@@ -142,7 +148,7 @@ describe('restoring a key from its backup', () => {
     const damaged = [
       'not json',
       '{}',
-      edit(encryptedBackup, (j) => (j.version = 2)),
+      edit(encryptedBackup, (j) => (j.version = 3)),
       edit(encryptedBackup, (j) => (j.kdf.name = 'scrypt')),
       // A hostile iteration count would freeze the tab: refused before deriving anything.
       edit(encryptedBackup, (j) => (j.kdf.iterations = 1e12)),
@@ -229,5 +235,176 @@ describe('signing a prepared action', () => {
     ).rejects.toThrow(STALE_KEY_MESSAGE);
     await store.delete('alice');
     expect(await store.get('alice')).toBeUndefined();
+  });
+});
+
+/** A message sealed to `key` by a stranger, opened with `key`'s private half. */
+async function opensMessagesFor(key: EncryptionKeyPair, other = key): Promise<boolean> {
+  const sender = await generateSigningKeyPair();
+  const envelope = await sealMessage({
+    sender: 'carol@c.example',
+    senderDid: await publicKeyToDidKey(sender.publicKey),
+    recipient: 'alice@a.example',
+    text: 'hello alice',
+    recipientPublicKey: key.publicKey,
+    senderPublicKey: key.publicKey,
+    signingKey: sender.privateKey,
+  });
+  const opened = await openMessage({
+    envelope,
+    reader: 'alice@a.example',
+    privateKey: other.privateKey,
+    publicKey: other.publicKey,
+  });
+  return opened.ok && opened.value.text === 'hello alice';
+}
+
+/** A version 1 backup as browsers made them before direct messages (signing key only). */
+async function v1Backup(password: string): Promise<{ encryptedBackup: string; did: string }> {
+  const pair = await generateSigningKeyPair(true);
+  const pkcs8 = new Uint8Array(await crypto.subtle.exportKey('pkcs8', pair.privateKey));
+  const did = await publicKeyToDidKey(pair.publicKey);
+  return { did, encryptedBackup: await encryptKeyBackup({ pkcs8, did, password, ...FAST }) };
+}
+
+describe('the encryption key (direct messages) and key backup version 2', () => {
+  it('is made with the signing key, non-extractable, and restored from the backup', async () => {
+    const key = await createUserKey('pw pw pw pw', FAST);
+    expect(key.encryption.privateKey.extractable).toBe(false);
+    expect(key.encryption.privateKey.algorithm).toMatchObject({
+      name: 'ECDH',
+      namedCurve: 'P-256',
+    });
+    expect(base64urlDecode(key.encryption.publicKey)).toHaveLength(65);
+    expect(await opensMessagesFor(key.encryption)).toBe(true);
+
+    const backup = JSON.parse(key.encryptedBackup) as BackupJson;
+    expect(backup.version).toBe(2);
+    const decrypted = unwrap(await decryptKeyBackup(key.encryptedBackup, 'pw pw pw pw'));
+    expect(decrypted.version).toBe(2);
+    expect(decrypted.encryptionPkcs8?.length).toBeGreaterThan(100);
+
+    const restored = unwrap(await restoreUserKey(key.encryptedBackup, 'pw pw pw pw', key.did));
+    expect(await signsFor(restored.privateKey, key.did)).toBe(true);
+    expect(restored.encryption?.publicKey).toBe(key.encryption.publicKey);
+    expect(restored.encryption?.privateKey.extractable).toBe(false);
+    // Same key: a message sealed to the new key opens with the restored one.
+    expect(await opensMessagesFor(key.encryption, restored.encryption!)).toBe(true);
+  });
+
+  it('still restores version 1 backups (signing key only)', async () => {
+    const old = await v1Backup('pw pw pw pw');
+    expect(JSON.parse(old.encryptedBackup).version).toBe(1);
+    const restored = unwrap(await restoreUserKey(old.encryptedBackup, 'pw pw pw pw', old.did));
+    expect(await signsFor(restored.privateKey, old.did)).toBe(true);
+    expect(restored.encryption).toBeNull();
+  });
+
+  it('binds the version: a v2 backup relabelled v1 (or the reverse) does not open', async () => {
+    const key = await createUserKey('pw pw pw pw', FAST);
+    const old = await v1Backup('pw pw pw pw');
+    for (const backup of [
+      edit(key.encryptedBackup, (j) => (j.version = 1)),
+      edit(old.encryptedBackup, (j) => (j.version = 2)),
+    ]) {
+      expect(await restoreUserKey(backup, 'pw pw pw pw')).toEqual({
+        ok: false,
+        reason: WRONG_PASSWORD_OR_TAMPERED,
+      });
+    }
+  });
+
+  it('keeps the encryption key through a password change', async () => {
+    const key = await createUserKey('old password', FAST);
+    const renewed = unwrap(
+      await reencryptKeyBackup({
+        encryptedBackup: key.encryptedBackup,
+        currentPassword: 'old password',
+        newPassword: 'new password',
+        ...FAST,
+      }),
+    );
+    expect(JSON.parse(renewed).version).toBe(2);
+    const restored = unwrap(await restoreUserKey(renewed, 'new password', key.did));
+    expect(await opensMessagesFor(key.encryption, restored.encryption!)).toBe(true);
+
+    // A version 1 backup stays version 1.
+    const old = await v1Backup('old password');
+    const renewedOld = unwrap(
+      await reencryptKeyBackup({
+        encryptedBackup: old.encryptedBackup,
+        currentPassword: 'old password',
+        newPassword: 'new password',
+        ...FAST,
+      }),
+    );
+    expect(JSON.parse(renewedOld).version).toBe(1);
+    expect((await restoreUserKey(renewedOld, 'new password', old.did)).ok).toBe(true);
+  });
+
+  it('adds a new encryption key to a version 1 backup on first use, keeping the signing key', async () => {
+    const old = await v1Backup('pw pw pw pw');
+    const added = unwrap(
+      await addEncryptionKey({
+        encryptedBackup: old.encryptedBackup,
+        password: 'pw pw pw pw',
+        expectedDid: old.did,
+        ...FAST,
+      }),
+    );
+    expect(added.did).toBe(old.did);
+    expect(await signsFor(added.signing, old.did)).toBe(true);
+    expect(added.encryption.privateKey.extractable).toBe(false);
+    expect(JSON.parse(added.encryptedBackup)).toMatchObject({ version: 2, did: old.did });
+    const restored = unwrap(await restoreUserKey(added.encryptedBackup, 'pw pw pw pw', old.did));
+    expect(await signsFor(restored.privateKey, old.did)).toBe(true);
+    expect(await opensMessagesFor(added.encryption, restored.encryption!)).toBe(true);
+  });
+
+  it('keeps the key a version 2 backup already has, and needs the right password and did', async () => {
+    const key = await createUserKey('pw pw pw pw', FAST);
+    const again = unwrap(
+      await addEncryptionKey({
+        encryptedBackup: key.encryptedBackup,
+        password: 'pw pw pw pw',
+        expectedDid: key.did,
+      }),
+    );
+    expect(again.encryptedBackup).toBe(key.encryptedBackup);
+    expect(again.encryption.publicKey).toBe(key.encryption.publicKey);
+
+    expect(
+      await addEncryptionKey({
+        encryptedBackup: key.encryptedBackup,
+        password: 'wrong password',
+        expectedDid: key.did,
+      }),
+    ).toEqual({ ok: false, reason: WRONG_PASSWORD_OR_TAMPERED });
+    const other = await createUserKey('pw pw pw pw', FAST);
+    expect(
+      await addEncryptionKey({
+        encryptedBackup: key.encryptedBackup,
+        password: 'pw pw pw pw',
+        expectedDid: other.did,
+      }),
+    ).toEqual({ ok: false, reason: expect.stringMatching(/different key/) });
+  });
+
+  it('says a backup whose encryption key is not a key is damaged', async () => {
+    const pair = await generateSigningKeyPair(true);
+    const pkcs8 = new Uint8Array(await crypto.subtle.exportKey('pkcs8', pair.privateKey));
+    const did = await publicKeyToDidKey(pair.publicKey);
+    // A v2 backup whose "encryption" member is not a key at all.
+    const wrongKind = await encryptKeyBackup({
+      pkcs8,
+      encryptionPkcs8: new Uint8Array(64).fill(7),
+      did,
+      password: 'pw pw pw pw',
+      ...FAST,
+    });
+    expect(await restoreUserKey(wrongKind, 'pw pw pw pw', did)).toEqual({
+      ok: false,
+      reason: expect.stringMatching(/encryption key/),
+    });
   });
 });

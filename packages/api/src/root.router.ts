@@ -2,6 +2,7 @@ import { adminRouter } from './admin.router.ts';
 import { authRouter } from './auth.router.ts';
 import { deliveriesRouter } from './deliveries.router.ts';
 import { interactionsRouter } from './interactions.router.ts';
+import { messagesRouter } from './messages.router.ts';
 import { nodeRouter } from './node.router.ts';
 import { notificationsRouter } from './notifications.router.ts';
 import { postsRouter } from './posts.router.ts';
@@ -23,6 +24,7 @@ export const appRouter = router({
   posts: postsRouter,
   interactions: interactionsRouter,
   deliveries: deliveriesRouter,
+  messages: messagesRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { authorHandleSchema, postIdSchema, remoteHandleSchema } from './ids.ts';
 import { domainSchema } from './node-domain.ts';
+import { encryptionKeySchema } from './message-schemas.ts';
 import type { Result } from './result.ts';
 import { err } from './result.ts';
 import {
@@ -56,6 +57,15 @@ export const profileSchema = z.object({
   nodeDomain: domainSchema,
   did: optionalMember(didSchema),
   publicKey: optionalMember(z.string()),
+  /** Direct messages: the user's encryption key bound to `did`; a malformed one reads as absent. */
+  encryptionKey: z
+    .unknown()
+    .optional()
+    .transform((value) => {
+      const parsed = encryptionKeySchema.safeParse(value);
+      return parsed.success ? parsed.data : undefined;
+    })
+    .pipe(encryptionKeySchema.optional()),
 });
 export type Profile = z.output<typeof profileSchema>;
 

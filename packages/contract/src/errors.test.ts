@@ -20,6 +20,7 @@ describe('error body', () => {
         'NOT_FOUND',
         'KEY_CONFLICT',
         'HANDLE_TAKEN',
+        'MESSAGE_CONFLICT',
         'PAYLOAD_TOO_LARGE',
         'UNSUPPORTED_MEDIA_TYPE',
         'RATE_LIMITED',

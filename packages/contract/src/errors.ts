@@ -12,6 +12,7 @@ export const ERROR_STATUS = {
   NOT_FOUND: 404,
   KEY_CONFLICT: 409,
   HANDLE_TAKEN: 409, // admin API: creating a user whose handle exists
+  MESSAGE_CONFLICT: 409, // direct messages: a known message id with different content
   PAYLOAD_TOO_LARGE: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,
   RATE_LIMITED: 429,

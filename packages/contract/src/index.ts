@@ -13,3 +13,5 @@ export * from './query-schemas.ts';
 export * from './paths.ts';
 export * from './crypto.ts';
 export * from './signing.ts';
+export * from './message-schemas.ts';
+export * from './message-crypto.ts';

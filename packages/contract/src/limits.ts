@@ -29,4 +29,13 @@ export const LIMITS = {
   interactionMaxFutureMs: 5 * 60 * 1000,
   /** `X-Swarm-Nonce` carries at least this many random bytes. */
   nonceMinBytes: 16,
+  /** Direct messages: text length (UTF-16 code units), ciphertext (base64url chars), key entries. */
+  messageTextMaxChars: 5_000,
+  messageCiphertextMaxChars: 28_000,
+  messageKeyEntriesMax: 4,
+  /** Body cap (bytes) of `POST /api/swarm/messages` and `/messages/receipts` (the /api/swarm default). */
+  messageBodyBytes: 64 * 1024,
+  /** Envelope `createdAt` and receipt `at`: as interactions (outbox retries up to 7 days). */
+  messageMaxAgeMs: 7 * 24 * 60 * 60 * 1000,
+  messageMaxFutureMs: 5 * 60 * 1000,
 } as const;

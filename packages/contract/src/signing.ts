@@ -181,6 +181,10 @@ export const USER_ACTIONS = [
   'unfollow',
   'mention',
   'reply',
+  // Direct messages: not endpoints' last segments, but the same signing scheme.
+  'message',
+  'receipt',
+  'encryption-key',
 ] as const;
 export type UserAction = (typeof USER_ACTIONS)[number];
 

@@ -21,6 +21,7 @@ import { createProfileService } from './profiles/index.ts';
 import { createNotificationService } from './notifications/index.ts';
 import { createDeliveryService } from './delivery/index.ts';
 import { createActionServices } from './actions/index.ts';
+import { createMessageService } from './messages/index.ts';
 
 /** Seams for tests and the swarm harness: time, and the network to peers. */
 export interface NodeOverrides {
@@ -83,6 +84,15 @@ export async function createNodeContext(
       peers,
       delivery,
       reads: { seen, reader },
+    }),
+    messages: createMessageService({
+      db,
+      clock,
+      logger,
+      config,
+      peers,
+      delivery,
+      registry: swarm.registry,
     }),
     close: () => db.close(),
   };

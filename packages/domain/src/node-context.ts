@@ -14,6 +14,7 @@ import type { ProfileService } from './profiles/index.ts';
 import type { NotificationService } from './notifications/index.ts';
 import type { DeliveryService } from './delivery/index.ts';
 import type { ActionServices } from './actions/index.ts';
+import type { MessageService } from './messages/index.ts';
 
 /** Everything one node needs, built by factories and passed in; tests build several. */
 export interface NodeContext {
@@ -48,6 +49,8 @@ export interface NodeContext {
   delivery: DeliveryService;
   /** What a signed-in user does: posts, likes, reposts, follows, locally and to other nodes. */
   actions: ActionServices;
+  /** Direct messages: end-to-end encrypted envelopes, stored and relayed (issue #5). */
+  messages: MessageService;
   close(): Promise<void>;
 }
 

@@ -5,7 +5,12 @@ import type { NodeKeys } from './node-keys.service.ts';
 import { SOFTWARE_VERSION } from './version.ts';
 
 /** What this node offers peers; grows as features land (messages, …). */
-export const ENABLED_CAPABILITIES: readonly Capability[] = ['handles', 'gossip', 'interactions'];
+export const ENABLED_CAPABILITIES: readonly Capability[] = [
+  'handles',
+  'gossip',
+  'interactions',
+  'messages',
+];
 
 export interface NodeInfoService {
   /** This node's info as peers see it (GET /api/swarm/info, announce bodies). */

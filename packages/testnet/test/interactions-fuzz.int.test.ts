@@ -1,6 +1,14 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { formatTimestamp, signNodeRequest } from '@swarm/contract';
+import {
+  SWARM_PATHS,
+  exportEncryptionPublicKey,
+  formatTimestamp,
+  generateEncryptionKeyPair,
+  sealMessage,
+  signNodeRequest,
+  signReceipt,
+} from '@swarm/contract';
 import {
   ALPHA,
   BETA,
@@ -11,24 +19,47 @@ import {
   type Scene,
 } from './interactions-harness.ts';
 
-// Fuzzing every interaction endpoint through the front door, node-signed so that the bodies
+// Fuzzing every interaction endpoint, and the direct-message endpoints, through the front door, node-signed so that the bodies
 // reach validation and the service: arbitrary JSON, well-formed bodies with one member of the
 // wrong type, huge strings, deep nesting, bytes that are not JSON. Every answer must be a 4xx
 // with the error body, and nothing may change in the database.
 
 let t: InteractionPair;
 let s: Scene;
+/** An encryption key for sealing (the node never opens a message, so any key does). */
+let encryptionKey: string;
+/** A message alice on alpha sent to bob on beta, for bob's receipts. */
+let sentMessageId: string;
+
+const fuzzPaths = {
+  ...paths,
+  message: SWARM_PATHS.messages,
+  receipt: SWARM_PATHS.messageReceipts,
+};
 
 beforeAll(async () => {
   t = await createInteractionPair();
   s = await t.scene();
+  encryptionKey = await exportEncryptionPublicKey((await generateEncryptionKeyPair()).publicKey);
+  const sent = await t.alpha.node.db.prisma.message.create({
+    data: {
+      id: crypto.randomUUID(),
+      senderAddress: `${s.alice}@${ALPHA}`,
+      senderDid: 'did:key:zDnaeUnusedHere',
+      recipientAddress: `${s.bob.handle}@${BETA}`,
+      createdAt: t.clock.now(),
+      envelope: '{}',
+      localSenderId: s.aliceId,
+    },
+  });
+  sentMessageId = sent.id;
 });
 afterAll(async () => {
   await t.close();
 });
 
 const RUNS = 40;
-type Path = (typeof paths)[keyof typeof paths];
+type Path = (typeof fuzzPaths)[keyof typeof fuzzPaths];
 
 /** A valid, user-signed body for each endpoint; fuzzing mutates it after signing. */
 async function validBody(path: Path, n: number): Promise<Record<string, unknown>> {
@@ -43,61 +74,88 @@ async function validBody(path: Path, n: number): Promise<Record<string, unknown>
     interactionId: `fuzz-${n}`,
     timestamp: now,
   };
-  const bodies: Record<Path, [Parameters<InteractionPair['signed']>[1], Record<string, unknown>]> =
-    {
-      [paths.like]: ['like', { postId, like: actor }],
-      [paths.unlike]: [
-        'unlike',
-        { postId, unlike: { ...actor, actorDisplayName: undefined, actorAvatarUrl: undefined } },
-      ],
-      [paths.repost]: ['repost', { postId, repost: { ...actor, repostId: `r-${n}` } }],
-      [paths.follow]: [
-        'follow',
-        {
-          targetHandle: s.alice,
-          follow: {
-            followerHandle: bob.handle,
-            followerDisplayName: 'Bob',
-            followerAvatarUrl: '',
-            followerBio: 'bio',
-            followerNodeDomain: BETA,
-            interactionId: `fuzz-${n}`,
-            timestamp: now,
-          },
+  const bodies: Record<
+    (typeof paths)[keyof typeof paths],
+    [Parameters<InteractionPair['signed']>[1], Record<string, unknown>]
+  > = {
+    [paths.like]: ['like', { postId, like: actor }],
+    [paths.unlike]: [
+      'unlike',
+      { postId, unlike: { ...actor, actorDisplayName: undefined, actorAvatarUrl: undefined } },
+    ],
+    [paths.repost]: ['repost', { postId, repost: { ...actor, repostId: `r-${n}` } }],
+    [paths.follow]: [
+      'follow',
+      {
+        targetHandle: s.alice,
+        follow: {
+          followerHandle: bob.handle,
+          followerDisplayName: 'Bob',
+          followerAvatarUrl: '',
+          followerBio: 'bio',
+          followerNodeDomain: BETA,
+          interactionId: `fuzz-${n}`,
+          timestamp: now,
         },
-      ],
-      [paths.unfollow]: [
-        'unfollow',
-        {
-          targetHandle: s.alice,
-          unfollow: {
-            followerHandle: bob.handle,
-            followerNodeDomain: BETA,
-            interactionId: `fuzz-${n}`,
-            timestamp: now,
-          },
+      },
+    ],
+    [paths.unfollow]: [
+      'unfollow',
+      {
+        targetHandle: s.alice,
+        unfollow: {
+          followerHandle: bob.handle,
+          followerNodeDomain: BETA,
+          interactionId: `fuzz-${n}`,
+          timestamp: now,
         },
-      ],
-      [paths.mention]: [
-        'mention',
-        { mentionedHandle: s.alice, mention: { ...actor, postId: `p-${n}`, postContent: 'hi' } },
-      ],
-      [paths.reply]: [
-        'reply',
-        {
-          postId,
-          reply: {
-            id: `reply-${n}`,
-            content: 'hello',
-            createdAt: now,
-            author: { handle: bob.handle, displayName: 'Bob', avatarUrl: '' },
-            nodeDomain: BETA,
-            mediaUrls: [],
-          },
+      },
+    ],
+    [paths.mention]: [
+      'mention',
+      { mentionedHandle: s.alice, mention: { ...actor, postId: `p-${n}`, postContent: 'hi' } },
+    ],
+    [paths.reply]: [
+      'reply',
+      {
+        postId,
+        reply: {
+          id: `reply-${n}`,
+          content: 'hello',
+          createdAt: now,
+          author: { handle: bob.handle, displayName: 'Bob', avatarUrl: '' },
+          nodeDomain: BETA,
+          mediaUrls: [],
         },
-      ],
-    };
-  const [action, body] = bodies[path]!;
+      },
+    ],
+  };
+  if (path === fuzzPaths.message) {
+    const envelope = await sealMessage({
+      sender: `${bob.handle}@${BETA}`,
+      senderDid: bob.did,
+      recipient: `${s.alice}@${ALPHA}`,
+      createdAt: now,
+      text: `fuzz ${n}`,
+      recipientPublicKey: encryptionKey,
+      senderPublicKey: encryptionKey,
+      signingKey: bob.privateKey,
+    });
+    return JSON.parse(JSON.stringify(envelope)) as Record<string, unknown>;
+  }
+  if (path === fuzzPaths.receipt) {
+    const receipt = await signReceipt({
+      signingKey: bob.privateKey,
+      messageId: sentMessageId,
+      status: n % 2 ? 'delivered' : 'read',
+      sender: `${s.alice}@${ALPHA}`,
+      recipient: `${bob.handle}@${BETA}`,
+      recipientDid: bob.did,
+      at: now,
+    });
+    return JSON.parse(JSON.stringify(receipt)) as Record<string, unknown>;
+  }
+  const [action, body] = bodies[path as (typeof paths)[keyof typeof paths]]!;
   return JSON.parse(JSON.stringify(await t.signed(bob, action, body))) as Record<string, unknown>;
 }
 
@@ -181,9 +239,9 @@ const wrongValue = fc.oneof(
 
 let counter = 0;
 
-describe.each(Object.entries(paths))('fuzzing %s', (_kind, path) => {
+describe.each(Object.entries(fuzzPaths))('fuzzing %s', (_kind, path) => {
   it('answers 4xx to anything malformed and changes nothing', async () => {
-    const before = await snapshot(t.alpha);
+    const before = await snapshotWithMessages();
     const statuses = new Set<number>();
 
     // Arbitrary JSON values (objects with arbitrary members, arrays, scalars).
@@ -258,9 +316,17 @@ describe.each(Object.entries(paths))('fuzzing %s', (_kind, path) => {
     );
 
     expect([...statuses].sort()).toEqual(expect.arrayContaining([400, 401]));
-    expect(await snapshot(t.alpha)).toEqual(before);
+    expect(await snapshotWithMessages()).toEqual(before);
   }, 180_000);
 });
+
+async function snapshotWithMessages() {
+  const prisma = t.alpha.node.db.prisma;
+  return {
+    ...(await snapshot(t.alpha)),
+    messages: await prisma.message.findMany({ orderBy: { id: 'asc' } }),
+  };
+}
 
 function isJson(text: string): boolean {
   try {
@@ -270,3 +336,12 @@ function isJson(text: string): boolean {
     return false;
   }
 }
+
+// Last, so it changes nothing the fuzzing compares: the bodies the fuzzing mutates are valid as
+// they are (the refusals above come from the mutations, not from a broken base).
+describe('the unmutated bodies', () => {
+  it.each([fuzzPaths.message, fuzzPaths.receipt, fuzzPaths.like])('%s: accepted', async (path) => {
+    const res = await post(path, JSON.stringify(await validBody(path, ++counter)));
+    expect(res.status, await res.text()).toBe(200);
+  });
+});

@@ -1,18 +1,21 @@
 import type { LayoutServerLoad } from './$types';
 
-export const load: LayoutServerLoad = async ({ locals }) => {
+export const load: LayoutServerLoad = async ({ locals, depends }) => {
+  // Pages that change a badge's count (reading messages) invalidate this.
+  depends('app:unread');
   const user = locals.session?.user ?? null;
-  const [info, unreadCount] = await Promise.all([
+  const [info, unreadCount, unreadMessages] = await Promise.all([
     locals.api.node.info(),
-    user ? unread(locals.api) : Promise.resolve(0),
+    user ? unread(() => locals.api.notifications.unreadCount()) : Promise.resolve(0),
+    user ? unread(() => locals.api.messages.unreadCount()) : Promise.resolve(0),
   ]);
-  return { info, user, unreadCount };
+  return { info, user, unreadCount, unreadMessages };
 };
 
-// The badge is a convenience: a failing count must not take every page down with it.
-async function unread(api: App.Locals['api']): Promise<number> {
+// The badges are a convenience: a failing count must not take every page down with it.
+async function unread(count: () => Promise<number>): Promise<number> {
   try {
-    return await api.notifications.unreadCount();
+    return await count();
   } catch {
     return 0;
   }

@@ -96,6 +96,9 @@ export const profileUserSelect = {
   createdAt: true,
   isBot: true,
   did: true,
+  encryptionPublicKey: true,
+  encryptionKeyCreatedAt: true,
+  encryptionKeySignature: true,
 } as const satisfies Prisma.UserSelect;
 
 export type MediaRow = Prisma.MediaItemGetPayload<{ select: typeof mediaSelect }>;
@@ -147,6 +150,19 @@ export function toProfile(row: ProfileUserRow, node: NodeFacts): Profile {
     nodeDomain: node.domain,
     // Extra member (DESIGN §3): peers resolve the user's key from it to check user signatures.
     ...(row.did ? { did: row.did } : {}),
+    // Extra member (direct messages): the encryption key, bound to the did by the user's signature.
+    ...(row.did &&
+    row.encryptionPublicKey &&
+    row.encryptionKeyCreatedAt &&
+    row.encryptionKeySignature
+      ? {
+          encryptionKey: {
+            publicKey: row.encryptionPublicKey,
+            createdAt: formatTimestamp(row.encryptionKeyCreatedAt),
+            signature: row.encryptionKeySignature,
+          },
+        }
+      : {}),
   };
 }
 

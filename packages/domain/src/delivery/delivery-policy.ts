@@ -143,3 +143,19 @@ export function toDeliveryView(row: DeliveryRow, now: Date): DeliveryView {
     summary: deliverySummary(row, now),
   };
 }
+
+/**
+ * The reason a sender sees next to a direct message that failed for good (docs/protocol.md
+ * "Direct messages"): 403 → "not accepted", 404 → "no such person", another 4xx → the peer's own
+ * sentence, the 48 h limit → "gave up after 48 h", anything else → the short reason.
+ */
+export function messageFailureReason(httpStatus: number | null, lastError: string): string {
+  if (failureReason(lastError) === GIVE_UP_REASON) return GIVE_UP_REASON;
+  if (httpStatus === 403) return 'not accepted';
+  if (httpStatus === 404) return 'no such person';
+  const cut = lastError.indexOf(': ');
+  if (httpStatus !== null && httpStatus >= 400 && httpStatus < 500 && cut >= 0) {
+    return lastError.slice(cut + 2);
+  }
+  return failureReason(lastError);
+}

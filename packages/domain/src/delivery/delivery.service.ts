@@ -4,7 +4,9 @@ import {
   SWARM_PATHS,
   err,
   interactionResponseSchema,
+  messageResponseSchema,
   ok,
+  receiptResponseSchema,
   replyResponseSchema,
   uuidSchema,
   type Result,
@@ -22,6 +24,7 @@ import {
   GIVE_UP_REASON,
   failureText,
   judgeFailure,
+  messageFailureReason,
   retryDelayMs,
   toDeliveryView,
 } from './delivery-policy.ts';
@@ -36,7 +39,8 @@ import {
  * the lease runs out.
  */
 
-export type DeliveryKind = UserAction;
+/** What the outbox carries: interactions, replies, direct messages and their receipts. */
+export type DeliveryKind = Exclude<UserAction, 'encryption-key'>;
 
 export interface DeliveryRequest {
   targetDomain: string;
@@ -132,11 +136,29 @@ const viewSelect = {
 } as const satisfies Prisma.OutboxDeliverySelect;
 
 export function pathOfDelivery(kind: DeliveryKind): string {
-  return kind === 'reply' ? SWARM_PATHS.replies : SWARM_PATHS.interaction(kind);
+  switch (kind) {
+    case 'reply':
+      return SWARM_PATHS.replies;
+    case 'message':
+      return SWARM_PATHS.messages;
+    case 'receipt':
+      return SWARM_PATHS.messageReceipts;
+    default:
+      return SWARM_PATHS.interaction(kind);
+  }
 }
 
 function answerSchemaOf(kind: string): z.ZodType {
-  return kind === 'reply' ? replyResponseSchema : interactionResponseSchema;
+  switch (kind) {
+    case 'reply':
+      return replyResponseSchema;
+    case 'message':
+      return messageResponseSchema;
+    case 'receipt':
+      return receiptResponseSchema;
+    default:
+      return interactionResponseSchema;
+  }
 }
 
 export function createDeliveryService(deps: DeliveryServiceDeps): DeliveryService {
@@ -281,7 +303,7 @@ export function createDeliveryService(deps: DeliveryServiceDeps): DeliveryServic
       });
       // Our lease ran out and someone else took the row: their outcome counts, not ours.
       if (count === 1 && outcome.status !== 'pending') {
-        await settle(tx, row, outcome.status);
+        await settle(tx, row, outcome);
       }
     }, TX_OPTIONS);
   }
@@ -292,9 +314,30 @@ export function createDeliveryService(deps: DeliveryServiceDeps): DeliveryServic
    */
   async function settle(
     tx: Tx,
-    row: { kind: string; interactionId: string | null },
-    status: 'delivered' | 'failed',
+    row: { id: string; kind: string; interactionId: string | null },
+    outcome: Exclude<Outcome, { status: 'pending' }>,
   ): Promise<void> {
+    const { status } = outcome;
+    if (row.kind === 'message') {
+      // Only forward: a receipt may have arrived first (then the row is delivered or read). A
+      // failed row that an admin retried successfully becomes sent.
+      if (status === 'delivered') {
+        await tx.message.updateMany({
+          where: { outboxDeliveryId: row.id, status: { in: ['sending', 'failed'] } },
+          data: { status: 'sent', failureReason: null },
+        });
+      } else {
+        // A failed message retried (Retry now) that fails again takes the new reason.
+        await tx.message.updateMany({
+          where: { outboxDeliveryId: row.id, status: { in: ['sending', 'failed'] } },
+          data: {
+            status: 'failed',
+            failureReason: messageFailureReason(outcome.httpStatus, outcome.error),
+          },
+        });
+      }
+      return;
+    }
     if (row.kind !== 'follow' || !row.interactionId) return;
     if (status === 'delivered') {
       await tx.follow.updateMany({

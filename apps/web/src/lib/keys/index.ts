@@ -1,6 +1,8 @@
 import { page } from '$app/state';
 import { err, ok, type Result } from '@swarm/contract';
 import { idbKeyStore } from './idb-key-store.ts';
+import { parseKeyBackup } from './key-backup.ts';
+import type { StoredUserKey } from './key-store.ts';
 import {
   MissingKeyError,
   MISSING_KEY_MESSAGE,
@@ -17,7 +19,9 @@ import {
 
 export { idbKeyStore } from './idb-key-store.ts';
 export type { KeyStore, StoredUserKey } from './key-store.ts';
+export type { EncryptionKeyPair } from './encryption-key.ts';
 export {
+  addEncryptionKey,
   createUserKey,
   restoreUserKey,
   reencryptKeyBackup,
@@ -64,23 +68,52 @@ export async function hasKey(handle: string, did: string | null): Promise<boolea
   }
 }
 
+/** The keys this browser holds for `handle`, if they are the account's (`did`). */
+export async function storedKeys(
+  handle: string,
+  did: string | null,
+): Promise<StoredUserKey | undefined> {
+  if (!did) return undefined;
+  try {
+    const stored = await idbKeyStore.get(handle);
+    return stored?.did === did ? stored : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether the backup carries an encryption key (version 2), read without the password. */
+function backupHasEncryptionKey(encryptedBackup: string): boolean {
+  const parsed = parseKeyBackup(encryptedBackup);
+  return parsed.ok && parsed.value.version === 2;
+}
+
 /**
- * After logging in (or from /settings): puts the account's key into this browser from its
- * backup, unless it is already here. Fails with a sentence for the person.
+ * After logging in (or from /settings, /messages): puts the account's keys into this browser from
+ * its backup, unless they are already here (the signing key, and the encryption key when the
+ * backup has one; `force` restores anyway). Fails with a sentence for the person.
  */
 export async function restoreBackupIntoBrowser(
   handle: string,
   backup: { did: string; encryptedBackup: string },
   password: string,
+  options: { force?: boolean } = {},
 ): Promise<Result<void>> {
-  if (await hasKey(handle, backup.did)) return ok(undefined);
+  const here = options.force ? undefined : await storedKeys(handle, backup.did);
+  if (here && (here.encryption || !backupHasEncryptionKey(backup.encryptedBackup))) {
+    return ok(undefined);
+  }
   if (!globalThis.crypto?.subtle) {
     return err('This page is not on a secure (https) address, so the browser offers no WebCrypto.');
   }
   const restored = await restoreUserKey(backup.encryptedBackup, password, backup.did);
   if (!restored.ok) return restored;
+  const { privateKey, did, encryption } = restored.value;
   try {
-    await idbKeyStore.set(handle, restored.value);
+    await idbKeyStore.set(
+      handle,
+      encryption ? { did, privateKey, encryption } : { did, privateKey },
+    );
   } catch {
     return err('This browser would not store your key (is it in private browsing mode?).');
   }

@@ -1,19 +1,25 @@
 import {
   base64urlDecode,
   base64urlEncode,
+  canonicalJson,
   err,
   ok,
   randomBytes,
+  utf8Decode,
   utf8Encode,
   type Result,
 } from '@swarm/contract';
 import { z } from 'zod';
 
 /**
- * The password-encrypted backup of a user's private key (docs/security.md). The browser makes it
- * and the node only stores it, so the node never holds the key in clear. Everything needed to
+ * The password-encrypted backup of a user's private keys (docs/security.md). The browser makes it
+ * and the node only stores it, so the node never holds a key in clear. Everything needed to
  * decrypt it except the password is recorded in it, so the parameters can change later without
  * breaking old backups.
+ *
+ * Version 1 encrypts the bare PKCS#8 of the signing key. Version 2 (direct messages) encrypts the
+ * canonical JSON `{ "signing": <base64url PKCS#8>, "encryption": <base64url PKCS#8> }`, adding the
+ * ECDH encryption key. Both decrypt; a backup is re-encrypted in the version it has.
  */
 
 /** OWASP 2023 figure for PBKDF2-HMAC-SHA256. */
@@ -26,8 +32,10 @@ const MAX_ITERATIONS = 10_000_000;
 
 const base64url = z.string().regex(/^[A-Za-z0-9_-]+$/);
 
+export type KeyBackupVersion = 1 | 2;
+
 const keyBackupSchema = z.object({
-  version: z.literal(1),
+  version: z.union([z.literal(1), z.literal(2)]),
   /** Whose key this is; also bound into the ciphertext as AES-GCM additional data. */
   did: z.string().startsWith('did:key:'),
   kdf: z.object({
@@ -37,7 +45,7 @@ const keyBackupSchema = z.object({
     salt: base64url,
   }),
   cipher: z.object({ name: z.literal('AES-GCM'), iv: base64url }),
-  /** The PKCS#8 private key, encrypted (the 16-byte GCM tag at the end). */
+  /** The PKCS#8 private key (v1) or the keys' JSON (v2), encrypted (16-byte GCM tag at the end). */
   ciphertext: base64url,
 });
 
@@ -49,9 +57,43 @@ function buffer(bytes: Uint8Array): Uint8Array<ArrayBuffer> {
     : new Uint8Array(bytes);
 }
 
-/** Binds the ciphertext to the backup's format and owner: editing `did` breaks decryption. */
-function additionalData(did: string): Uint8Array<ArrayBuffer> {
-  return buffer(utf8Encode(`swarm-key-backup:v1:${did}`));
+/**
+ * Binds the ciphertext to the backup's format and owner: editing `did` or `version` breaks
+ * decryption (so a v2 backup cannot be passed off as a v1 one, or the reverse).
+ */
+function additionalData(version: KeyBackupVersion, did: string): Uint8Array<ArrayBuffer> {
+  return buffer(utf8Encode(`swarm-key-backup:v${version}:${did}`));
+}
+
+const v2PayloadSchema = z.object({ signing: base64url, encryption: base64url });
+
+function encodePayload(pkcs8: Uint8Array, encryptionPkcs8: Uint8Array | null): Uint8Array {
+  if (!encryptionPkcs8) return pkcs8;
+  return utf8Encode(
+    canonicalJson({
+      signing: base64urlEncode(pkcs8),
+      encryption: base64urlEncode(encryptionPkcs8),
+    }),
+  );
+}
+
+function decodePayload(
+  version: KeyBackupVersion,
+  plain: Uint8Array,
+): Result<{ pkcs8: Uint8Array; encryptionPkcs8: Uint8Array | null }> {
+  if (version === 1) return ok({ pkcs8: plain, encryptionPkcs8: null });
+  try {
+    const parsed = v2PayloadSchema.safeParse(JSON.parse(utf8Decode(plain)));
+    if (!parsed.success) throw new Error('shape');
+    return ok({
+      pkcs8: base64urlDecode(parsed.data.signing),
+      encryptionPkcs8: base64urlDecode(parsed.data.encryption),
+    });
+  } catch {
+    return err('Your key backup is damaged (its keys are not in the expected form).');
+  } finally {
+    plain.fill(0);
+  }
 }
 
 async function deriveKey(
@@ -73,9 +115,13 @@ async function deriveKey(
   );
 }
 
-/** Encrypts a PKCS#8 private key under `password`; returns the backup as JSON text. */
+/**
+ * Encrypts the PKCS#8 signing key (and, when given, the PKCS#8 encryption key: version 2) under
+ * `password`; returns the backup as JSON text.
+ */
 export async function encryptKeyBackup(input: {
   pkcs8: Uint8Array;
+  encryptionPkcs8?: Uint8Array | null;
   did: string;
   password: string;
   /** Only tests lower this; real backups use the default. */
@@ -84,14 +130,21 @@ export async function encryptKeyBackup(input: {
   const iterations = input.iterations ?? PBKDF2_ITERATIONS;
   const salt = randomBytes(SALT_BYTES);
   const iv = randomBytes(IV_BYTES);
+  const version: KeyBackupVersion = input.encryptionPkcs8 ? 2 : 1;
   const key = await deriveKey(input.password, salt, iterations, 'encrypt');
-  const ciphertext = await globalThis.crypto.subtle.encrypt(
-    { name: 'AES-GCM', iv: buffer(iv), additionalData: additionalData(input.did) },
-    key,
-    buffer(input.pkcs8),
-  );
+  const plain = encodePayload(input.pkcs8, input.encryptionPkcs8 ?? null);
+  let ciphertext: ArrayBuffer;
+  try {
+    ciphertext = await globalThis.crypto.subtle.encrypt(
+      { name: 'AES-GCM', iv: buffer(iv), additionalData: additionalData(version, input.did) },
+      key,
+      buffer(plain),
+    );
+  } finally {
+    if (plain !== input.pkcs8) plain.fill(0);
+  }
   const backup: KeyBackup = {
-    version: 1,
+    version,
     did: input.did,
     kdf: { name: 'PBKDF2', hash: 'SHA-256', iterations, salt: base64urlEncode(salt) },
     cipher: { name: 'AES-GCM', iv: base64urlEncode(iv) },
@@ -116,11 +169,20 @@ export function parseKeyBackup(text: string): Result<KeyBackup> {
 export const WRONG_PASSWORD_OR_TAMPERED =
   'Your key backup could not be decrypted: the password does not match it, or the backup was altered.';
 
+export interface DecryptedKeyBackup {
+  version: KeyBackupVersion;
+  did: string;
+  /** PKCS#8 of the signing key. */
+  pkcs8: Uint8Array;
+  /** PKCS#8 of the encryption key; null in a version 1 backup. */
+  encryptionPkcs8: Uint8Array | null;
+}
+
 /** The PKCS#8 bytes, or a sentence saying why not (wrong password and tampering look the same). */
 export async function decryptKeyBackup(
   text: string,
   password: string,
-): Promise<Result<{ pkcs8: Uint8Array; did: string }>> {
+): Promise<Result<DecryptedKeyBackup>> {
   const parsed = parseKeyBackup(text);
   if (!parsed.ok) return parsed;
   const backup = parsed.value;
@@ -134,15 +196,24 @@ export async function decryptKeyBackup(
   } catch {
     return err('Your key backup is damaged (bad base64url).');
   }
+  let plain: Uint8Array;
   try {
     const key = await deriveKey(password, salt, backup.kdf.iterations, 'decrypt');
-    const plain = await globalThis.crypto.subtle.decrypt(
-      { name: 'AES-GCM', iv: buffer(iv), additionalData: additionalData(backup.did) },
-      key,
-      buffer(ciphertext),
+    plain = new Uint8Array(
+      await globalThis.crypto.subtle.decrypt(
+        {
+          name: 'AES-GCM',
+          iv: buffer(iv),
+          additionalData: additionalData(backup.version, backup.did),
+        },
+        key,
+        buffer(ciphertext),
+      ),
     );
-    return ok({ pkcs8: new Uint8Array(plain), did: backup.did });
   } catch {
     return err(WRONG_PASSWORD_OR_TAMPERED);
   }
+  const keys = decodePayload(backup.version, plain);
+  if (!keys.ok) return keys;
+  return ok({ version: backup.version, did: backup.did, ...keys.value });
 }

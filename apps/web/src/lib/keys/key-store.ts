@@ -1,8 +1,12 @@
-/** A user's key as kept in the browser, with the did it belongs to (to notice a stale key). */
+import type { EncryptionKeyPair } from './encryption-key.ts';
+
+/** A user's keys as kept in the browser, with the did they belong to (to notice a stale key). */
 export interface StoredUserKey {
   did: string;
   /** Non-extractable CryptoKey (structured-cloneable, so IndexedDB keeps it as is). */
   privateKey: CryptoKey;
+  /** The direct-message encryption key (non-extractable), absent for accounts without one. */
+  encryption?: EncryptionKeyPair;
 }
 
 /** Where the browser keeps user keys, by handle. IndexedDB in the app; a Map in tests. */

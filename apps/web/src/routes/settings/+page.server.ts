@@ -1,11 +1,20 @@
 import { fail, redirect } from '@sveltejs/kit';
+import { messagePrivacySchema } from '@swarm/contract';
 import { formErrorsFrom, type FormErrors } from '$lib/form-errors';
 import { loginPath } from '$lib/next-path';
 import type { Actions, PageServerLoad } from './$types';
 
 export const load: PageServerLoad = async ({ locals, url }) => {
   if (!locals.session) redirect(303, loginPath(url));
-  return { settings: await locals.api.settings.get() };
+  const [settings, messagePrivacy] = await Promise.all([
+    locals.api.settings.get(),
+    locals.api.messages
+      .me()
+      .then((me) => me.messagePrivacy)
+      // The rest of the page still works if messages do not (the privacy form says so).
+      .catch(() => null),
+  ]);
+  return { settings, messagePrivacy };
 };
 
 const PROFILE_FIELDS = [
@@ -79,6 +88,24 @@ export const actions: Actions = {
       return fail(status, { password: { errors } });
     }
     return { password: { changed: true, endedSessions } };
+  },
+
+  privacy: async ({ request, locals, url }) => {
+    if (!locals.session) redirect(303, loginPath(url));
+    const value = String((await request.formData()).get('messagePrivacy') ?? '');
+    const parsed = messagePrivacySchema.safeParse(value);
+    if (!parsed.success) {
+      return fail(400, {
+        privacy: { errors: { messagePrivacy: 'Choose who may message you.' } as FormErrors },
+      });
+    }
+    try {
+      await locals.api.messages.setPrivacy({ messagePrivacy: parsed.data });
+    } catch (error) {
+      const { status, errors } = formErrorsFrom(error, [], {});
+      return fail(status, { privacy: { errors } });
+    }
+    return { privacy: { saved: true } };
   },
 
   registerKey: async ({ request, locals, url }) => {
