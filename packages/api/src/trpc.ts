@@ -1,5 +1,6 @@
 import { initTRPC, TRPCError } from '@trpc/server';
 import type { AuthServices, ValidatedSession } from '@swarm/auth';
+import { containsNul, NUL_REFUSED } from '@swarm/contract';
 import type { NodeContext } from '@swarm/domain';
 
 /** What every procedure sees: the node's services, accounts and sessions, and who is asking. */
@@ -15,11 +16,18 @@ export interface ApiContext {
 const t = initTRPC.context<ApiContext>().create();
 
 export const router = t.router;
-export const publicProcedure = t.procedure;
 export const createCallerFactory = t.createCallerFactory;
 
+/** Every procedure: inputs holding U+0000 (which Postgres text cannot store) are refused. */
+export const publicProcedure = t.procedure.use(async ({ getRawInput, next }) => {
+  if (containsNul(await getRawInput())) {
+    throw new TRPCError({ code: 'BAD_REQUEST', message: NUL_REFUSED });
+  }
+  return next();
+});
+
 /** Signed-in users only; `ctx.user` is the session's user. */
-export const protectedProcedure = t.procedure.use(({ ctx, next }) => {
+export const protectedProcedure = publicProcedure.use(({ ctx, next }) => {
   if (!ctx.session) throw new TRPCError({ code: 'UNAUTHORIZED', message: 'Sign in first.' });
   return next({ ctx: { ...ctx, session: ctx.session, user: ctx.session.user } });
 });

@@ -113,6 +113,11 @@ describe('posts.create', () => {
       { content: 'bad media', media: [{ url: 'javascript:alert(1)', altText: '' }] },
       { content: 'bad preview', linkPreview: { url: 'ftp://files.example/x' } },
       { content: 'reply to garbage', replyToId: 'swarm:not a domain:1' },
+      { content: 'nul \u0000 inside' }, // Postgres text cannot hold it
+      {
+        content: 'nul in alt text',
+        media: [{ url: 'https://img.example/1.png', altText: '\u0000' }],
+      },
     ];
     for (const input of bad) {
       expect((await failure(alice.posts.create(input))).code).toBe('BAD_REQUEST');

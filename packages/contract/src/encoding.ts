@@ -49,3 +49,20 @@ export function base64Encode(bytes: Uint8Array): string {
 export function base64Decode(text: string): Uint8Array {
   return base64.decode(text);
 }
+
+export const NUL_REFUSED = 'Text may not contain NUL characters (U+0000).';
+
+/**
+ * True when any string in a parsed JSON value (member names too) holds U+0000. Postgres text
+ * cannot store it, so every input is checked before it reaches the database.
+ */
+export function containsNul(value: unknown): boolean {
+  if (typeof value === 'string') return value.includes('\u0000');
+  if (Array.isArray(value)) return value.some(containsNul);
+  if (typeof value === 'object' && value !== null) {
+    return Object.entries(value).some(
+      ([key, member]) => key.includes('\u0000') || containsNul(member),
+    );
+  }
+  return false;
+}

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  NUL_REFUSED,
   SWARM_PATHS,
   exportEncryptionPublicKey,
   formatTimestamp,
@@ -336,6 +337,22 @@ function isJson(text: string): boolean {
     return false;
   }
 }
+
+describe('a NUL character (U+0000) anywhere', () => {
+  it.each(Object.values(fuzzPaths))('%s: 400 before anything else', async (path) => {
+    const before = await snapshotWithMessages();
+    const body = await validBody(path, ++counter);
+    for (const text of [
+      JSON.stringify({ ...body, signature: 'a\u0000b' }),
+      JSON.stringify({ ...body, 'x\u0000': 1 }),
+    ]) {
+      const res = await post(path, text);
+      expect(res.status).toBe(400);
+      expect(await res.json()).toMatchObject({ code: 'INVALID_REQUEST', error: NUL_REFUSED });
+    }
+    expect(await snapshotWithMessages()).toEqual(before);
+  });
+});
 
 // Last, so it changes nothing the fuzzing compares: the bodies the fuzzing mutates are valid as
 // they are (the refusals above come from the mutations, not from a broken base).

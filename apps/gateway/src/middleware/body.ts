@@ -1,7 +1,7 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { HTTPException } from 'hono/http-exception';
-import { errorBody, type Result, err, ok } from '@swarm/contract';
+import { NUL_REFUSED, containsNul, errorBody, type Result, err, ok } from '@swarm/contract';
 import { errorResponse } from '../errors.ts';
 import { isWriteMethod, type SecurityEnv } from './security-env.ts';
 
@@ -66,11 +66,16 @@ export function parseJsonBytes(raw: Uint8Array): Result<unknown, string> {
   } catch {
     return err('The body is not valid UTF-8.');
   }
+  let value: unknown;
   try {
-    return ok(JSON.parse(text) as unknown);
+    value = JSON.parse(text) as unknown;
   } catch (error) {
     return err(`The body is not valid JSON: ${(error as Error).message}`);
   }
+  // A NUL can only arrive as the escape `\u0000` (raw control characters are not JSON), so
+  // bodies without one skip the walk.
+  if (text.includes('\\u0000') && containsNul(value)) return err(NUL_REFUSED);
+  return ok(value);
 }
 
 /** 400 INVALID_REQUEST for malformed JSON; otherwise the parsed body is kept for the handler. */
