@@ -68,12 +68,12 @@ export interface ConversationView {
 export interface ThreadView {
   /** Oldest first: the newest page before `before`. */
   messages: MessageView[];
+  /** As this node knows them; their current key comes from `recipient` (it asks their node). */
   with: {
     address: string;
-    /** Empty when unknown (their node did not answer and we never saw their profile). */
+    /** Empty when unknown (never seen here). */
     displayName: string;
     did: string | null;
-    encryptionKey: EncryptionKey | null;
   };
   /** Pass as `before` for the previous page; null when this is the first message. */
   olderCursor: string | null;

@@ -324,6 +324,30 @@ export function createMessageService(deps: MessageServiceDeps): MessageService {
     };
   }
 
+  /** Display name and did of people by address, from this node's tables (no network). */
+  async function knownPeople(
+    addresses: string[],
+  ): Promise<Map<string, { displayName: string; did: string | null }>> {
+    const local = addresses.filter((a) => domainOf(a) === self).map(handleOf);
+    const remote = addresses.filter((a) => domainOf(a) !== self);
+    const select = { handle: true, displayName: true, did: true } as const;
+    const [localUsers, remoteActors] = await Promise.all([
+      local.length > 0 ? prisma.user.findMany({ where: { handle: { in: local } }, select }) : [],
+      remote.length > 0
+        ? prisma.remoteActor.findMany({
+            where: {
+              OR: remote.map((a) => ({ handle: handleOf(a), nodeDomain: domainOf(a) ?? '' })),
+            },
+            select: { ...select, nodeDomain: true },
+          })
+        : [],
+    ]);
+    const people = new Map<string, { displayName: string; did: string | null }>();
+    for (const u of localUsers) people.set(`${u.handle}@${self}`, u);
+    for (const a of remoteActors) people.set(`${a.handle}@${a.nodeDomain}`, a);
+    return people;
+  }
+
   async function blockedAddresses(userId: string): Promise<string[]> {
     const rows = await prisma.userBlock.findMany({
       where: { userId },
@@ -787,29 +811,12 @@ export function createMessageService(deps: MessageServiceDeps): MessageService {
         _count: true,
       });
       const unreadBy = new Map(unread.map((u) => [u.senderAddress, u._count]));
-      const others = latest.map((l) => l.other);
-      const local = others.filter((a) => domainOf(a) === self).map(handleOf);
-      const remote = others.filter((a) => domainOf(a) !== self);
-      const [localUsers, remoteActors] = await Promise.all([
-        prisma.user.findMany({
-          where: { handle: { in: local } },
-          select: { handle: true, displayName: true },
-        }),
-        prisma.remoteActor.findMany({
-          where: {
-            OR: remote.map((a) => ({ handle: handleOf(a), nodeDomain: domainOf(a) ?? '' })),
-          },
-          select: { handle: true, nodeDomain: true, displayName: true },
-        }),
-      ]);
-      const names = new Map<string, string>();
-      for (const u of localUsers) names.set(`${u.handle}@${self}`, u.displayName);
-      for (const a of remoteActors) names.set(`${a.handle}@${a.nodeDomain}`, a.displayName);
+      const names = await knownPeople(latest.map((l) => l.other));
       const list = latest
         .sort((a, b) => b.created_at.getTime() - a.created_at.getTime())
         .slice(0, CONVERSATIONS_MAX)
         .map((l): ConversationView => {
-          const name = names.get(l.other);
+          const name = names.get(l.other)?.displayName;
           return {
             with: l.other,
             ...(name ? { withDisplayName: name } : {}),
@@ -862,34 +869,14 @@ export function createMessageService(deps: MessageServiceDeps): MessageService {
       const outboxes = await outboxRows(rows.map((r) => r.outboxDeliveryId));
       const messages = rows.reverse().map((r) => toMessageView(r, userId, outboxes));
       const oldest = rows[0];
-      // Who the other person is: from this node, else from the messages' pinned facts.
-      let withView: ThreadView['with'] = {
+      // Who the other person is, as this node knows them (no network: the thread is polled
+      // while open; the browser asks `recipient` for their key).
+      const known = (await knownPeople([other.value])).get(other.value);
+      const withView: ThreadView['with'] = {
         address: other.value,
-        displayName: '',
-        did: null,
-        encryptionKey: null,
+        displayName: known?.displayName ?? '',
+        did: known?.did ?? null,
       };
-      const found = await recipient(userId, other.value);
-      if (found.ok) {
-        const { address, displayName, did, encryptionKey } = found.value;
-        withView = { address, displayName, did, encryptionKey };
-      } else {
-        const parsed = parseHandleAddress(other.value);
-        if (parsed.ok && parsed.value.domain !== self) {
-          const pinned = await prisma.remoteActor.findUnique({
-            where: {
-              nodeDomain_handle: { nodeDomain: parsed.value.domain, handle: parsed.value.handle },
-            },
-            select: { did: true, displayName: true },
-          });
-          withView = {
-            address: other.value,
-            displayName: pinned?.displayName ?? '',
-            did: pinned?.did ?? null,
-            encryptionKey: null,
-          };
-        }
-      }
       return ok({
         messages,
         with: withView,
