@@ -57,6 +57,7 @@ const EXPECTED_TABLES = [
   'inbound_interactions',
   'likes',
   'media_items',
+  'messages',
   'node_blocks',
   'node_key',
   'notifications',
@@ -69,6 +70,7 @@ const EXPECTED_TABLES = [
   'swarm_nodes',
   'swarm_seeds',
   'swarm_sync_logs',
+  'user_blocks',
   'users',
 ];
 
