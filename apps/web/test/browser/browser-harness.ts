@@ -1,7 +1,13 @@
-import { mkdir, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import {
+  freePort,
+  nodeOnPort,
+  type RestartableNode,
+} from '../../../../packages/testnet/src/node-process.ts';
 
 // The browser side of the web app's end-to-end tests: Debian's Chromium driven by
 // playwright-core (installed by .ci/run), one browser context per person so cookies and
@@ -84,4 +90,48 @@ export async function launchBrowser(suite: string): Promise<BrowserHarness> {
       await browser.close();
     },
   };
+}
+
+/** Two embedded nodes on free ports (B names A as its seed) and a browser to drive them. */
+export interface TwoNodes {
+  a: RestartableNode;
+  b: RestartableNode;
+  harness: BrowserHarness;
+  /** Closes the browser, stops the nodes and removes their data. */
+  close(): Promise<void>;
+}
+
+/**
+ * Starts A and B (each its own PGlite directory, gossip every 2 s) and a browser for `suite`.
+ * Both nodes start even if one fails; on failure everything started is stopped again.
+ */
+export async function startTwoNodes(suite: string): Promise<TwoNodes> {
+  const dataDir = await mkdtemp(join(tmpdir(), `swarm-browser-${suite}-`));
+  const [portA, portB] = [await freePort(), await freePort()];
+  const common = { SWARM_GOSSIP_INTERVAL_MS: '2000' };
+  const a = nodeOnPort({
+    dataDir: join(dataDir, 'a'),
+    port: portA,
+    env: { ...common, SWARM_NODE_NAME: 'Node A' },
+  });
+  const b = nodeOnPort({
+    dataDir: join(dataDir, 'b'),
+    port: portB,
+    env: { ...common, SWARM_NODE_NAME: 'Node B', SWARM_SEEDS: a.domain },
+  });
+  let harness: BrowserHarness | undefined;
+  const close = async () => {
+    await harness?.close();
+    await Promise.all([a.stop(), b.stop()]);
+    await rm(dataDir, { recursive: true, force: true });
+  };
+  try {
+    harness = await launchBrowser(suite);
+    const started = await Promise.allSettled([a.start(), b.start()]);
+    for (const s of started) if (s.status === 'rejected') throw s.reason;
+    return { a, b, harness, close };
+  } catch (error) {
+    await close().catch(() => undefined);
+    throw error;
+  }
 }

@@ -1,14 +1,12 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { Locator } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { RestartableNode } from '../../../../packages/testnet/src/node-process.ts';
 import {
-  freePort,
-  nodeOnPort,
-  type RestartableNode,
-} from '../../../../packages/testnet/src/node-process.ts';
-import { launchBrowser, type BrowserHarness, type Person } from './browser-harness.ts';
+  startTwoNodes,
+  type BrowserHarness,
+  type Person,
+  type TwoNodes,
+} from './browser-harness.ts';
 
 // Issue #5's journey: end-to-end encrypted direct messages between two real nodes (the embedded
 // entry point with the built web app, own PGlite each), driven through the pages by their
@@ -20,7 +18,7 @@ import { launchBrowser, type BrowserHarness, type Person } from './browser-harne
 const PASSWORD = 'correct horse battery staple';
 
 describe('direct messages between two nodes in a browser', () => {
-  let dataDir: string;
+  let nodes: TwoNodes | undefined;
   let a: RestartableNode;
   let b: RestartableNode;
   let harness: BrowserHarness;
@@ -29,30 +27,14 @@ describe('direct messages between two nodes in a browser', () => {
   let alice2: Person | undefined;
 
   beforeAll(async () => {
-    dataDir = await mkdtemp(join(tmpdir(), 'swarm-browser-dm-'));
-    const [portA, portB] = [await freePort(), await freePort()];
-    const common = { SWARM_GOSSIP_INTERVAL_MS: '2000' };
-    a = nodeOnPort({
-      dataDir: join(dataDir, 'a'),
-      port: portA,
-      env: { ...common, SWARM_NODE_NAME: 'Node A' },
-    });
-    b = nodeOnPort({
-      dataDir: join(dataDir, 'b'),
-      port: portB,
-      env: { ...common, SWARM_NODE_NAME: 'Node B', SWARM_SEEDS: a.domain },
-    });
-    harness = await launchBrowser('messages');
-    const started = await Promise.allSettled([a.start(), b.start()]);
-    for (const s of started) if (s.status === 'rejected') throw s.reason;
+    nodes = await startTwoNodes('messages');
+    ({ a, b, harness } = nodes);
     alice = await harness.person('alice');
     bob = await harness.person('bob');
   });
 
   afterAll(async () => {
-    await harness?.close();
-    await Promise.all([a?.stop(), b?.stop()]);
-    await rm(dataDir, { recursive: true, force: true });
+    await nodes?.close();
   });
 
   beforeEach(({ onTestFailed }) => {

@@ -1,17 +1,11 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { Locator } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { RestartableNode } from '../../../../packages/testnet/src/node-process.ts';
 import {
-  freePort,
-  nodeOnPort,
-  type RestartableNode,
-} from '../../../../packages/testnet/src/node-process.ts';
-import {
-  launchBrowser,
   STEP_TIMEOUT_MS,
+  startTwoNodes,
   type BrowserHarness,
+  type TwoNodes,
   type Person,
 } from './browser-harness.ts';
 
@@ -23,7 +17,7 @@ import {
 const PASSWORD = 'correct horse battery staple';
 
 describe('two nodes in a browser', () => {
-  let dataDir: string;
+  let nodes: TwoNodes | undefined;
   let a: RestartableNode;
   let b: RestartableNode;
   let harness: BrowserHarness;
@@ -31,31 +25,14 @@ describe('two nodes in a browser', () => {
   let bob: Person;
 
   beforeAll(async () => {
-    dataDir = await mkdtemp(join(tmpdir(), 'swarm-browser-'));
-    const [portA, portB] = [await freePort(), await freePort()];
-    const common = { SWARM_GOSSIP_INTERVAL_MS: '2000' };
-    a = nodeOnPort({
-      dataDir: join(dataDir, 'a'),
-      port: portA,
-      env: { ...common, SWARM_NODE_NAME: 'Node A' },
-    });
-    b = nodeOnPort({
-      dataDir: join(dataDir, 'b'),
-      port: portB,
-      env: { ...common, SWARM_NODE_NAME: 'Node B', SWARM_SEEDS: a.domain },
-    });
-    harness = await launchBrowser('two-nodes');
-    // Both start even if one fails, so afterAll stops whatever did start.
-    const started = await Promise.allSettled([a.start(), b.start()]);
-    for (const s of started) if (s.status === 'rejected') throw s.reason;
+    nodes = await startTwoNodes('two-nodes');
+    ({ a, b, harness } = nodes);
     alice = await harness.person('alice');
     bob = await harness.person('bob');
   });
 
   afterAll(async () => {
-    await harness?.close();
-    await Promise.all([a?.stop(), b?.stop()]);
-    await rm(dataDir, { recursive: true, force: true });
+    await nodes?.close();
   });
 
   beforeEach(({ onTestFailed }) => {
