@@ -95,6 +95,27 @@ describe('user did rotation', () => {
     expect(await pinnedDid(s.bob)).toBe(rotated.did);
   });
 
+  it('checks the pinned did in the database on every like, not in memory', async () => {
+    const [p1, p2] = s.postIds as [string, string];
+    expect(await status(await t.send(paths.like, await like(s.bob, p1)))).toEqual({ status: 200 });
+    // Another replica on the same database re-pins bob's did (his node publishes a new key):
+    // this process is not told, and must refuse the old key from now on.
+    const rotated = await rotate(s.bob);
+    await t.alpha.node.db.prisma.remoteActor.update({
+      where: { nodeDomain_handle: { nodeDomain: BETA, handle: s.bob.handle } },
+      data: { did: rotated.did },
+    });
+    expect(await status(await t.send(paths.like, await like(s.bob, p2)))).toEqual({
+      status: 401,
+      code: 'INVALID_SIGNATURE',
+    });
+    expect(await likesOf(p2)).toBe(0);
+    expect(await status(await t.send(paths.like, await like(rotated, p2)))).toEqual({
+      status: 200,
+    });
+    expect(await likesOf(p2)).toBe(1);
+  });
+
   it('refuses a forged signature with 401 and asks the node at most once per window', async () => {
     const [p1, p2] = s.postIds as [string, string];
     expect(await status(await t.send(paths.like, await like(s.carol, p1)))).toEqual({

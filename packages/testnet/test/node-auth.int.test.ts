@@ -298,6 +298,23 @@ describe('node-signed requests', () => {
     expect(await betaRow(net)).toBeNull();
   });
 
+  it('checks pinned key and block in the database on every request, not in memory', async () => {
+    expect((await signedPost(net)).status).toBe(200);
+    const { prisma } = net.alpha.node.db;
+    // Reset by another replica on the same database: this process is not told, so the next
+    // request must find the key unpinned and pin it again from beta's node info.
+    await prisma.swarmNode.update({
+      where: { domain: 'beta.test' },
+      data: { publicKey: null, keyPinnedAt: null },
+    });
+    expect((await signedPost(net)).status).toBe(200);
+    expect(await betaRow(net)).toMatchObject({ publicKey: net.beta.node.keys.publicKeyPem });
+    expect((await betaRow(net))?.keyPinnedAt).toBeInstanceOf(Date);
+    await prisma.nodeBlock.create({ data: { domain: 'beta.test' } });
+    await expectError(await signedPost(net), 403, 'NODE_BLOCKED');
+    expect(await nonceCount(net)).toBe(2);
+  });
+
   it('answers 401 when a required signature is missing or incomplete', async () => {
     const unsigned = await net.alpha.request(ECHO, {
       method: 'POST',

@@ -1,5 +1,4 @@
 import {
-  SWARM_PATHS,
   err,
   formatActorUrl,
   formatSwarmPostId,
@@ -7,7 +6,6 @@ import {
   ok,
   parseDomain,
   parseHandleAddress,
-  swarmUserResponseSchema,
   verifyUserAction,
   type ErrorCode,
   type FollowBody,
@@ -20,23 +18,25 @@ import {
   type UnlikeBody,
   type UserAction,
 } from '@swarm/contract';
-import { localActorKey, type Db } from '@swarm/db';
+import { Prisma, localActorKey, type Db } from '@swarm/db';
 import type { Clock } from '../clock.ts';
 import type { NodeConfig } from '../config.ts';
 import type { Logger } from '../logger.ts';
-import { describePeerError, type PeerClient } from '../peers/index.ts';
+import type { PeerClient } from '../peers/index.ts';
+import { driverQuery } from '../security/driver-query.ts';
 import { importDidKey } from '../security/key-cache.ts';
+import { createUserDids } from '../security/user-dids.ts';
 import { excerpt, guessMimeType } from './inbound-helpers.ts';
 import {
   addFollow,
-  addLike,
-  addRepost,
   notify,
+  remoteActorUpsertSql,
   remoteEffectActor,
   removeFollow,
   removeLike,
   upsertRemoteActor,
   type RemoteActorFields,
+  type RemoteActorUpsertOptions,
   type Tx,
 } from './interaction-effects.ts';
 
@@ -48,7 +48,8 @@ import {
  *
  * Order of checks, all before any write: the actor belongs to the sending node (403), the
  * interaction time is acceptable (401), the user signature is valid (401). Then one transaction
- * claims the idempotency key and applies the effects; a 404 rolls the claim back.
+ * claims the idempotency key and applies the effects; a 404 rolls the claim back. Likes and
+ * reposts, the bulk of the traffic, do both in a single statement (`applyOnPost`).
  */
 
 /** The refusals an interaction can meet (401, 403, 404); bad bodies are refused at the edge. */
@@ -108,15 +109,42 @@ interface DidPin {
   replaces: string | null;
 }
 
+/** What `admit` checks: who acts, through which node, when, and the body as received. */
+interface AdmitInput {
+  action: UserAction;
+  sourceDomain: string;
+  actor: Actor;
+  timestamp: string;
+  rawBody: unknown;
+  /** The ledger key; the reply has none (its apId plays that part). */
+  interactionId?: string;
+}
+
 interface Admitted {
   didToPin: DidPin | undefined;
   seen: boolean;
 }
 
-/** After a pinned did fails, the actor's node is asked again at most this often per actor. */
-export const DID_RECHECK_MS = 5 * 60_000;
-/** Actors remembered for that (oldest out first). */
-const DID_RECHECK_MAX = 10_000;
+/** The interactions on a post that `applyOnPost` writes in one statement. */
+type PostInteraction = 'like' | 'repost';
+
+/** Where each lands: its table (one row per actor and post) and the post's counter. */
+const POST_INTERACTION_TABLES = {
+  like: { table: 'likes', counter: 'likes_count' },
+  repost: { table: 'reposts', counter: 'reposts_count' },
+} as const satisfies Record<PostInteraction, { table: string; counter: string }>;
+
+/** What `applyOnPost` writes. */
+interface PostEffects {
+  kind: PostInteraction;
+  postId: string;
+  actor: RemoteActorFields;
+  interactionId: string;
+  /** A did proved by the request's signature, to pin. */
+  pin?: DidPin | undefined;
+  /** Reposts: the repost's id on the actor's node. */
+  remoteRepostId?: string | undefined;
+}
 
 /** Thrown inside a transaction to roll it back; turned into a failure value right outside. */
 class Refusal extends Error {
@@ -134,40 +162,8 @@ export function createInboundInteractionService(
   const { db, peers, clock, logger, config } = deps;
   const prisma = db.prisma;
 
-  /** Actors whose did was asked again after a pinned did failed: when, and the answer. */
-  const recheckedDids = new Map<string, { at: number; did: Promise<Result<string, string>> }>();
-
-  /** The did the actor's node publishes now. */
-  async function fetchDid(actor: Actor): Promise<Result<string, string>> {
-    const answer = await peers.getJson(
-      actor.domain,
-      `${SWARM_PATHS.user(actor.handle)}?limit=0`,
-      swarmUserResponseSchema,
-    );
-    if (!answer.ok)
-      return err(`cannot resolve the actor's key: ${describePeerError(answer.error)}`);
-    const did = answer.value.profile.did;
-    return did ? ok(did) : err(`${actor.handle}@${actor.domain} publishes no did`);
-  }
-
-  /**
-   * `fetchDid` at most once per actor per DID_RECHECK_MS: a pinned did that fails may mean the
-   * user rotated their key, but forged signatures must not make us hammer the actor's node.
-   */
-  function recheckDid(actor: Actor): Promise<Result<string, string>> {
-    const key = formatActorUrl(actor);
-    const nowMs = clock.now().getTime();
-    const entry = recheckedDids.get(key);
-    if (entry && nowMs - entry.at < DID_RECHECK_MS) return entry.did;
-    const did = fetchDid(actor);
-    recheckedDids.delete(key);
-    recheckedDids.set(key, { at: nowMs, did });
-    // Oldest out first (a Map iterates in insertion order).
-    if (recheckedDids.size > DID_RECHECK_MAX) {
-      recheckedDids.delete(recheckedDids.keys().next().value as string);
-    }
-    return did;
-  }
+  /** The did an actor's node publishes (re-asked at most once per actor per 5 min). */
+  const userDids = createUserDids({ peers, clock });
 
   /** True when `did` names a key that verifies the user signature. */
   async function signedBy(did: string, action: UserAction, raw: unknown): Promise<boolean> {
@@ -186,15 +182,7 @@ export function createInboundInteractionService(
    * valid signature proved one, and `seen` when the interaction is already in the ledger (a
    * repeat: answered without a transaction; false only means "claim it to know").
    */
-  async function admit(input: {
-    action: UserAction;
-    sourceDomain: string;
-    actor: Actor;
-    timestamp: string;
-    rawBody: unknown;
-    /** The ledger key; the reply has none (its apId plays that part). */
-    interactionId?: string;
-  }): Promise<Result<Admitted, InboundInteractionError>> {
+  async function admit(input: AdmitInput): Promise<Result<Admitted, InboundInteractionError>> {
     const { action, actor } = input;
     const source = parseDomain(input.sourceDomain);
     if (!source.ok || source.value !== actor.domain) {
@@ -222,20 +210,23 @@ export function createInboundInteractionService(
     }
     const who = `${actor.handle}@${actor.domain}`;
     // One round trip for the pinned did and the ledger.
-    const [known] = await prisma.$queryRaw<{ did: string | null; seen: boolean }[]>`
-      SELECT
-        (SELECT did FROM remote_actors
-          WHERE node_domain = ${actor.domain} AND handle = ${actor.handle}) AS did,
-        EXISTS (SELECT 1 FROM inbound_interactions
-          WHERE actor_node_domain = ${actor.domain}
-            AND interaction_id = ${storableText(input.interactionId)}) AS seen`;
+    const [known] = await driverQuery<{ did: string | null; seen: boolean }>(
+      db,
+      Prisma.sql`
+        SELECT
+          (SELECT did FROM remote_actors
+            WHERE node_domain = ${actor.domain} AND handle = ${actor.handle}) AS did,
+          EXISTS (SELECT 1 FROM inbound_interactions
+            WHERE actor_node_domain = ${actor.domain}
+              AND interaction_id = ${storableText(input.interactionId)}::text) AS seen`,
+    );
     const pinned = known?.did ?? null;
     const seen = known?.seen === true;
     if (pinned && (await signedBy(pinned, action, raw))) return ok({ didToPin: undefined, seen });
 
     // No did pinned yet (it is pinned on first sight, once a signature proves it), or the pinned
     // one fails: the user may have rotated their key, so ask the actor's node (rate-limited).
-    const current = pinned ? await recheckDid(actor) : await fetchDid(actor);
+    const current = pinned ? await userDids.recheck(actor) : await userDids.fetch(actor);
     if (!current.ok) {
       logger.info({ actor: who, reason: current.reason }, 'user key unresolved');
       if (!pinned) {
@@ -276,10 +267,12 @@ export function createInboundInteractionService(
 
   /** Insert-or-refresh the actor's cached profile; pins a proven did. */
   async function upsertActor(tx: Tx, actor: Actor, pin: DidPin | undefined) {
-    // The upsert pins a first did itself; replacing a pinned one is pinDid's compare-and-set.
-    const stored = await upsertRemoteActor(tx, actor, { now: clock.now(), didToPin: pin?.did });
-    if (pin?.replaces) await pinDid(tx, actor, pin);
+    const stored = await upsertRemoteActor(tx, actor, pinOptions(pin));
     return remoteEffectActor(actor, stored);
+  }
+
+  function pinOptions(pin: DidPin | undefined): RemoteActorUpsertOptions {
+    return { now: clock.now(), didToPin: pin?.did, replaces: pin?.replaces };
   }
 
   /**
@@ -294,8 +287,8 @@ export function createInboundInteractionService(
     });
   }
 
-  function noPost(postId: string): Refusal {
-    return new Refusal({ code: 'POST_NOT_FOUND', message: `No post ${postId} on this node.` });
+  function postNotFound(postId: string): InboundInteractionError {
+    return { code: 'POST_NOT_FOUND', message: `No post ${postId} on this node.` };
   }
 
   async function findPost(tx: Tx, postId: string) {
@@ -303,37 +296,76 @@ export function createInboundInteractionService(
       where: { id: postId, deletedAt: null },
       select: { id: true, authorId: true },
     });
-    if (!post) throw noPost(postId);
+    if (!post) throw new Refusal(postNotFound(postId));
     return post;
   }
 
+  /** A like or a repost: the checks, then `applyOnPost` unless the ledger knows it already. */
+  async function receiveOnPost(
+    input: AdmitInput & Omit<PostEffects, 'kind' | 'pin'> & { action: PostInteraction },
+  ): Promise<InteractionOutcome> {
+    const message = INTERACTION_MESSAGES[input.action];
+    const admitted = await admit(input);
+    if (!admitted.ok) return admitted;
+    if (admitted.value.seen) return done(message);
+    const applied = await applyOnPost({
+      ...input,
+      kind: input.action,
+      pin: admitted.value.didToPin,
+    });
+    return applied.ok ? done(message) : applied;
+  }
+
   /**
-   * `claim` and `findPost` in one round trip (likes are the busiest path): undefined when the
-   * interaction was applied before; a missing post refuses (404, the claim rolls back).
+   * A like or a repost, the busiest writes a node receives, as one statement on the driver
+   * (driver-query.ts): one round trip, atomic on its own, no interactive transaction. Its
+   * data-modifying CTEs claim the idempotency key, but only on a live post (a 404 writes
+   * nothing); store the actor (pinning a proven did); add the like or repost (one per actor and
+   * post); move the counter and notify the author only when that row is new. A concurrent
+   * duplicate waits on the ledger's unique key, then claims nothing and changes nothing.
    */
-  async function claimOnPost(
-    tx: Tx,
-    domain: string,
-    interactionId: string,
-    kind: string,
-    postId: string,
-  ): Promise<{ id: string; authorId: string | null } | undefined> {
-    const [row] = await tx.$queryRaw<
-      { fresh: boolean; id: string | null; author_id: string | null }[]
-    >`
-      WITH claimed AS (
-        INSERT INTO inbound_interactions (actor_node_domain, interaction_id, kind, received_at)
-        VALUES (${domain}, ${interactionId}, ${kind}, ${clock.now()}::timestamptz)
-        ON CONFLICT DO NOTHING
-        RETURNING 1
-      )
-      SELECT EXISTS (SELECT 1 FROM claimed) AS fresh, p.id::text AS id,
-        p.author_id::text AS author_id
-      FROM (SELECT 1) AS one
-      LEFT JOIN posts p ON p.id = ${postId}::uuid AND p.deleted_at IS NULL`;
-    if (!row?.fresh) return undefined;
-    if (!row.id) throw noPost(postId);
-    return { id: row.id, authorId: row.author_id };
+  async function applyOnPost(input: PostEffects): Promise<Result<void, InboundInteractionError>> {
+    const { kind, actor, interactionId } = input;
+    const { table, counter } = POST_INTERACTION_TABLES[kind];
+    const options = pinOptions(input.pin);
+    const now = options.now;
+    const actorUrl = formatActorUrl(actor);
+    const repostId = kind === 'repost' ? (input.remoteRepostId ?? null) : undefined;
+    const [row] = await driverQuery<{ found: boolean }>(
+      db,
+      Prisma.sql`
+        WITH post AS (
+          SELECT id, author_id FROM posts WHERE id = ${input.postId}::uuid AND deleted_at IS NULL
+        ), claimed AS (
+          INSERT INTO inbound_interactions (actor_node_domain, interaction_id, kind, received_at)
+          SELECT ${actor.domain}, ${interactionId}, ${kind}, ${now}::timestamptz FROM post
+          ON CONFLICT DO NOTHING
+          RETURNING 1
+        ), actor AS (${remoteActorUpsertSql(actor, options, 'claimed')}
+        ), added AS (
+          INSERT INTO ${Prisma.raw(table)} (post_id, actor_key, remote_actor_id, interaction_id,
+            created_at${repostId === undefined ? Prisma.empty : Prisma.sql`, remote_repost_id`})
+          SELECT post.id, ${actorUrl}, actor.id, ${interactionId}, ${now}::timestamptz
+            ${repostId === undefined ? Prisma.empty : Prisma.sql`, ${repostId}::text`}
+          FROM post, actor
+          ON CONFLICT DO NOTHING
+          RETURNING post_id
+        ), counted AS (
+          UPDATE posts SET ${Prisma.raw(`${counter} = ${counter} + 1`)},
+            updated_at = ${now}::timestamptz
+          FROM added WHERE posts.id = added.post_id
+        ), notified AS (
+          INSERT INTO notifications (recipient_id, type, actor_key, actor_remote_actor_id,
+            actor_handle, actor_display_name, actor_avatar_url, actor_node_domain, post_id,
+            interaction_id, created_at)
+          SELECT post.author_id, ${kind}::notification_type, ${actorUrl}, actor.id, ${actor.handle},
+            ${actor.displayName}, ${actor.avatarUrl || null}, ${actor.domain}, post.id,
+            ${interactionId}, ${now}::timestamptz
+          FROM added, post, actor WHERE post.author_id IS NOT NULL
+        )
+        SELECT EXISTS (SELECT 1 FROM post) AS found`,
+    );
+    return row?.found ? ok(undefined) : err(postNotFound(input.postId));
   }
 
   async function findUser(tx: Tx, handle: string) {
@@ -352,36 +384,15 @@ export function createInboundInteractionService(
   return {
     async like(sourceDomain, body, rawBody) {
       const { like } = body;
-      const actor = actorOf(like.actorHandle, like.actorNodeDomain, like);
-      const admitted = await admit({
+      return receiveOnPost({
         action: 'like',
         sourceDomain,
-        actor,
+        actor: actorOf(like.actorHandle, like.actorNodeDomain, like),
         timestamp: like.timestamp,
         rawBody,
         interactionId: like.interactionId,
+        postId: body.postId,
       });
-      if (!admitted.ok) return admitted;
-      if (admitted.value.seen) return done(INTERACTION_MESSAGES.like);
-      const outcome = await inTransaction(async (tx) => {
-        const post = await claimOnPost(tx, actor.domain, like.interactionId, 'like', body.postId);
-        if (!post) return;
-        const liker = await upsertActor(tx, actor, admitted.value.didToPin);
-        const at = clock.now();
-        const { interactionId } = like;
-        if (!(await addLike(tx, { postId: post.id, actor: liker, interactionId, at }))) return;
-        if (post.authorId) {
-          await notify(tx, {
-            recipientId: post.authorId,
-            type: 'like',
-            actor: liker,
-            at,
-            postId: post.id,
-            interactionId,
-          });
-        }
-      });
-      return outcome.ok ? done(INTERACTION_MESSAGES.like) : outcome;
     },
 
     async unlike(sourceDomain, body, rawBody) {
@@ -398,14 +409,8 @@ export function createInboundInteractionService(
       if (!admitted.ok) return admitted;
       if (admitted.value.seen) return done(INTERACTION_MESSAGES.unlike);
       const outcome = await inTransaction(async (tx) => {
-        const post = await claimOnPost(
-          tx,
-          actor.domain,
-          unlike.interactionId,
-          'unlike',
-          body.postId,
-        );
-        if (!post) return;
+        if (!(await claim(tx, actor.domain, unlike.interactionId, 'unlike'))) return;
+        const post = await findPost(tx, body.postId);
         await pinDid(tx, actor, admitted.value.didToPin);
         await removeLike(tx, { postId: post.id, actorKey: formatActorUrl(actor) });
       });
@@ -414,49 +419,16 @@ export function createInboundInteractionService(
 
     async repost(sourceDomain, body, rawBody) {
       const { repost } = body;
-      const actor = actorOf(repost.actorHandle, repost.actorNodeDomain, repost);
-      const admitted = await admit({
+      return receiveOnPost({
         action: 'repost',
         sourceDomain,
-        actor,
+        actor: actorOf(repost.actorHandle, repost.actorNodeDomain, repost),
         timestamp: repost.timestamp,
         rawBody,
         interactionId: repost.interactionId,
+        postId: body.postId,
+        remoteRepostId: repost.repostId,
       });
-      if (!admitted.ok) return admitted;
-      if (admitted.value.seen) return done(INTERACTION_MESSAGES.repost);
-      const outcome = await inTransaction(async (tx) => {
-        const post = await claimOnPost(
-          tx,
-          actor.domain,
-          repost.interactionId,
-          'repost',
-          body.postId,
-        );
-        if (!post) return;
-        const reposter = await upsertActor(tx, actor, admitted.value.didToPin);
-        const at = clock.now();
-        const { interactionId } = repost;
-        const added = await addRepost(tx, {
-          postId: post.id,
-          actor: reposter,
-          interactionId,
-          at,
-          remoteRepostId: repost.repostId,
-        });
-        if (!added) return;
-        if (post.authorId) {
-          await notify(tx, {
-            recipientId: post.authorId,
-            type: 'repost',
-            actor: reposter,
-            at,
-            postId: post.id,
-            interactionId,
-          });
-        }
-      });
-      return outcome.ok ? done(INTERACTION_MESSAGES.repost) : outcome;
     },
 
     async follow(sourceDomain, body, rawBody) {

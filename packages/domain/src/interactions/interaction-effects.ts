@@ -1,5 +1,5 @@
 import { formatActorUrl } from '@swarm/contract';
-import { localActorKey, type Prisma } from '@swarm/db';
+import { Prisma, localActorKey } from '@swarm/db';
 
 /**
  * The database effects of an interaction, shared by the receiver of other nodes' interactions
@@ -51,40 +51,69 @@ function actorColumns(actor: EffectActor) {
     : { actorKey: actorKeyOf(actor), userId: null, remoteActorId: actor.remoteActorId };
 }
 
+/** How `upsertRemoteActor` stores an actor. */
+export interface RemoteActorUpsertOptions {
+  now: Date;
+  /** A did proved by a signature: pinned when none is, or when the pinned one is `replaces`. */
+  didToPin?: string | undefined;
+  /** The pinned did that failed and that `didToPin` replaces (a key rotation). */
+  replaces?: string | null | undefined;
+  /** The fields came from the actor's own node (`fetched_at`), not from an interaction body. */
+  fetched?: boolean;
+}
+
 /**
  * Insert-or-refresh a remote actor's cached profile in one statement (two requests may store
  * the same actor at once). Empty display fields never overwrite known ones; a did is pinned only
- * when none is (DESIGN §3: pinned on first sight). `fetched`: the fields came from the actor's
- * own node (`fetched_at`), not from an interaction body.
+ * when none is (DESIGN §3: pinned on first sight), or over exactly the did it replaces (a
+ * compare-and-set: concurrent requests cannot pin an older answer over a newer one).
  */
 export async function upsertRemoteActor(
   tx: Tx,
   actor: RemoteActorFields,
-  options: { now: Date; didToPin?: string | undefined; fetched?: boolean },
+  options: RemoteActorUpsertOptions,
 ): Promise<{ id: string; actorUrl: string }> {
   const actorUrl = formatActorUrl(actor);
+  const rows = await tx.$queryRaw<{ id: string }[]>(remoteActorUpsertSql(actor, options));
+  const id = rows[0]?.id;
+  if (!id) throw new Error(`remote actor upsert returned no row for ${actorUrl}`);
+  return { id, actorUrl };
+}
+
+/**
+ * `upsertRemoteActor`'s statement, `RETURNING id`. With `onlyIf` (the name of a CTE), the row is
+ * written only when that CTE has a row: the building block of one-statement effects.
+ */
+export function remoteActorUpsertSql(
+  actor: RemoteActorFields,
+  options: RemoteActorUpsertOptions,
+  onlyIf?: string,
+): Prisma.Sql {
   const { now } = options;
   const did = options.didToPin ?? null;
+  const replaces = options.replaces ?? null;
   const fetchedAt = options.fetched ? now : null;
-  const rows = await tx.$queryRaw<{ id: string }[]>`
+  // The did may be written when none is pinned, or over the one it replaces.
+  const pinnable = Prisma.sql`(remote_actors.did IS NULL OR remote_actors.did = ${replaces}::text)`;
+  return Prisma.sql`
     INSERT INTO remote_actors (actor_url, handle, node_domain, display_name, avatar_url, bio,
       did, did_pinned_at, fetched_at, created_at, updated_at)
-    VALUES (${actorUrl}, ${actor.handle}, ${actor.domain}, ${actor.displayName},
-      ${actor.avatarUrl || null}, ${actor.bio}, ${did},
-      ${did ? now : null}::timestamptz, ${fetchedAt}::timestamptz, ${now}, ${now})
+    SELECT ${formatActorUrl(actor)}, ${actor.handle}, ${actor.domain}, ${actor.displayName},
+      ${actor.avatarUrl || null}, ${actor.bio}, ${did}::text,
+      ${did ? now : null}::timestamptz, ${fetchedAt}::timestamptz, ${now}::timestamptz,
+      ${now}::timestamptz
+    ${onlyIf ? Prisma.raw(`FROM ${onlyIf}`) : Prisma.empty}
     ON CONFLICT (actor_url) DO UPDATE SET
       display_name = COALESCE(NULLIF(EXCLUDED.display_name, ''), remote_actors.display_name),
       avatar_url = COALESCE(EXCLUDED.avatar_url, remote_actors.avatar_url),
       bio = COALESCE(NULLIF(EXCLUDED.bio, ''), remote_actors.bio),
-      did = COALESCE(remote_actors.did, EXCLUDED.did),
-      did_pinned_at = CASE WHEN remote_actors.did IS NULL THEN EXCLUDED.did_pinned_at
-                           ELSE remote_actors.did_pinned_at END,
+      did = CASE WHEN EXCLUDED.did IS NOT NULL AND ${pinnable} THEN EXCLUDED.did
+                 ELSE remote_actors.did END,
+      did_pinned_at = CASE WHEN EXCLUDED.did IS NOT NULL AND ${pinnable}
+                           THEN EXCLUDED.did_pinned_at ELSE remote_actors.did_pinned_at END,
       fetched_at = COALESCE(EXCLUDED.fetched_at, remote_actors.fetched_at),
       updated_at = EXCLUDED.updated_at
-    RETURNING id::text AS id`;
-  const id = rows[0]?.id;
-  if (!id) throw new Error(`remote actor upsert returned no row for ${actorUrl}`);
-  return { id, actorUrl };
+    RETURNING id`;
 }
 
 /** The stored remote actor as an `EffectActor`. */

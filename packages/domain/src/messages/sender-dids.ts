@@ -1,18 +1,10 @@
-import {
-  SWARM_PATHS,
-  err,
-  formatActorUrl,
-  ok,
-  parseHandleAddress,
-  swarmUserResponseSchema,
-  type Result,
-} from '@swarm/contract';
+import { err, formatActorUrl, ok, parseHandleAddress, type Result } from '@swarm/contract';
 import type { Db } from '@swarm/db';
 import type { Clock } from '../clock.ts';
-import { DID_RECHECK_MS } from '../interactions/index.ts';
 import { upsertRemoteActor, type Tx } from '../interactions/interaction-effects.ts';
 import type { Logger } from '../logger.ts';
-import { describePeerError, type PeerClient } from '../peers/index.ts';
+import type { PeerClient } from '../peers/index.ts';
+import { createUserDids } from '../security/user-dids.ts';
 
 /**
  * The did of a remote user, for checking their signature on a message or a receipt: the same
@@ -44,8 +36,6 @@ export interface SenderDids {
   pin(tx: Tx, pin: DidPin | undefined): Promise<void>;
 }
 
-const RECHECK_MAX = 10_000;
-
 export function createSenderDids(deps: {
   db: Db;
   peers: Pick<PeerClient, 'getJson'>;
@@ -54,30 +44,7 @@ export function createSenderDids(deps: {
 }): SenderDids {
   const { db, peers, clock, logger } = deps;
   const prisma = db.prisma;
-  const rechecked = new Map<string, { at: number; did: Promise<Result<string>> }>();
-
-  async function fetchDid(handle: string, domain: string): Promise<Result<string>> {
-    const answer = await peers.getJson(
-      domain,
-      `${SWARM_PATHS.user(handle)}?limit=0`,
-      swarmUserResponseSchema,
-    );
-    if (!answer.ok) return err(`cannot resolve the user's key: ${describePeerError(answer.error)}`);
-    const did = answer.value.profile.did;
-    return did ? ok(did) : err(`${handle}@${domain} publishes no did`);
-  }
-
-  function recheckDid(handle: string, domain: string): Promise<Result<string>> {
-    const key = formatActorUrl({ handle, domain });
-    const nowMs = clock.now().getTime();
-    const entry = rechecked.get(key);
-    if (entry && nowMs - entry.at < DID_RECHECK_MS) return entry.did;
-    const did = fetchDid(handle, domain);
-    rechecked.delete(key);
-    rechecked.set(key, { at: nowMs, did });
-    if (rechecked.size > RECHECK_MAX) rechecked.delete(rechecked.keys().next().value as string);
-    return did;
-  }
+  const userDids = createUserDids({ peers, clock });
 
   return {
     async prove(address, claimed, verify) {
@@ -90,7 +57,9 @@ export function createSenderDids(deps: {
       });
       const pinned = known?.did ?? null;
       if (pinned && pinned === claimed && (await verify(pinned))) return ok({ pin: undefined });
-      const current = pinned ? await recheckDid(handle, domain) : await fetchDid(handle, domain);
+      const current = pinned
+        ? await userDids.recheck({ handle, domain })
+        : await userDids.fetch({ handle, domain });
       if (!current.ok) {
         logger.info({ user: address, reason: current.reason }, 'user key unresolved');
         if (!pinned) return err(`the user signature cannot be checked: ${current.reason}`);

@@ -11,11 +11,12 @@ import {
   type NodeSignatureHeaders,
   type Result,
 } from '@swarm/contract';
-import type { Db } from '@swarm/db';
+import { Prisma, type Db } from '@swarm/db';
 import type { Clock } from '../clock.ts';
 import type { NodeConfig } from '../config.ts';
 import type { Logger } from '../logger.ts';
 import { describePeerError, type PeerClient } from '../peers/index.ts';
+import { driverQuery } from './driver-query.ts';
 import { importNodeKey } from './key-cache.ts';
 
 // Inbound node-signed requests (DESIGN §3 "Node keys and node-signed requests"): the sender's
@@ -74,6 +75,15 @@ export function createNodeAuthService(deps: NodeAuthDeps): NodeAuthService {
   /** Keys fetched to explain a failing pinned key, per domain (in memory, per process). */
   const rechecked = new Map<string, { at: number; pem: string | undefined }>();
   let lastPrune = 0;
+  /**
+   * The key text last read as pinned, per domain: only a guess of which key to verify with
+   * first; the database confirms it in the statement that records the nonce.
+   */
+  const pinnedHints = new Map<string, string>();
+  const rememberPinned = (domain: string, pem: string) => {
+    if (pinnedHints.size >= RECHECK_CACHE_MAX) pinnedHints.clear();
+    pinnedHints.set(domain, pem);
+  };
 
   const fail = (code: NodeAuthFailureCode, message: string) =>
     err<NodeAuthFailure>({ code, message });
@@ -101,6 +111,32 @@ export function createNodeAuthService(deps: NodeAuthDeps): NodeAuthService {
   }
 
   /**
+   * Records the request's nonce, until the clock window is over; with `onlyIf` (the name of a
+   * CTE) only when that CTE has a row. ON CONFLICT DO NOTHING: a replayed nonce, even one racing
+   * its original, inserts nothing, so the statement returns no row.
+   */
+  function insertNonceSql(domain: string, headers: NodeSignatureHeaders, onlyIf?: string) {
+    const expiresAt = new Date(
+      new Date(headers['X-Swarm-Timestamp']).getTime() + LIMITS.clockWindowMs,
+    );
+    return Prisma.sql`
+      INSERT INTO request_nonces (source_domain, nonce, expires_at)
+      SELECT ${domain}, ${headers['X-Swarm-Nonce']}, ${expiresAt}::timestamptz
+      ${onlyIf ? Prisma.raw(`FROM ${onlyIf}`) : Prisma.empty}
+      ON CONFLICT DO NOTHING
+      RETURNING 1`;
+  }
+
+  async function nonceRecorded(
+    domain: string,
+    fresh: boolean,
+  ): Promise<Result<{ sourceDomain: string }, NodeAuthFailure>> {
+    if (!fresh) return fail('INVALID_SIGNATURE', 'The nonce was already used (replayed request).');
+    await pruneNonces(clock.now());
+    return ok({ sourceDomain: domain });
+  }
+
+  /**
    * Records the nonce and, for a first contact, pins the key: one transaction then, so a replay
    * or a pin race leaves nothing behind.
    */
@@ -110,20 +146,15 @@ export function createNodeAuthService(deps: NodeAuthDeps): NodeAuthService {
     pin: { pem: string; name: string } | undefined,
   ): Promise<Result<{ sourceDomain: string }, NodeAuthFailure>> {
     const now = clock.now();
-    const expiresAt = new Date(
-      new Date(headers['X-Swarm-Timestamp']).getTime() + LIMITS.clockWindowMs,
-    );
-    const nonce = { sourceDomain: domain, nonce: headers['X-Swarm-Nonce'], expiresAt };
-    const recordNonce = async (client: Pick<typeof prisma, 'requestNonce'>) =>
-      (await client.requestNonce.createMany({ data: [nonce], skipDuplicates: true })).count === 1;
+    const insertNonce = insertNonceSql(domain, headers);
     let fresh: boolean;
     if (!pin) {
       // The usual case: a single statement, atomic on its own.
-      fresh = await recordNonce(prisma);
+      fresh = (await driverQuery(deps.db, insertNonce)).length === 1;
     } else {
       try {
         fresh = await prisma.$transaction(async (tx) => {
-          if (!(await recordNonce(tx))) return false;
+          if ((await tx.$queryRaw<unknown[]>(insertNonce)).length === 0) return false;
           // Create the row if the registry does not know the node yet; otherwise touch only
           // the key-pinning columns (the registry owns the rest).
           const pinned = await tx.$queryRaw<{ public_key: string | null }[]>`
@@ -153,9 +184,39 @@ export function createNodeAuthService(deps: NodeAuthDeps): NodeAuthService {
         throw error;
       }
     }
-    if (!fresh) return fail('INVALID_SIGNATURE', 'The nonce was already used (replayed request).');
-    await pruneNonces(now);
-    return ok({ sourceDomain: domain });
+    return nonceRecorded(domain, fresh);
+  }
+
+  /**
+   * The usual request, in one round trip: verified with the key this process saw pinned last
+   * time, then one statement records the nonce only if that key is still the pinned one and the
+   * node is not blocked. Undefined when that cannot be shown (signature, key changed, blocked):
+   * the full check decides then.
+   */
+  async function acceptOnPinnedHint(
+    domain: string,
+    headers: NodeSignatureHeaders,
+    hint: string,
+    verify: (key: CryptoKey) => Promise<boolean>,
+  ): Promise<Result<{ sourceDomain: string }, NodeAuthFailure> | undefined> {
+    const key = await importNodeKey(hint);
+    if (!key.ok || !(await verify(key.value.key))) return undefined;
+    const [row] = await driverQuery<{ confirmed: boolean; fresh: boolean }>(
+      deps.db,
+      Prisma.sql`
+        WITH confirmed AS (
+          SELECT 1 FROM swarm_nodes
+          WHERE domain = ${domain} AND key_pinned_at IS NOT NULL AND public_key = ${hint}
+            AND NOT EXISTS (SELECT 1 FROM node_blocks WHERE domain = ${domain})
+        ), recorded AS (${insertNonceSql(domain, headers, 'confirmed')})
+        SELECT EXISTS (SELECT 1 FROM confirmed) AS confirmed,
+          EXISTS (SELECT 1 FROM recorded) AS fresh`,
+    );
+    if (!row?.confirmed) {
+      pinnedHints.delete(domain);
+      return undefined;
+    }
+    return nonceRecorded(domain, row.fresh);
   }
 
   function keyConflictMessage(domain: string) {
@@ -201,21 +262,7 @@ export function createNodeAuthService(deps: NodeAuthDeps): NodeAuthService {
     if (domain === self) {
       return fail('INVALID_SIGNATURE', 'The request claims to come from this node itself.');
     }
-    // Block and pinned key in one round trip: this runs for every signed request.
-    const [known] = await prisma.$queryRaw<{ blocked: boolean; pinned: string | null }[]>`
-      SELECT EXISTS (SELECT 1 FROM node_blocks WHERE domain = ${domain}) AS blocked,
-        (SELECT public_key FROM swarm_nodes
-          WHERE domain = ${domain} AND key_pinned_at IS NOT NULL) AS pinned`;
-    if (known?.blocked) {
-      return fail('NODE_BLOCKED', `${domain} is blocked on this node.`);
-    }
-    if (!isWithinClockWindow(headers['X-Swarm-Timestamp'], clock.now())) {
-      return fail(
-        'INVALID_SIGNATURE',
-        'X-Swarm-Timestamp is more than 5 minutes away from this node’s clock.',
-      );
-    }
-
+    const withinWindow = isWithinClockWindow(headers['X-Swarm-Timestamp'], clock.now());
     const verify = (publicKey: CryptoKey) =>
       verifyNodeRequestSignature({
         publicKey,
@@ -226,6 +273,31 @@ export function createNodeAuthService(deps: NodeAuthDeps): NodeAuthService {
         headers,
       });
 
+    const hint = pinnedHints.get(domain);
+    if (hint && withinWindow) {
+      const accepted = await acceptOnPinnedHint(domain, headers, hint, verify);
+      if (accepted) return accepted;
+    }
+
+    // Block and pinned key in one round trip.
+    const [known] = await driverQuery<{ blocked: boolean; pinned: string | null }>(
+      deps.db,
+      Prisma.sql`
+        SELECT EXISTS (SELECT 1 FROM node_blocks WHERE domain = ${domain}) AS blocked,
+          (SELECT public_key FROM swarm_nodes
+            WHERE domain = ${domain} AND key_pinned_at IS NOT NULL) AS pinned`,
+    );
+    if (known?.blocked) {
+      return fail('NODE_BLOCKED', `${domain} is blocked on this node.`);
+    }
+    if (!withinWindow) {
+      return fail(
+        'INVALID_SIGNATURE',
+        'X-Swarm-Timestamp is more than 5 minutes away from this node’s clock.',
+      );
+    }
+
+    if (known?.pinned) rememberPinned(domain, known.pinned);
     const pinned = known?.pinned ? await importNodeKey(known.pinned) : undefined;
     if (pinned?.ok) {
       if (await verify(pinned.value.key)) return accept(domain, headers, undefined);
@@ -246,7 +318,10 @@ export function createNodeAuthService(deps: NodeAuthDeps): NodeAuthService {
         `The signature does not verify with the key ${domain} publishes.`,
       );
     }
-    return accept(domain, headers, { pem: published.value.pem, name: published.value.name });
+    const pin = { pem: published.value.pem, name: published.value.name };
+    const accepted = await accept(domain, headers, pin);
+    if (accepted.ok) rememberPinned(domain, pin.pem);
+    return accepted;
   }
 
   async function resetPinnedKey(domain: string): Promise<boolean> {
@@ -257,6 +332,7 @@ export function createNodeAuthService(deps: NodeAuthDeps): NodeAuthService {
       data: { publicKey: null, keyPinnedAt: null },
     });
     rechecked.delete(parsed.value);
+    pinnedHints.delete(parsed.value);
     if (reset.count > 0) logger.info({ peer: parsed.value }, 'pinned node key reset');
     return reset.count > 0;
   }
