@@ -487,9 +487,20 @@ describe('privacy and blocks, enforced by bob’s node', () => {
 
 describe('beta down while alice sends', () => {
   it('retrying while down; delivered exactly once after beta is back', async () => {
-    // alice's browser already has bob's key (from an earlier look), then beta goes down.
-    const envelope = await compose(alice, bob, 'sent while you were away');
+    // alice looked bob up while beta was up; then beta goes down.
+    const seen = await as(alice).messages.recipient({ address: bob.address });
     net.network.drop(B);
+    // Alpha still offers the key bob's profile last published (the browser checks its binding).
+    expect(await as(alice).messages.recipient({ address: bob.address })).toEqual({
+      ...seen,
+      acceptsMessages: true,
+    });
+    expect(seen.encryptionKey?.publicKey).toBe(bob.publicKey);
+    // Someone alpha never saw: no key to offer, the node's failure is the answer.
+    expect(
+      await trpcFailure(as(alice).messages.recipient({ address: `nobody@${B}` })),
+    ).toMatchObject({ code: 'BAD_GATEWAY' });
+    const envelope = await compose(alice, bob, 'sent while you were away');
     const result = await as(alice).messages.send({ envelope });
     expect(result.status).toBe('retrying');
     expect(result.delivery?.summary).toMatch(/^retrying, next in /);

@@ -217,13 +217,14 @@ describe('direct messages between two nodes in a browser', () => {
     'with B down, the message waits in the outbox ("retrying, next in …"); with B back, "Retry now" sends it',
     { timeout: 90_000 },
     async () => {
-      await alice.visit(a.url, `/messages/${bobAddress()}`, 'thread-before-outage');
+      await bob.page.goto('about:blank');
+      await b.stop();
+      // Opened while B is down: A offers the key bob's profile last published.
+      await alice.visit(a.url, `/messages/${bobAddress()}`, 'thread-during-outage');
       // The heading names bob as A knows him, his address under it.
       await alice.page.getByRole('heading', { level: 1, name: 'Bob', exact: true }).waitFor();
       const textbox = alice.page.getByLabel(`Message to ${bobAddress()}`);
       await expect.poll(() => textbox.isEnabled()).toBe(true);
-      await bob.page.goto('about:blank');
-      await b.stop();
 
       const text = 'Are you back?';
       await textbox.fill(text);

@@ -447,6 +447,29 @@ export function createMessageService(deps: MessageServiceDeps): MessageService {
       const e = answer.error;
       if (e.kind === 'http' && e.status === 404)
         return refuse('NOT_FOUND', `There is no user ${handle} on ${domain}.`);
+      // Their node is down: the key their profile last published lets the message wait in the
+      // outbox (the browser checks its binding to the did it pinned, as always).
+      const known = await prisma.remoteActor.findUnique({
+        where: { nodeDomain_handle: { nodeDomain: domain, handle } },
+        select: {
+          handle: true,
+          displayName: true,
+          did: true,
+          encryptionPublicKey: true,
+          encryptionKeyCreatedAt: true,
+          encryptionKeySignature: true,
+        },
+      });
+      const cachedKey = known ? storedEncryptionKey(known) : null;
+      if (known?.did && cachedKey) {
+        return ok({
+          address: `${known.handle}@${domain}`,
+          displayName: known.displayName,
+          did: known.did,
+          encryptionKey: cachedKey,
+          acceptsMessages: true,
+        });
+      }
       return refuse(e.kind === 'timeout' ? 'GATEWAY_TIMEOUT' : 'BAD_GATEWAY', describePeerError(e));
     }
     const { profile } = answer.value;
@@ -480,6 +503,15 @@ export function createMessageService(deps: MessageServiceDeps): MessageService {
     if (!reason && (!encryptionKey || !did)) {
       reason = `${shown} has not set up direct messages yet.`;
     }
+    // Kept for when their node is down (only a key bound to the did their node publishes).
+    await prisma.remoteActor.updateMany({
+      where: { nodeDomain: domain, handle: handleOf(shown) },
+      data: {
+        encryptionPublicKey: encryptionKey?.publicKey ?? null,
+        encryptionKeyCreatedAt: encryptionKey ? new Date(encryptionKey.createdAt) : null,
+        encryptionKeySignature: encryptionKey?.signature ?? null,
+      },
+    });
     if (!reason && (await peerSupportsMessages(domain)) === 'no') reason = UNSUPPORTED_REASON;
     return ok({
       address: shown,
