@@ -218,7 +218,7 @@ export function createInboundInteractionService(
             WHERE node_domain = ${actor.domain} AND handle = ${actor.handle}) AS did,
           EXISTS (SELECT 1 FROM inbound_interactions
             WHERE actor_node_domain = ${actor.domain}
-              AND interaction_id = ${storableText(input.interactionId)}::text) AS seen`,
+              AND interaction_id = ${input.interactionId ?? null}::text) AS seen`,
     );
     const pinned = known?.did ?? null;
     const seen = known?.seen === true;
@@ -609,14 +609,6 @@ export function createInboundInteractionService(
       return outcome.ok ? ok({ replyId: outcome.value }) : outcome;
     },
   };
-}
-
-/**
- * Postgres text cannot hold U+0000: such an id is in no table (and asking would be an error
- * before the signature is even checked), so it is looked up as null.
- */
-function storableText(text: string | undefined): string | null {
-  return text === undefined || text.includes('\u0000') ? null : text;
 }
 
 function actorOf(
