@@ -69,6 +69,41 @@ describe('sign and verify (ECDSA P-256, P1363, base64url)', () => {
     }
   });
 
+  it('gives WebCrypto’s answer on Node, where it verifies with node:crypto', async () => {
+    const { privateKey, publicKey } = await generateSigningKeyPair();
+    const message = utf8Encode('the same answer');
+    const valid = base64urlDecode(await signBytes(privateKey, message));
+    const order = p256.Point.Fn.ORDER;
+    const highS = new Uint8Array(valid);
+    const s = BigInt(`0x${Buffer.from(valid.subarray(32)).toString('hex')}`);
+    highS.set(Buffer.from((order - s).toString(16).padStart(64, '0'), 'hex'), 32);
+    const tampered = new Uint8Array(valid);
+    tampered[40] = (tampered[40] ?? 0) ^ 0x80;
+    const rIsOrder = new Uint8Array(valid);
+    rIsOrder.set(Buffer.from(order.toString(16).padStart(64, '0'), 'hex'), 0);
+    const cases = [
+      valid,
+      highS,
+      tampered,
+      rIsOrder,
+      new Uint8Array(64),
+      new Uint8Array(64).fill(0xff),
+    ];
+    const answers = await Promise.all(
+      cases.map(async (signature) => ({
+        ours: await verifyBytes(publicKey, message, base64urlEncode(signature)),
+        webCrypto: await crypto.subtle.verify(
+          { name: 'ECDSA', hash: 'SHA-256' },
+          publicKey,
+          signature,
+          message,
+        ),
+      })),
+    );
+    expect(answers.map((a) => a.ours)).toEqual(answers.map((a) => a.webCrypto));
+    expect(answers.map((a) => a.ours)).toEqual([true, true, false, false, false, false]);
+  });
+
   it('accepts base64url with padding from other implementations', async () => {
     const { privateKey, publicKey } = await generateSigningKeyPair();
     const signature = await signBytes(privateKey, 'x');
