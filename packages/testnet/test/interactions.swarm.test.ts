@@ -234,6 +234,50 @@ describe('like and unlike', () => {
     expect(await notifications('like')).toHaveLength(1);
   });
 
+  it('applies likes and reposts arriving together exactly as one by one', async () => {
+    // Arriving together, they share statements (security/batched-statement.ts): duplicates,
+    // a second id for the same like, a first-sight actor and a 404 in the same burst.
+    const [p1, p2, p3] = s.postIds as [string, string, string];
+    await ok(await t.send(paths.like, await bodies.like(s.bob, p3)), 'Like received');
+    const again = await bodies.like(s.bob, p1, `burst-x-${s.tag}`);
+    const burst = [
+      again,
+      again,
+      await bodies.like(s.bob, p1, `burst-y-${s.tag}`),
+      await bodies.like(s.carol, p1, `burst-z-${s.tag}`),
+      await bodies.like(s.bob, p2, `burst-w-${s.tag}`),
+      await bodies.like(s.bob, '00000000-0000-4000-8000-000000000000', `burst-v-${s.tag}`),
+    ];
+    const burstReposts = [
+      await bodies.repost(s.carol, p1),
+      await bodies.repost(s.bob, p1),
+      await bodies.repost(s.carol, p1),
+    ];
+    const answers = await Promise.all([
+      ...burst.map((body) => t.send(paths.like, body)),
+      ...burstReposts.map((body) => t.send(paths.repost, body)),
+    ]);
+    for (const answer of answers.slice(0, 5)) await ok(answer, 'Like received');
+    await refused(answers[5]!, 404, 'POST_NOT_FOUND');
+    for (const answer of answers.slice(6)) await ok(answer, 'Repost received');
+
+    expect((await post(p1)).likesCount).toBe(2);
+    expect((await post(p1)).repostsCount).toBe(2);
+    expect((await post(p2)).likesCount).toBe(1);
+    expect((await post(p3)).likesCount).toBe(1);
+    expect((await likes()).length).toBe(4);
+    expect((await reposts()).length).toBe(2);
+    expect(await notifications('like')).toHaveLength(4);
+    expect(await notifications('repost')).toHaveLength(2);
+    const ids = ['x', 'y', 'z', 'w', 'v'].map((id) => `burst-${id}-${s.tag}`);
+    expect(await ledger(...ids)).toBe(4); // not the 404
+    // Carol was first seen in the burst: her did is pinned, her details stored once.
+    expect(await actors()).toMatchObject([
+      { handle: s.bob.handle, did: s.bob.did, displayName: display(s.bob) },
+      { handle: s.carol.handle, did: s.carol.did, displayName: display(s.carol) },
+    ]);
+  });
+
   it('unlike undoes exactly the like; a second unlike or an unlike of nothing changes nothing', async () => {
     const [p1, p2] = s.postIds as [string, string];
     await ok(await t.send(paths.like, await bodies.like(s.bob, p1)), 'Like received');

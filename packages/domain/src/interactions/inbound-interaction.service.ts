@@ -23,14 +23,14 @@ import type { Clock } from '../clock.ts';
 import type { NodeConfig } from '../config.ts';
 import type { Logger } from '../logger.ts';
 import type { PeerClient } from '../peers/index.ts';
-import { driverQuery } from '../security/driver-query.ts';
+import { createBatchedStatement } from '../security/batched-statement.ts';
 import { importDidKey } from '../security/key-cache.ts';
 import { createUserDids } from '../security/user-dids.ts';
 import { excerpt, guessMimeType } from './inbound-helpers.ts';
 import {
   addFollow,
   notify,
-  remoteActorUpsertSql,
+  remoteActorsUpsertSql,
   remoteEffectActor,
   removeFollow,
   removeLike,
@@ -49,7 +49,8 @@ import {
  * Order of checks, all before any write: the actor belongs to the sending node (403), the
  * interaction time is acceptable (401), the user signature is valid (401). Then one transaction
  * claims the idempotency key and applies the effects; a 404 rolls the claim back. Likes and
- * reposts, the bulk of the traffic, do both in a single statement (`applyOnPost`).
+ * reposts, the bulk of the traffic, do both in a single statement (`applyOnPost`), shared by the
+ * requests arriving together (security/batched-statement.ts), as is `admit`'s lookup.
  */
 
 /** The refusals an interaction can meet (401, 403, 404); bad bodies are refused at the edge. */
@@ -136,7 +137,6 @@ const POST_INTERACTION_TABLES = {
 
 /** What `applyOnPost` writes. */
 interface PostEffects {
-  kind: PostInteraction;
   postId: string;
   actor: RemoteActorFields;
   interactionId: string;
@@ -164,6 +164,29 @@ export function createInboundInteractionService(
 
   /** The did an actor's node publishes (re-asked at most once per actor per 5 min). */
   const userDids = createUserDids({ peers, clock });
+
+  /** The actor's pinned did, and whether the ledger holds the interaction: one round trip. */
+  const lookUp = createBatchedStatement<
+    { actor: Actor; interactionId: string | undefined },
+    { did: string | null; seen: boolean }
+  >({
+    db,
+    columns: { node_domain: 'text', handle: 'text', interaction_id: 'text' },
+    row: ({ actor, interactionId }) => ({
+      node_domain: actor.domain,
+      handle: actor.handle,
+      interaction_id: interactionId ?? null,
+    }),
+    statement: (input) => Prisma.sql`
+      SELECT input.ord, remote_actors.did,
+        inbound_interactions.interaction_id IS NOT NULL AS seen
+      FROM ${input}
+      LEFT JOIN remote_actors ON remote_actors.node_domain = input.node_domain
+        AND remote_actors.handle = input.handle
+      LEFT JOIN inbound_interactions ON inbound_interactions.actor_node_domain = input.node_domain
+        AND inbound_interactions.interaction_id = input.interaction_id`,
+    result: (row) => ({ did: (row.did as string | null) ?? null, seen: row.seen === true }),
+  });
 
   /** True when `did` names a key that verifies the user signature. */
   async function signedBy(did: string, action: UserAction, raw: unknown): Promise<boolean> {
@@ -209,19 +232,7 @@ export function createInboundInteractionService(
       return ok({ didToPin: undefined, seen: false });
     }
     const who = `${actor.handle}@${actor.domain}`;
-    // One round trip for the pinned did and the ledger.
-    const [known] = await driverQuery<{ did: string | null; seen: boolean }>(
-      db,
-      Prisma.sql`
-        SELECT
-          (SELECT did FROM remote_actors
-            WHERE node_domain = ${actor.domain} AND handle = ${actor.handle}) AS did,
-          EXISTS (SELECT 1 FROM inbound_interactions
-            WHERE actor_node_domain = ${actor.domain}
-              AND interaction_id = ${input.interactionId ?? null}::text) AS seen`,
-    );
-    const pinned = known?.did ?? null;
-    const seen = known?.seen === true;
+    const { did: pinned, seen } = await lookUp({ actor, interactionId: input.interactionId });
     if (pinned && (await signedBy(pinned, action, raw))) return ok({ didToPin: undefined, seen });
 
     // No did pinned yet (it is pinned on first sight, once a signature proves it), or the pinned
@@ -302,71 +313,119 @@ export function createInboundInteractionService(
 
   /** A like or a repost: the checks, then `applyOnPost` unless the ledger knows it already. */
   async function receiveOnPost(
-    input: AdmitInput & Omit<PostEffects, 'kind' | 'pin'> & { action: PostInteraction },
+    input: AdmitInput & Omit<PostEffects, 'pin'> & { action: PostInteraction },
   ): Promise<InteractionOutcome> {
     const message = INTERACTION_MESSAGES[input.action];
     const admitted = await admit(input);
     if (!admitted.ok) return admitted;
     if (admitted.value.seen) return done(message);
-    const applied = await applyOnPost({
-      ...input,
-      kind: input.action,
-      pin: admitted.value.didToPin,
-    });
-    return applied.ok ? done(message) : applied;
+    const found = await applyOnPost[input.action]({ ...input, pin: admitted.value.didToPin });
+    return found ? done(message) : err(postNotFound(input.postId));
   }
 
   /**
-   * A like or a repost, the busiest writes a node receives, as one statement on the driver
-   * (driver-query.ts): one round trip, atomic on its own, no interactive transaction. Its
-   * data-modifying CTEs claim the idempotency key, but only on a live post (a 404 writes
-   * nothing); store the actor (pinning a proven did); add the like or repost (one per actor and
-   * post); move the counter and notify the author only when that row is new. A concurrent
-   * duplicate waits on the ledger's unique key, then claims nothing and changes nothing.
+   * A like or a repost, the busiest writes a node receives, as one statement on the driver for
+   * every request of a batch: atomic, no interactive transaction. Its data-modifying CTEs claim
+   * the idempotency keys, but only on live posts (a 404 writes nothing); store the actors
+   * (pinning proven dids); add each like or repost (one per actor and post); move the counters
+   * and notify the authors only for rows that are new. Resolves false for a post not found. A
+   * concurrent duplicate waits on the ledger's unique key, then claims nothing; within a batch an
+   * interaction id counts once (`nth`), and ON CONFLICT DO NOTHING keeps one like per actor.
    */
-  async function applyOnPost(input: PostEffects): Promise<Result<void, InboundInteractionError>> {
-    const { kind, actor, interactionId } = input;
+  function postInteractionStatement(kind: PostInteraction) {
     const { table, counter } = POST_INTERACTION_TABLES[kind];
-    const options = pinOptions(input.pin);
-    const now = options.now;
-    const actorUrl = formatActorUrl(actor);
-    const repostId = kind === 'repost' ? (input.remoteRepostId ?? null) : undefined;
-    const [row] = await driverQuery<{ found: boolean }>(
+    const repostColumn = kind === 'repost' ? Prisma.sql`, remote_repost_id` : Prisma.empty;
+    return createBatchedStatement<PostEffects, boolean>({
       db,
-      Prisma.sql`
-        WITH post AS (
-          SELECT id, author_id FROM posts WHERE id = ${input.postId}::uuid AND deleted_at IS NULL
+      columns: {
+        post_id: 'uuid',
+        actor_url: 'text',
+        handle: 'text',
+        node_domain: 'text',
+        display_name: 'text',
+        avatar_url: 'text',
+        did: 'text',
+        replaces: 'text',
+        interaction_id: 'text',
+        remote_repost_id: 'text',
+        at: 'timestamptz',
+      },
+      row: ({ postId, actor, interactionId, pin, remoteRepostId }) => ({
+        post_id: postId,
+        actor_url: formatActorUrl(actor),
+        handle: actor.handle,
+        node_domain: actor.domain,
+        display_name: actor.displayName,
+        avatar_url: actor.avatarUrl || null,
+        did: pin?.did ?? null,
+        replaces: pin?.replaces ?? null,
+        interaction_id: interactionId,
+        remote_repost_id: remoteRepostId ?? null,
+        at: clock.now().toISOString(),
+      }),
+      statement: (input) => Prisma.sql`
+        WITH input AS (SELECT * FROM ${input}),
+        live AS (
+          SELECT input.*, posts.author_id, row_number() OVER (
+            PARTITION BY input.node_domain, input.interaction_id ORDER BY input.ord) AS nth
+          FROM input JOIN posts ON posts.id = input.post_id AND posts.deleted_at IS NULL
         ), claimed AS (
           INSERT INTO inbound_interactions (actor_node_domain, interaction_id, kind, received_at)
-          SELECT ${actor.domain}, ${interactionId}, ${kind}, ${now}::timestamptz FROM post
+          SELECT node_domain, interaction_id, ${kind}, at FROM live WHERE nth = 1
+          ORDER BY node_domain, interaction_id
           ON CONFLICT DO NOTHING
-          RETURNING 1
-        ), actor AS (${remoteActorUpsertSql(actor, options, 'claimed')}
+          RETURNING actor_node_domain, interaction_id
+        ), fresh AS (
+          SELECT live.* FROM live JOIN claimed ON claimed.actor_node_domain = live.node_domain
+            AND claimed.interaction_id = live.interaction_id
+          WHERE live.nth = 1
+        ), actor_source AS (
+          -- One row per actor: the latest, or the latest proving a did to pin.
+          SELECT DISTINCT ON (actor_url) actor_url, handle, node_domain, display_name,
+            avatar_url, ''::text AS bio, did, replaces, NULL::timestamptz AS fetched_at, at
+          FROM fresh ORDER BY actor_url, did IS NOT NULL DESC, ord DESC
+        ), actor AS (${remoteActorsUpsertSql('actor_source')}
         ), added AS (
           INSERT INTO ${Prisma.raw(table)} (post_id, actor_key, remote_actor_id, interaction_id,
-            created_at${repostId === undefined ? Prisma.empty : Prisma.sql`, remote_repost_id`})
-          SELECT post.id, ${actorUrl}, actor.id, ${interactionId}, ${now}::timestamptz
-            ${repostId === undefined ? Prisma.empty : Prisma.sql`, ${repostId}::text`}
-          FROM post, actor
+            created_at${repostColumn})
+          SELECT fresh.post_id, fresh.actor_url, actor.id, fresh.interaction_id, fresh.at
+            ${repostColumn}
+          FROM fresh JOIN actor ON actor.actor_url = fresh.actor_url
+          ORDER BY fresh.post_id, fresh.actor_url
           ON CONFLICT DO NOTHING
-          RETURNING post_id
+          RETURNING post_id, actor_key, interaction_id
         ), counted AS (
-          UPDATE posts SET ${Prisma.raw(`${counter} = ${counter} + 1`)},
-            updated_at = ${now}::timestamptz
-          FROM added WHERE posts.id = added.post_id
+          UPDATE posts SET ${Prisma.raw(`${counter} = ${counter}`)} + per_post.added,
+            updated_at = per_post.at
+          FROM (SELECT fresh.post_id, count(*) AS added, max(fresh.at) AS at
+                FROM added JOIN fresh ON fresh.post_id = added.post_id
+                  AND fresh.actor_url = added.actor_key
+                  AND fresh.interaction_id = added.interaction_id
+                GROUP BY fresh.post_id) AS per_post
+          WHERE posts.id = per_post.post_id
         ), notified AS (
           INSERT INTO notifications (recipient_id, type, actor_key, actor_remote_actor_id,
             actor_handle, actor_display_name, actor_avatar_url, actor_node_domain, post_id,
             interaction_id, created_at)
-          SELECT post.author_id, ${kind}::notification_type, ${actorUrl}, actor.id, ${actor.handle},
-            ${actor.displayName}, ${actor.avatarUrl || null}, ${actor.domain}, post.id,
-            ${interactionId}, ${now}::timestamptz
-          FROM added, post, actor WHERE post.author_id IS NOT NULL
+          SELECT fresh.author_id, ${kind}::notification_type, fresh.actor_url, actor.id,
+            fresh.handle, fresh.display_name, fresh.avatar_url, fresh.node_domain, fresh.post_id,
+            fresh.interaction_id, fresh.at
+          FROM added
+          JOIN fresh ON fresh.post_id = added.post_id AND fresh.actor_url = added.actor_key
+            AND fresh.interaction_id = added.interaction_id
+          JOIN actor ON actor.actor_url = fresh.actor_url
+          WHERE fresh.author_id IS NOT NULL
         )
-        SELECT EXISTS (SELECT 1 FROM post) AS found`,
-    );
-    return row?.found ? ok(undefined) : err(postNotFound(input.postId));
+        SELECT input.ord, live.ord IS NOT NULL AS found
+        FROM input LEFT JOIN live ON live.ord = input.ord`,
+      result: (row) => row.found === true,
+    });
   }
+
+  const applyOnPost: Record<PostInteraction, (effects: PostEffects) => Promise<boolean>> = {
+    like: postInteractionStatement('like'),
+    repost: postInteractionStatement('repost'),
+  };
 
   async function findUser(tx: Tx, handle: string) {
     // Local handles are stored lower-case; peers may send any case.

@@ -74,35 +74,46 @@ export async function upsertRemoteActor(
   options: RemoteActorUpsertOptions,
 ): Promise<{ id: string; actorUrl: string }> {
   const actorUrl = formatActorUrl(actor);
-  const rows = await tx.$queryRaw<{ id: string }[]>(remoteActorUpsertSql(actor, options));
+  const rows = await tx.$queryRaw<{ id: string }[]>(Prisma.sql`
+    WITH actor_source AS (${remoteActorSourceSql(actor, options)})
+    ${remoteActorsUpsertSql('actor_source')}`);
   const id = rows[0]?.id;
   if (!id) throw new Error(`remote actor upsert returned no row for ${actorUrl}`);
   return { id, actorUrl };
 }
 
-/**
- * `upsertRemoteActor`'s statement, `RETURNING id`. With `onlyIf` (the name of a CTE), the row is
- * written only when that CTE has a row: the building block of one-statement effects.
- */
-export function remoteActorUpsertSql(
+/** One actor as a row of the source `remoteActorsUpsertSql` reads. */
+export function remoteActorSourceSql(
   actor: RemoteActorFields,
   options: RemoteActorUpsertOptions,
-  onlyIf?: string,
 ): Prisma.Sql {
   const { now } = options;
-  const did = options.didToPin ?? null;
-  const replaces = options.replaces ?? null;
-  const fetchedAt = options.fetched ? now : null;
+  return Prisma.sql`
+    SELECT ${formatActorUrl(actor)}::text AS actor_url, ${actor.handle}::text AS handle,
+      ${actor.domain}::text AS node_domain, ${actor.displayName}::text AS display_name,
+      ${actor.avatarUrl || null}::text AS avatar_url, ${actor.bio}::text AS bio,
+      ${options.didToPin ?? null}::text AS did, ${options.replaces ?? null}::text AS replaces,
+      ${options.fetched ? now : null}::timestamptz AS fetched_at, ${now}::timestamptz AS at`;
+}
+
+/**
+ * The upsert of every actor in `source` (the name of a CTE with the columns of
+ * `remoteActorSourceSql`, one row per actor_url), `RETURNING id, actor_url`: the statement behind
+ * `upsertRemoteActor`, and a building block of batched effects. `replaces` is read per actor from
+ * the source, for the did's compare-and-set.
+ */
+export function remoteActorsUpsertSql(source: string): Prisma.Sql {
+  const from = Prisma.raw(source);
   // The did may be written when none is pinned, or over the one it replaces.
-  const pinnable = Prisma.sql`(remote_actors.did IS NULL OR remote_actors.did = ${replaces}::text)`;
+  const pinnable = Prisma.sql`(remote_actors.did IS NULL OR remote_actors.did =
+    (SELECT replaces FROM ${from} WHERE ${from}.actor_url = EXCLUDED.actor_url))`;
   return Prisma.sql`
     INSERT INTO remote_actors (actor_url, handle, node_domain, display_name, avatar_url, bio,
       did, did_pinned_at, fetched_at, created_at, updated_at)
-    SELECT ${formatActorUrl(actor)}, ${actor.handle}, ${actor.domain}, ${actor.displayName},
-      ${actor.avatarUrl || null}, ${actor.bio}, ${did}::text,
-      ${did ? now : null}::timestamptz, ${fetchedAt}::timestamptz, ${now}::timestamptz,
-      ${now}::timestamptz
-    ${onlyIf ? Prisma.raw(`FROM ${onlyIf}`) : Prisma.empty}
+    SELECT actor_url, handle, node_domain, display_name, avatar_url, bio, did,
+      CASE WHEN did IS NULL THEN NULL ELSE at END, fetched_at, at, at
+    FROM ${from}
+    ORDER BY actor_url
     ON CONFLICT (actor_url) DO UPDATE SET
       display_name = COALESCE(NULLIF(EXCLUDED.display_name, ''), remote_actors.display_name),
       avatar_url = COALESCE(EXCLUDED.avatar_url, remote_actors.avatar_url),
@@ -113,7 +124,7 @@ export function remoteActorUpsertSql(
                            THEN EXCLUDED.did_pinned_at ELSE remote_actors.did_pinned_at END,
       fetched_at = COALESCE(EXCLUDED.fetched_at, remote_actors.fetched_at),
       updated_at = EXCLUDED.updated_at
-    RETURNING id`;
+    RETURNING id, actor_url`;
 }
 
 /** The stored remote actor as an `EffectActor`. */

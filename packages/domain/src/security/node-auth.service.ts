@@ -16,6 +16,7 @@ import type { Clock } from '../clock.ts';
 import type { NodeConfig } from '../config.ts';
 import type { Logger } from '../logger.ts';
 import { describePeerError, type PeerClient } from '../peers/index.ts';
+import { createBatchedStatement } from './batched-statement.ts';
 import { driverQuery } from './driver-query.ts';
 import { importNodeKey } from './key-cache.ts';
 
@@ -110,22 +111,65 @@ export function createNodeAuthService(deps: NodeAuthDeps): NodeAuthService {
     await prisma.requestNonce.deleteMany({ where: { expiresAt: { lt: now } } });
   }
 
+  /** A nonce is kept until the request's clock window is over (a replay after it is stale). */
+  function nonceExpiry(headers: NodeSignatureHeaders): Date {
+    return new Date(new Date(headers['X-Swarm-Timestamp']).getTime() + LIMITS.clockWindowMs);
+  }
+
   /**
-   * Records the request's nonce, until the clock window is over; with `onlyIf` (the name of a
-   * CTE) only when that CTE has a row. ON CONFLICT DO NOTHING: a replayed nonce, even one racing
-   * its original, inserts nothing, so the statement returns no row.
+   * Records the request's nonce. ON CONFLICT DO NOTHING: a replayed nonce, even one racing its
+   * original, inserts nothing, so the statement returns no row.
    */
-  function insertNonceSql(domain: string, headers: NodeSignatureHeaders, onlyIf?: string) {
-    const expiresAt = new Date(
-      new Date(headers['X-Swarm-Timestamp']).getTime() + LIMITS.clockWindowMs,
-    );
+  function insertNonceSql(domain: string, headers: NodeSignatureHeaders) {
     return Prisma.sql`
       INSERT INTO request_nonces (source_domain, nonce, expires_at)
-      SELECT ${domain}, ${headers['X-Swarm-Nonce']}, ${expiresAt}::timestamptz
-      ${onlyIf ? Prisma.raw(`FROM ${onlyIf}`) : Prisma.empty}
+      VALUES (${domain}, ${headers['X-Swarm-Nonce']}, ${nonceExpiry(headers)}::timestamptz)
       ON CONFLICT DO NOTHING
       RETURNING 1`;
   }
+
+  /**
+   * The usual request's one statement, shared by the requests arriving together
+   * (batched-statement.ts): each nonce is recorded only if the key its request verified with is
+   * still the one pinned for its node and that node is not blocked. Within a batch a nonce
+   * counts once (`nth`): a replay racing its original is refused like any other.
+   */
+  const recordOnPinnedKey = createBatchedStatement<
+    { domain: string; pem: string; headers: NodeSignatureHeaders },
+    { confirmed: boolean; fresh: boolean }
+  >({
+    db: deps.db,
+    columns: { domain: 'text', pem: 'text', nonce: 'text', expires_at: 'timestamptz' },
+    row: ({ domain, pem, headers }) => ({
+      domain,
+      pem,
+      nonce: headers['X-Swarm-Nonce'],
+      expires_at: nonceExpiry(headers).toISOString(),
+    }),
+    statement: (input) => Prisma.sql`
+      WITH input AS (SELECT * FROM ${input}),
+      confirmed AS (
+        SELECT input.ord, input.domain, input.nonce, input.expires_at,
+          row_number() OVER (PARTITION BY input.domain, input.nonce ORDER BY input.ord) AS nth
+        FROM input
+        JOIN swarm_nodes ON swarm_nodes.domain = input.domain
+          AND swarm_nodes.key_pinned_at IS NOT NULL AND swarm_nodes.public_key = input.pem
+        WHERE NOT EXISTS (SELECT 1 FROM node_blocks WHERE node_blocks.domain = input.domain)
+      ), recorded AS (
+        INSERT INTO request_nonces (source_domain, nonce, expires_at)
+        SELECT domain, nonce, expires_at FROM confirmed WHERE nth = 1
+        ORDER BY domain, nonce
+        ON CONFLICT DO NOTHING
+        RETURNING source_domain, nonce
+      )
+      SELECT input.ord, confirmed.ord IS NOT NULL AS confirmed,
+        COALESCE(confirmed.nth = 1 AND recorded.nonce IS NOT NULL, false) AS fresh
+      FROM input
+      LEFT JOIN confirmed ON confirmed.ord = input.ord
+      LEFT JOIN recorded
+        ON recorded.source_domain = input.domain AND recorded.nonce = input.nonce`,
+    result: (row) => ({ confirmed: row.confirmed === true, fresh: row.fresh === true }),
+  });
 
   async function nonceRecorded(
     domain: string,
@@ -188,10 +232,10 @@ export function createNodeAuthService(deps: NodeAuthDeps): NodeAuthService {
   }
 
   /**
-   * The usual request, in one round trip: verified with the key this process saw pinned last
-   * time, then one statement records the nonce only if that key is still the pinned one and the
-   * node is not blocked. Undefined when that cannot be shown (signature, key changed, blocked):
-   * the full check decides then.
+   * The usual request, in one (shared) round trip: verified with the key this process saw pinned
+   * last time, then `recordOnPinnedKey` records the nonce only if that key is still the pinned
+   * one and the node is not blocked. Undefined when that cannot be shown (signature, key
+   * changed, blocked): the full check decides then.
    */
   async function acceptOnPinnedHint(
     domain: string,
@@ -201,18 +245,8 @@ export function createNodeAuthService(deps: NodeAuthDeps): NodeAuthService {
   ): Promise<Result<{ sourceDomain: string }, NodeAuthFailure> | undefined> {
     const key = await importNodeKey(hint);
     if (!key.ok || !(await verify(key.value.key))) return undefined;
-    const [row] = await driverQuery<{ confirmed: boolean; fresh: boolean }>(
-      deps.db,
-      Prisma.sql`
-        WITH confirmed AS (
-          SELECT 1 FROM swarm_nodes
-          WHERE domain = ${domain} AND key_pinned_at IS NOT NULL AND public_key = ${hint}
-            AND NOT EXISTS (SELECT 1 FROM node_blocks WHERE domain = ${domain})
-        ), recorded AS (${insertNonceSql(domain, headers, 'confirmed')})
-        SELECT EXISTS (SELECT 1 FROM confirmed) AS confirmed,
-          EXISTS (SELECT 1 FROM recorded) AS fresh`,
-    );
-    if (!row?.confirmed) {
+    const row = await recordOnPinnedKey({ domain, pem: hint, headers });
+    if (!row.confirmed) {
       pinnedHints.delete(domain);
       return undefined;
     }
