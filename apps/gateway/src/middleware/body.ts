@@ -1,7 +1,7 @@
+import type { IncomingMessage } from 'node:http';
 import type { Context, MiddlewareHandler } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
 import { HTTPException } from 'hono/http-exception';
-import { NUL_REFUSED, containsNul, errorBody, type Result, err, ok } from '@swarm/contract';
+import { LIMITS, NUL_REFUSED, containsNul, errorBody, type Result, err, ok } from '@swarm/contract';
 import { errorResponse } from '../errors.ts';
 import { isWriteMethod, type SecurityEnv } from './security-env.ts';
 
@@ -33,33 +33,83 @@ export function jsonOnly(): MiddlewareHandler<SecurityEnv> {
   };
 }
 
-/** Hono's bodyLimit, answering 413 PAYLOAD_TOO_LARGE with the error body. */
-export function limitBody(maxBytes: number): MiddlewareHandler<SecurityEnv> {
-  const limit = bodyLimit({
-    maxSize: maxBytes,
-    onError: (c) =>
-      errorResponse(c, 'PAYLOAD_TOO_LARGE', `The body is larger than ${maxBytes} bytes.`, {
-        maxBytes,
-      }),
+function tooLarge(maxBytes: number): HTTPException {
+  const body = errorBody('PAYLOAD_TOO_LARGE', `The body is larger than ${maxBytes} bytes.`, {
+    maxBytes,
   });
+  return new HTTPException(413, { res: Response.json(body, { status: 413 }) });
+}
+
+/**
+ * The route's body cap: a declared Content-Length over it is refused before reading (413
+ * PAYLOAD_TOO_LARGE); `readRawBody` holds any body, chunked ones too, to the same cap.
+ */
+export function limitBody(maxBytes: number): MiddlewareHandler<SecurityEnv> {
   return async (c, next) => {
     if (!isWriteMethod(c.req.method)) return next();
     c.set('bodyCap', maxBytes);
-    return limit(c, next);
+    const declared = Number(c.req.header('content-length'));
+    if (declared > maxBytes) throw tooLarge(maxBytes);
+    return next();
   };
 }
 
-/** The exact body bytes, read once and kept for the signature check and the handler. */
+/** Reads a stream of chunks to its end, or throws 413 as soon as it passes `cap` bytes. */
+async function readCapped(chunks: AsyncIterable<Uint8Array>, cap: number): Promise<Uint8Array> {
+  const parts: Uint8Array[] = [];
+  let size = 0;
+  for await (const chunk of chunks) {
+    size += chunk.byteLength;
+    if (size > cap) throw tooLarge(cap);
+    parts.push(chunk);
+  }
+  return parts.length === 1 ? parts[0]! : Buffer.concat(parts);
+}
+
+/**
+ * The Node request behind the context when node:http serves it (@hono/node-server puts it in
+ * `c.env`) and nobody has started reading it.
+ */
+function unreadIncoming(c: Context): IncomingMessage | undefined {
+  const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
+  return incoming && incoming.readableFlowing === null && !incoming.readableEnded
+    ? incoming
+    : undefined;
+}
+
+/**
+ * The exact body bytes, read once (413 past the route's cap) and kept for the signature check
+ * and the handler. Served by node:http, they come straight from the Node request: asking Hono
+ * for them there builds a fetch Request over a web stream of it, which cost more than all the
+ * rest of a signed like in the ingest benchmark (docs/benchmarks.md).
+ */
 export async function readRawBody(c: Context<SecurityEnv>): Promise<Uint8Array> {
   const cached = c.get('rawBody');
   if (cached) return cached;
-  const raw = new Uint8Array(await c.req.arrayBuffer());
+  const cap = c.get('bodyCap') ?? LIMITS.gossipBodyBytes;
+  const incoming = unreadIncoming(c);
+  // Stopping early must not destroy the Node request (that resets the socket before the 413
+  // is sent); @hono/node-server drains what is left once the answer is out.
+  const chunks = incoming
+    ? incoming.iterator({ destroyOnReturn: false })
+    : (c.req.raw.body ?? noChunks());
+  const raw = await readCapped(chunks, cap);
   c.set('rawBody', raw);
   return raw;
 }
 
-/** JSON from bytes: UTF-8 (a leading BOM is dropped, as fetch does), then JSON.parse. */
-export function parseJsonBytes(raw: Uint8Array): Result<unknown, string> {
+async function* noChunks(): AsyncIterable<Uint8Array> {}
+
+/**
+ * Hands Hono the body text we decoded, so its `json()` (the validators') neither reads the body
+ * again nor rebuilds it through a fetch Response. Hono keeps promises there, typed as values.
+ */
+function primeHonoText(c: Context, text: string) {
+  (c.req.bodyCache as Record<string, Promise<unknown>>).text = Promise.resolve(text);
+}
+
+/** JSON from bytes, with its text: UTF-8 (a leading BOM is dropped, as fetch does), then JSON.parse. */
+function decodeJson(raw: Uint8Array): Result<{ text: string; value: unknown }, string> {
   let text: string;
   try {
     text = strictUtf8.decode(raw);
@@ -75,23 +125,16 @@ export function parseJsonBytes(raw: Uint8Array): Result<unknown, string> {
   // A NUL can only arrive as the escape `\u0000` (raw control characters are not JSON), so
   // bodies without one skip the walk.
   if (text.includes('\\u0000') && containsNul(value)) return err(NUL_REFUSED);
-  return ok(value);
+  return ok({ text, value });
 }
 
 /** 400 INVALID_REQUEST for malformed JSON; otherwise the parsed body is kept for the handler. */
 export function parseJsonBody(): MiddlewareHandler<SecurityEnv> {
   return async (c, next) => {
     if (!isWriteMethod(c.req.method) || isBodilessDelete(c)) return next();
-    const raw = await readRawBody(c);
-    const cap = c.get('bodyCap');
-    if (cap !== undefined && raw.length > cap) {
-      return errorResponse(c, 'PAYLOAD_TOO_LARGE', `The body is larger than ${cap} bytes.`, {
-        maxBytes: cap,
-      });
-    }
-    const parsed = parseJsonBytes(raw);
+    const parsed = decodeJson(await readRawBody(c));
     if (!parsed.ok) return errorResponse(c, 'INVALID_REQUEST', parsed.reason);
-    c.set('jsonBody', parsed.value);
+    keepJson(c, parsed.value);
     return next();
   };
 }
@@ -104,12 +147,18 @@ export function parseJsonBody(): MiddlewareHandler<SecurityEnv> {
 export async function readJsonBody(c: Context): Promise<unknown> {
   const ctx = c as unknown as Context<SecurityEnv>;
   if ('jsonBody' in (ctx.var as object)) return ctx.get('jsonBody');
-  const parsed = parseJsonBytes(await readRawBody(ctx));
+  const parsed = decodeJson(await readRawBody(ctx));
   if (!parsed.ok) {
     throw new HTTPException(400, {
       res: Response.json(errorBody('INVALID_REQUEST', parsed.reason), { status: 400 }),
     });
   }
-  ctx.set('jsonBody', parsed.value);
-  return parsed.value;
+  keepJson(ctx, parsed.value);
+  return parsed.value.value;
+}
+
+/** The parsed body for handlers, its text for Hono's validators. */
+function keepJson(c: Context<SecurityEnv>, json: { text: string; value: unknown }) {
+  c.set('jsonBody', json.value);
+  primeHonoText(c, json.text);
 }

@@ -1,11 +1,4 @@
-export {
-  jsonOnly,
-  limitBody,
-  parseJsonBody,
-  parseJsonBytes,
-  readJsonBody,
-  readRawBody,
-} from './body.ts';
+export { jsonOnly, limitBody, parseJsonBody, readJsonBody, readRawBody } from './body.ts';
 export { clientIp } from './client-ip.ts';
 export { nodeSignature } from './node-signature.ts';
 export { chargeSourceDomain, rateLimitByIp } from './rate-limit.ts';
