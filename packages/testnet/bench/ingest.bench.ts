@@ -1,3 +1,4 @@
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import autocannon from 'autocannon';
 import {
@@ -5,8 +6,11 @@ import {
   formatTimestamp,
   generateSigningKeyPair,
   publicKeyToDidKey,
+  readNodeSignatureHeaders,
   signNodeRequest,
   signUserAction,
+  verifyNodeRequestSignature,
+  verifyUserAction,
 } from '@swarm/contract';
 import { DEFAULT_POOL_SIZE } from '@swarm/db';
 import { transportFromFetch } from '@swarm/domain';
@@ -25,6 +29,10 @@ import type { BenchRow } from './report.ts';
 // request (a replayed one is refused), so autocannon sends a queue of pre-signed requests. A
 // first batch measures the rate, so each case lasts about SECONDS_PER_CASE whatever the machine.
 // The database is PGlite, or Postgres when TEST_DATABASE_URL is set (as for the tests).
+//
+// The baseline is the floor of the same requests: bare node:http doing only what no receiver
+// can skip (read the body, hash it, verify both signatures, parse it) and answering 200. What
+// a machine allows for signed likes is that floor, not the bare HTTP rate of the read benchmark.
 
 const ALPHA = 'alpha.bench';
 const BETA = 'beta.bench';
@@ -46,6 +54,7 @@ interface Prepared {
 interface Sender {
   handle: string;
   privateKey: CryptoKey;
+  publicKey: CryptoKey;
 }
 
 export async function benchIngest(log: (line: string) => void): Promise<BenchRow[]> {
@@ -102,7 +111,7 @@ export async function benchIngest(log: (line: string) => void): Promise<BenchRow
           did: await publicKeyToDidKey(pair.publicKey),
         },
       });
-      senders.push({ handle, privateKey: pair.privateKey });
+      senders.push({ handle, privateKey: pair.privateKey, publicKey: pair.publicKey });
     }
 
     let seq = 0;
@@ -157,6 +166,18 @@ export async function benchIngest(log: (line: string) => void): Promise<BenchRow
 
     log(`  preparing ${requests} unique likes (user + node signatures)…`);
     const unique = await uniqueLikes(requests);
+    log(`  sending them to the floor (bare node:http, signature checks only)…`);
+    const floor = await floorServer(
+      beta.node.keys.publicKey,
+      new Map(senders.map((s) => [s.handle, s.publicKey])),
+    );
+    const floorRun = await (async () => {
+      try {
+        return await send(floor.url, unique, CONNECTIONS);
+      } finally {
+        floor.server.close();
+      }
+    })();
     const likesBefore = await prisma.like.count();
     log(`  sending ${requests} unique likes, ${CONNECTIONS} connections…`);
     const uniqueRun = await send(url, unique, CONNECTIONS);
@@ -177,11 +198,19 @@ export async function benchIngest(log: (line: string) => void): Promise<BenchRow
     // measured, comparable with the read benchmark; `app.request` would skip the HTTP stack.
     const how = `${requests} requests over a real port (node:http, as peers deliver; autocannon in this process), ${alpha.node.db.kind === 'postgres' ? 'Postgres' : 'PGlite'}`;
     return [
-      row('signed like, unique interactions', uniqueRun, [
+      {
+        name: 'floor: the signature checks alone on bare node:http (baseline)',
+        perSecond: floorRun.perSecond,
+        p50Ms: floorRun.p50Ms,
+        p99Ms: floorRun.p99Ms,
+        ratio: 1,
+        note: `the same ${requests} unique likes: body read, SHA-256, node and user signatures verified, JSON parsed; no framework, no database${floorRun.errors ? `; ${floorRun.errors}` : ''}`,
+      },
+      row('signed like, unique interactions', uniqueRun, floorRun, [
         how,
         stored === requests ? `${stored} likes stored` : `WRONG: ${stored} of ${requests} stored`,
       ]),
-      row('signed like, one interaction repeated', duplicateRun, [
+      row('signed like, one interaction repeated', duplicateRun, floorRun, [
         how,
         added === 1 && likeCount === 1
           ? `1 like stored, count ${likeCount}`
@@ -202,12 +231,13 @@ interface Run {
   errors: string | undefined;
 }
 
-function row(name: string, run: Run, notes: string[]): BenchRow {
+function row(name: string, run: Run, floor: Run, notes: string[]): BenchRow {
   return {
     name,
     perSecond: run.perSecond,
     p50Ms: run.p50Ms,
     p99Ms: run.p99Ms,
+    ratio: run.perSecond / floor.perSecond,
     target: `≥ ${TARGET.toLocaleString('en')}/s`,
     met: run.errors === undefined && run.perSecond >= TARGET,
     note: [...notes, ...(run.errors ? [run.errors] : [])].join('; '),
@@ -249,4 +279,51 @@ async function send(url: string, prepared: Prepared[], connections: number): Pro
         ? `${ok} × 2xx, ${result.non2xx} non-2xx, ${result.errors} errors`
         : undefined,
   };
+}
+
+/**
+ * The floor of a signed like: a bare node:http server that checks the request's two signatures
+ * exactly as the gateway does (the contract's functions, keys already imported) and answers.
+ */
+async function floorServer(
+  nodeKey: CryptoKey,
+  userKeys: Map<string, CryptoKey>,
+): Promise<{ server: Server; url: string }> {
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      void (async () => {
+        const raw = Buffer.concat(chunks);
+        const headers = readNodeSignatureHeaders((name) => {
+          const value = req.headers[name.toLowerCase()];
+          return Array.isArray(value) ? value[0] : value;
+        });
+        const body = JSON.parse(raw.toString('utf8')) as { like: { actorHandle: string } };
+        const userKey = userKeys.get(body.like.actorHandle);
+        const valid =
+          headers.ok &&
+          userKey !== undefined &&
+          (await verifyNodeRequestSignature({
+            publicKey: nodeKey,
+            method: 'POST',
+            path: req.url ?? '',
+            targetDomain: ALPHA,
+            body: raw,
+            headers: headers.value,
+          })) &&
+          (await verifyUserAction({
+            publicKey: userKey,
+            action: 'like',
+            targetDomain: ALPHA,
+            body,
+          }));
+        res.writeHead(valid ? 200 : 401, { 'content-type': 'application/json' });
+        res.end(JSON.stringify(valid ? { success: true, message: 'Like received' } : {}));
+      })();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return { server, url: `http://127.0.0.1:${port}${SWARM_PATHS.interaction('like')}` };
 }
