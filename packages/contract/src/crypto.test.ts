@@ -95,8 +95,8 @@ describe('sign and verify (ECDSA P-256, P1363, base64url)', () => {
         webCrypto: await crypto.subtle.verify(
           { name: 'ECDSA', hash: 'SHA-256' },
           publicKey,
-          signature,
-          message,
+          new Uint8Array(signature),
+          new Uint8Array(message),
         ),
       })),
     );
