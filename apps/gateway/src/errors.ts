@@ -6,3 +6,14 @@ import { ERROR_STATUS, errorBody, type ErrorCode } from '@swarm/contract';
 export function errorResponse(c: Context, code: ErrorCode, error: string, details?: unknown) {
   return c.json(errorBody(code, error, details), ERROR_STATUS[code] as ContentfulStatusCode);
 }
+
+/**
+ * A refusal of a domain service as the error body with its code's status, typed per status so
+ * an OpenAPI handler's answers are checked against the responses its route declares.
+ */
+export function refusal<C extends ErrorCode>(c: Context, failure: { code: C; message: string }) {
+  return c.json(
+    errorBody(failure.code, failure.message),
+    ERROR_STATUS[failure.code] as (typeof ERROR_STATUS)[C],
+  );
+}

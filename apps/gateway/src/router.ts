@@ -1,4 +1,5 @@
-import { OpenAPIHono } from '@hono/zod-openapi';
+import { OpenAPIHono, type z } from '@hono/zod-openapi';
+import type { Context } from 'hono';
 import type { NodeContext } from '@swarm/domain';
 import { errorResponse } from './errors.ts';
 
@@ -18,4 +19,16 @@ export function createRouter() {
       }
     },
   });
+}
+
+/** An OpenAPI request or response body: `schema` as JSON, described. */
+export const jsonContent = <S extends z.ZodType>(schema: S, description: string) => ({
+  description,
+  content: { 'application/json': { schema } },
+});
+
+/** The sender the node-signature middleware verified; undefined for an unsigned request. */
+export function verifiedSourceDomain(c: Context): string | undefined {
+  const value = (c.var as Record<string, unknown>)['sourceDomain'];
+  return typeof value === 'string' ? value : undefined;
 }

@@ -7,7 +7,7 @@ import {
   type ActionError,
   type NodeContext,
 } from '@swarm/domain';
-import { createRouter } from '../router.ts';
+import { createRouter, jsonContent } from '../router.ts';
 
 // Operator endpoints under /api/swarm/admin/* (our extension, docs/protocol.md "Admin API"):
 // seeds, node blocks, admin tokens, pinned-key reset, local accounts. Authentication is the gateway's
@@ -19,10 +19,6 @@ const ADMIN = '/api/swarm/admin';
 const error = (description: string) => ({
   description,
   content: { 'application/json': { schema: errorBodySchema } },
-});
-const json = <S extends z.ZodType>(schema: S, description: string) => ({
-  description,
-  content: { 'application/json': { schema } },
 });
 const jsonBody = <S extends z.ZodType>(schema: S) => ({
   body: { content: { 'application/json': { schema } }, required: true },
@@ -118,7 +114,7 @@ const routes = {
       }),
     },
     responses: {
-      200: json(z.object({ total: z.int(), handles: z.array(handleSchema) }), 'Handles'),
+      200: jsonContent(z.object({ total: z.int(), handles: z.array(handleSchema) }), 'Handles'),
       ...errors,
     },
   }),
@@ -126,20 +122,23 @@ const routes = {
     method: 'get',
     path: `${ADMIN}/seeds`,
     summary: 'Admin: seed nodes with their contact state',
-    responses: { 200: json(z.object({ seeds: z.array(seedSchema) }), 'Seeds'), ...errors },
+    responses: { 200: jsonContent(z.object({ seeds: z.array(seedSchema) }), 'Seeds'), ...errors },
   }),
   updateSeed: createRoute({
     method: 'put',
     path: `${ADMIN}/seeds/{domain}`,
     summary: 'Admin: enable or disable a seed',
     request: { params: domainParam, ...jsonBody(z.object({ isEnabled: z.boolean() }).strict()) },
-    responses: { 200: json(seedSchema, 'The updated seed'), ...withNotFound },
+    responses: { 200: jsonContent(seedSchema, 'The updated seed'), ...withNotFound },
   }),
   listBlocks: createRoute({
     method: 'get',
     path: `${ADMIN}/blocks`,
     summary: 'Admin: blocked node domains',
-    responses: { 200: json(z.object({ blocks: z.array(blockSchema) }), 'Blocks'), ...errors },
+    responses: {
+      200: jsonContent(z.object({ blocks: z.array(blockSchema) }), 'Blocks'),
+      ...errors,
+    },
   }),
   block: createRoute({
     method: 'post',
@@ -148,34 +147,37 @@ const routes = {
     request: jsonBody(
       z.object({ domain: domainSchema, reason: z.string().trim().max(500).optional() }).strict(),
     ),
-    responses: { 200: json(blockSchema, 'The block'), ...errors },
+    responses: { 200: jsonContent(blockSchema, 'The block'), ...errors },
   }),
   unblock: createRoute({
     method: 'delete',
     path: `${ADMIN}/blocks/{domain}`,
     summary: 'Admin: lift a block',
     request: { params: domainParam, ...jsonBody(emptyBody) },
-    responses: { 200: json(okSchema, 'Unblocked'), ...withNotFound },
+    responses: { 200: jsonContent(okSchema, 'Unblocked'), ...withNotFound },
   }),
   listTokens: createRoute({
     method: 'get',
     path: `${ADMIN}/tokens`,
     summary: 'Admin: stored admin tokens (never their secrets)',
-    responses: { 200: json(z.object({ tokens: z.array(tokenSchema) }), 'Tokens'), ...errors },
+    responses: {
+      200: jsonContent(z.object({ tokens: z.array(tokenSchema) }), 'Tokens'),
+      ...errors,
+    },
   }),
   createToken: createRoute({
     method: 'post',
     path: `${ADMIN}/tokens`,
     summary: 'Admin: create an admin token; the token is in this answer only',
     request: jsonBody(z.object({ name: z.string().trim().min(1).max(100) }).strict()),
-    responses: { 201: json(createdTokenSchema, 'The new token (shown once)'), ...errors },
+    responses: { 201: jsonContent(createdTokenSchema, 'The new token (shown once)'), ...errors },
   }),
   revokeToken: createRoute({
     method: 'delete',
     path: `${ADMIN}/tokens/{id}`,
     summary: 'Admin: revoke an admin token',
     request: { params: z.object({ id: uuidSchema }), ...jsonBody(emptyBody) },
-    responses: { 200: json(okSchema, 'Revoked'), ...withNotFound },
+    responses: { 200: jsonContent(okSchema, 'Revoked'), ...withNotFound },
   }),
   createUser: createRoute({
     method: 'post',
@@ -193,7 +195,7 @@ const routes = {
         .strict(),
     ),
     responses: {
-      201: json(createdUserSchema, 'The new account'),
+      201: jsonContent(createdUserSchema, 'The new account'),
       ...errors,
       409: error('The handle is taken'),
     },
@@ -205,7 +207,7 @@ const routes = {
       'Admin: publish a post as a local user (bots, operators); mentions and replies are delivered like any post',
     request: jsonBody(postInputObject.extend({ handle: z.string().min(1).max(64) }).strict()),
     responses: {
-      201: json(createdPostSchema, 'The post and its deliveries'),
+      201: jsonContent(createdPostSchema, 'The post and its deliveries'),
       ...errors,
       404: error('No such local user, or no such post to reply to'),
       502: error('The node of the post replied to could not be reached'),
@@ -217,7 +219,7 @@ const routes = {
     path: `${ADMIN}/nodes/{domain}/reset-key`,
     summary: "Admin: forget a node's pinned key (the next signed request pins its current key)",
     request: { params: domainParam, ...jsonBody(emptyBody) },
-    responses: { 200: json(okSchema, 'Key reset'), ...withNotFound },
+    responses: { 200: jsonContent(okSchema, 'Key reset'), ...withNotFound },
   }),
 };
 

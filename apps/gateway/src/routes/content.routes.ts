@@ -13,17 +13,12 @@ import {
 } from '@swarm/contract';
 import type { ContentError } from '@swarm/domain';
 import type { Context } from 'hono';
-import { createRouter } from '../router.ts';
+import { createRouter, jsonContent } from '../router.ts';
 
 // Public reads about content (spec "Public read endpoints", docs/protocol.md "Public reads"):
 // no credentials, answered from the content service; unknown handles and posts are 404s.
 
-const json = <S extends z.ZodType>(schema: S, description: string) => ({
-  description,
-  content: { 'application/json': { schema } },
-});
-
-const invalid = { 400: json(errorBodySchema, 'Malformed query (zod issues in `details`)') };
+const invalid = { 400: jsonContent(errorBodySchema, 'Malformed query (zod issues in `details`)') };
 
 const getUser = createRoute({
   method: 'get',
@@ -34,9 +29,12 @@ const getUser = createRoute({
     query: swarmUserQuerySchema,
   },
   responses: {
-    200: json(swarmUserResponseSchema, 'Profile and posts, newest first (`limit=0`: no posts)'),
+    200: jsonContent(
+      swarmUserResponseSchema,
+      'Profile and posts, newest first (`limit=0`: no posts)',
+    ),
     ...invalid,
-    404: json(errorBodySchema, 'No such local user (USER_NOT_FOUND)'),
+    404: jsonContent(errorBodySchema, 'No such local user (USER_NOT_FOUND)'),
   },
 });
 
@@ -46,7 +44,7 @@ const getTimeline = createRoute({
   summary: "This node's recent public posts, newest first",
   request: { query: timelineQuerySchema },
   responses: {
-    200: json(timelineResponseSchema, 'Public top-level posts; page back with `before`'),
+    200: jsonContent(timelineResponseSchema, 'Public top-level posts; page back with `before`'),
     ...invalid,
   },
 });
@@ -57,8 +55,8 @@ const getPost = createRoute({
   summary: 'One local post with its author',
   request: { params: z.object({ id: z.string().min(1) }) },
   responses: {
-    200: json(singlePostSchema, 'The post (bare, not wrapped in `{ post }`)'),
-    404: json(errorBodySchema, 'Unknown, deleted or non-public post (POST_NOT_FOUND)'),
+    200: jsonContent(singlePostSchema, 'The post (bare, not wrapped in `{ post }`)'),
+    404: jsonContent(errorBodySchema, 'Unknown, deleted or non-public post (POST_NOT_FOUND)'),
   },
 });
 
@@ -68,9 +66,9 @@ const getReplies = createRoute({
   summary: 'Replies to a local post, oldest first',
   request: { query: repliesQuerySchema },
   responses: {
-    200: json(repliesResponseSchema, 'Up to 100 replies; page back with `before`'),
+    200: jsonContent(repliesResponseSchema, 'Up to 100 replies; page back with `before`'),
     ...invalid,
-    404: json(errorBodySchema, 'Unknown post (POST_NOT_FOUND)'),
+    404: jsonContent(errorBodySchema, 'Unknown post (POST_NOT_FOUND)'),
   },
 });
 

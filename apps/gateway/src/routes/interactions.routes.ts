@@ -16,24 +16,26 @@ import {
   type InteractionKind,
 } from '@swarm/contract';
 import type { InboundInteractionError } from '@swarm/domain';
+import { refusal } from '../errors.ts';
 import { readJsonBody } from '../middleware/body.ts';
-import { createRouter } from '../router.ts';
+import { createRouter, jsonContent, verifiedSourceDomain } from '../router.ts';
 
 // Interaction receiving endpoints (spec "Interaction receiving endpoints", DESIGN §3). They must
 // be node-signed: `nodeSignature({ required: true })`, mounted for these paths in app.ts, verifies
 // the X-Swarm-* headers and sets `sourceDomain`; a request without it is refused here too. The user signature inside the body is
 // checked by the domain service over the body as received, so handlers pass the raw JSON too.
 
-const json = <S extends z.ZodType>(schema: S, description: string) => ({
-  description,
-  content: { 'application/json': { schema } },
-});
-
 const errors = {
-  400: json(errorBodySchema, 'Malformed body (zod issues in `details`)'),
-  401: json(errorBodySchema, 'Node or user signature missing, invalid, stale or from the future'),
-  403: json(errorBodySchema, 'The sending node speaks for a user of another node, or is blocked'),
-  404: json(errorBodySchema, 'Unknown post or handle (POST_NOT_FOUND / USER_NOT_FOUND)'),
+  400: jsonContent(errorBodySchema, 'Malformed body (zod issues in `details`)'),
+  401: jsonContent(
+    errorBodySchema,
+    'Node or user signature missing, invalid, stale or from the future',
+  ),
+  403: jsonContent(
+    errorBodySchema,
+    'The sending node speaks for a user of another node, or is blocked',
+  ),
+  404: jsonContent(errorBodySchema, 'Unknown post or handle (POST_NOT_FOUND / USER_NOT_FOUND)'),
 };
 
 const SUMMARIES: Record<InteractionKind, string> = {
@@ -54,7 +56,7 @@ function interactionRoute<S extends z.ZodType>(kind: InteractionKind, schema: S)
     description:
       'Node-signed (X-Swarm-* headers). Idempotent by (actorNodeDomain, interactionId): a repeat answers the same success and changes nothing.',
     request: { body: { content: { 'application/json': { schema } }, required: true } },
-    responses: { 200: json(interactionResponseSchema, 'Received'), ...errors },
+    responses: { 200: jsonContent(interactionResponseSchema, 'Received'), ...errors },
   });
 }
 
@@ -77,14 +79,8 @@ const postReply = createRoute({
   request: {
     body: { content: { 'application/json': { schema: replyBodySchema } }, required: true },
   },
-  responses: { 200: json(replyResponseSchema, 'The reply as stored here'), ...errors },
+  responses: { 200: jsonContent(replyResponseSchema, 'The reply as stored here'), ...errors },
 });
-
-/** The verified sender, set by the node-signature middleware; undefined when not signed. */
-function sourceDomainOf(c: Context): string | undefined {
-  const value = (c.var as Record<string, unknown>)['sourceDomain'];
-  return typeof value === 'string' ? value : undefined;
-}
 
 /**
  * The body as received, parsed but not normalised by zod (the user signature covers unknown
@@ -97,23 +93,6 @@ const UNSIGNED: InboundInteractionError = {
   message:
     'Interactions must be node-signed (X-Swarm-Source-Domain, X-Swarm-Timestamp, X-Swarm-Nonce, X-Swarm-Signature).',
 };
-
-/** A refusal as the error body with its status (typed per status for the OpenAPI handler). */
-function refused<E extends Env, P extends string>(
-  c: Context<E, P>,
-  failure: InboundInteractionError,
-) {
-  const body = errorBody(failure.code, failure.message);
-  switch (failure.code) {
-    case 'INVALID_SIGNATURE':
-      return c.json(body, 401);
-    case 'FORBIDDEN':
-      return c.json(body, 403);
-    case 'POST_NOT_FOUND':
-    case 'USER_NOT_FOUND':
-      return c.json(body, 404);
-  }
-}
 
 /**
  * Validation hook: like, unlike and repost require the user's `signature`; when it is the only
@@ -131,7 +110,7 @@ function validationHook<E extends Env, P extends string>(
     typeof data === 'object' && data !== null ? (data as Record<string, unknown>).signature : 1;
   const onlySignature = error.issues.every((issue) => issue.path[0] === 'signature');
   if ((signature === undefined || signature === null) && onlySignature) {
-    return refused(c, {
+    return refusal(c, {
       code: 'INVALID_SIGNATURE',
       message: "This interaction must carry the acting user's signature.",
     });
@@ -147,13 +126,13 @@ export function interactionRoutes() {
     app.openapi(
       routes[kind],
       async (c) => {
-        const source = sourceDomainOf(c);
-        if (!source) return refused(c, UNSIGNED);
+        const source = verifiedSourceDomain(c);
+        if (!source) return refusal(c, UNSIGNED);
         const service = c.get('node').interactions;
         // The route for `kind` validated with that kind's schema; TS can't tie the union back.
         const body = c.req.valid('json') as never;
         const outcome = await service[kind](source, body, await rawJsonOf(c));
-        if (!outcome.ok) return refused(c, outcome.reason);
+        if (!outcome.ok) return refusal(c, outcome.reason);
         return c.json({ success: true as const, message: outcome.value.message }, 200);
       },
       validationHook,
@@ -163,12 +142,12 @@ export function interactionRoutes() {
   app.openapi(
     postReply,
     async (c) => {
-      const source = sourceDomainOf(c);
-      if (!source) return refused(c, UNSIGNED);
+      const source = verifiedSourceDomain(c);
+      if (!source) return refusal(c, UNSIGNED);
       const outcome = await c
         .get('node')
         .interactions.reply(source, c.req.valid('json'), await rawJsonOf(c));
-      if (!outcome.ok) return refused(c, outcome.reason);
+      if (!outcome.ok) return refusal(c, outcome.reason);
       return c.json({ success: true as const, replyId: outcome.value.replyId }, 200);
     },
     validationHook,

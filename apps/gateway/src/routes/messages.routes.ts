@@ -1,39 +1,33 @@
-import { createRoute, type z } from '@hono/zod-openapi';
-import type { Context, Env } from 'hono';
+import { createRoute } from '@hono/zod-openapi';
 import {
   SWARM_PATHS,
-  errorBody,
   errorBodySchema,
   messageEnvelopeSchema,
   messageReceiptSchema,
   messageResponseSchema,
   receiptResponseSchema,
 } from '@swarm/contract';
-import type { InboundMessageError, InboundReceiptError } from '@swarm/domain';
+import type { InboundReceiptError } from '@swarm/domain';
+import { refusal } from '../errors.ts';
 import { readJsonBody } from '../middleware/body.ts';
-import { createRouter } from '../router.ts';
+import { createRouter, jsonContent, verifiedSourceDomain } from '../router.ts';
 
 // Direct messages between nodes (docs/protocol.md "Direct messages"; capability `messages`).
 // Node-signed like interactions: `nodeSignature({ required: true })` is mounted for these paths
 // in app.ts and sets `sourceDomain`. Bodies are end-to-end encrypted envelopes and receipts
 // signed by users; the domain service checks those signatures over the JSON as received.
 
-const json = <S extends z.ZodType>(schema: S, description: string) => ({
-  description,
-  content: { 'application/json': { schema } },
-});
-
 const errors = {
-  400: json(errorBodySchema, 'Malformed envelope or receipt (zod issues in `details`)'),
-  401: json(
+  400: jsonContent(errorBodySchema, 'Malformed envelope or receipt (zod issues in `details`)'),
+  401: jsonContent(
     errorBodySchema,
     'Node or user signature missing or invalid; createdAt/at stale (over 7 days) or ahead (over 5 minutes)',
   ),
-  403: json(
+  403: jsonContent(
     errorBodySchema,
     'The sending node speaks for another node’s user, or the recipient does not accept messages from the sender',
   ),
-  404: json(errorBodySchema, 'No such recipient (USER_NOT_FOUND) or message (NOT_FOUND)'),
+  404: jsonContent(errorBodySchema, 'No such recipient (USER_NOT_FOUND) or message (NOT_FOUND)'),
 };
 
 const postMessage = createRoute({
@@ -47,9 +41,12 @@ const postMessage = createRoute({
     body: { content: { 'application/json': { schema: messageEnvelopeSchema } }, required: true },
   },
   responses: {
-    200: json(messageResponseSchema, 'Stored (or already stored)'),
+    200: jsonContent(messageResponseSchema, 'Stored (or already stored)'),
     ...errors,
-    409: json(errorBodySchema, 'Another message with this id was received (MESSAGE_CONFLICT)'),
+    409: jsonContent(
+      errorBodySchema,
+      'Another message with this id was received (MESSAGE_CONFLICT)',
+    ),
   },
 });
 
@@ -63,13 +60,11 @@ const postReceipt = createRoute({
   request: {
     body: { content: { 'application/json': { schema: messageReceiptSchema } }, required: true },
   },
-  responses: { 200: json(receiptResponseSchema, 'Recorded (or nothing to change)'), ...errors },
+  responses: {
+    200: jsonContent(receiptResponseSchema, 'Recorded (or nothing to change)'),
+    ...errors,
+  },
 });
-
-function sourceDomainOf(c: Context): string | undefined {
-  const value = (c.var as Record<string, unknown>)['sourceDomain'];
-  return typeof value === 'string' ? value : undefined;
-}
 
 const UNSIGNED: InboundReceiptError = {
   code: 'INVALID_SIGNATURE',
@@ -77,38 +72,16 @@ const UNSIGNED: InboundReceiptError = {
     'Messages and receipts must be node-signed (X-Swarm-Source-Domain, X-Swarm-Timestamp, X-Swarm-Nonce, X-Swarm-Signature).',
 };
 
-function refusedReceipt<E extends Env, P extends string>(
-  c: Context<E, P>,
-  failure: InboundReceiptError,
-) {
-  const body = errorBody(failure.code, failure.message);
-  switch (failure.code) {
-    case 'INVALID_SIGNATURE':
-      return c.json(body, 401);
-    case 'FORBIDDEN':
-      return c.json(body, 403);
-    case 'USER_NOT_FOUND':
-    case 'NOT_FOUND':
-      return c.json(body, 404);
-  }
-}
-
-function refused<E extends Env, P extends string>(c: Context<E, P>, failure: InboundMessageError) {
-  return failure.code === 'MESSAGE_CONFLICT'
-    ? c.json(errorBody(failure.code, failure.message), 409)
-    : refusedReceipt(c, { code: failure.code, message: failure.message });
-}
-
 export function messageRoutes() {
   const app = createRouter();
 
   app.openapi(postMessage, async (c) => {
-    const source = sourceDomainOf(c);
-    if (!source) return refused(c, UNSIGNED);
+    const source = verifiedSourceDomain(c);
+    if (!source) return refusal(c, UNSIGNED);
     const outcome = await c
       .get('node')
       .messages.receive(source, c.req.valid('json'), await readJsonBody(c));
-    if (!outcome.ok) return refused(c, outcome.reason);
+    if (!outcome.ok) return refusal(c, outcome.reason);
     return c.json(
       {
         success: true as const,
@@ -120,12 +93,12 @@ export function messageRoutes() {
   });
 
   app.openapi(postReceipt, async (c) => {
-    const source = sourceDomainOf(c);
-    if (!source) return refusedReceipt(c, UNSIGNED);
+    const source = verifiedSourceDomain(c);
+    if (!source) return refusal(c, UNSIGNED);
     const outcome = await c
       .get('node')
       .messages.receiveReceipt(source, c.req.valid('json'), await readJsonBody(c));
-    if (!outcome.ok) return refusedReceipt(c, outcome.reason);
+    if (!outcome.ok) return refusal(c, outcome.reason);
     return c.json({ success: true as const, message: 'Receipt received' }, 200);
   });
 

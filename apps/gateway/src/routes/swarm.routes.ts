@@ -19,7 +19,7 @@ import {
   type AnnounceRefusal,
   type GossipRefusal,
 } from '@swarm/domain';
-import { createRouter } from '../router.ts';
+import { createRouter, jsonContent, verifiedSourceDomain } from '../router.ts';
 
 // Registry, announce, discovery and gossip endpoints (DESIGN §3 "Registry and trust", "Gossip").
 // Node signatures are verified by the gateway's middleware, which sets `sourceDomain` on a
@@ -32,11 +32,6 @@ const errors = {
   },
   403: { description: 'Refused', content: { 'application/json': { schema: errorBodySchema } } },
 };
-
-const json = <S extends z.ZodType>(schema: S, description: string) => ({
-  description,
-  content: { 'application/json': { schema } },
-});
 
 /** Per-peer outcome in admin answers. */
 const peerReportSchema = z.object({
@@ -67,7 +62,7 @@ const postAnnounce = createRoute({
   request: {
     body: { content: { 'application/json': { schema: announcementSchema } }, required: true },
   },
-  responses: { 200: json(announcementSchema, 'This node’s info'), ...errors },
+  responses: { 200: jsonContent(announcementSchema, 'This node’s info'), ...errors },
 });
 
 const postGossip = createRoute({
@@ -78,7 +73,10 @@ const postGossip = createRoute({
     body: { content: { 'application/json': { schema: gossipRequestSchema } }, required: true },
   },
   responses: {
-    200: json(gossipResponseSchema, 'Entries changed at or after `since`, and what was new to us'),
+    200: jsonContent(
+      gossipResponseSchema,
+      'Entries changed at or after `since`, and what was new to us',
+    ),
     ...errors,
   },
 });
@@ -88,7 +86,7 @@ const getDiscovery = createRoute({
   path: SWARM_PATHS.discovery,
   summary: 'Discovery document: this node, swarm statistics, seeds, known nodes',
   request: { query: discoveryQuerySchema },
-  responses: { 200: json(discoveryDocumentSchema, 'Discovery document'), ...errors },
+  responses: { 200: jsonContent(discoveryDocumentSchema, 'Discovery document'), ...errors },
 });
 
 const getNodes = createRoute({
@@ -96,7 +94,7 @@ const getNodes = createRoute({
   path: SWARM_PATHS.nodes,
   summary: 'Known swarm nodes (verified ones, active first)',
   request: { query: nodesQuerySchema },
-  responses: { 200: json(nodeListResponseSchema, 'Known nodes'), ...errors },
+  responses: { 200: jsonContent(nodeListResponseSchema, 'Known nodes'), ...errors },
 });
 
 const postNodes = createRoute({
@@ -106,14 +104,8 @@ const postNodes = createRoute({
   request: {
     body: { content: { 'application/json': { schema: adminActionSchema } }, required: true },
   },
-  responses: { 200: json(adminReportSchema, 'What happened, peer by peer'), ...errors },
+  responses: { 200: jsonContent(adminReportSchema, 'What happened, peer by peer'), ...errors },
 });
-
-/** The verified sender set by the node-signature middleware; undefined when unsigned. */
-function sourceDomainOf(c: Context): string | undefined {
-  const value = (c.var as Record<string, unknown>)['sourceDomain'];
-  return typeof value === 'string' ? value : undefined;
-}
 
 /** Refusals are all 403 (`NODE_BLOCKED` or `FORBIDDEN`); nothing was recorded. */
 function refusal(c: Context, r: AnnounceRefusal | GossipRefusal) {
@@ -134,14 +126,17 @@ export function swarmRoutes() {
 
   app.openapi(postAnnounce, async (c) => {
     const node = c.get('node');
-    const outcome = await node.registry.receiveAnnouncement(c.req.valid('json'), sourceDomainOf(c));
+    const outcome = await node.registry.receiveAnnouncement(
+      c.req.valid('json'),
+      verifiedSourceDomain(c),
+    );
     if (!outcome.ok) return refusal(c, outcome.refusal);
     return c.json(outcome.answer, 200);
   });
 
   app.openapi(postGossip, async (c) => {
     const node = c.get('node');
-    const outcome = await node.gossip.receive(c.req.valid('json'), sourceDomainOf(c));
+    const outcome = await node.gossip.receive(c.req.valid('json'), verifiedSourceDomain(c));
     if (!outcome.ok) return refusal(c, outcome.refusal);
     return c.json(outcome.answer, 200);
   });
