@@ -3,19 +3,21 @@ import type { AddressInfo } from 'node:net';
 import autocannon from 'autocannon';
 import {
   SWARM_PATHS,
-  formatTimestamp,
-  generateSigningKeyPair,
-  publicKeyToDidKey,
   readNodeSignatureHeaders,
-  signNodeRequest,
-  signUserAction,
   verifyNodeRequestSignature,
   verifyUserAction,
 } from '@swarm/contract';
 import { DEFAULT_POOL_SIZE } from '@swarm/db';
 import { transportFromFetch } from '@swarm/domain';
 import { createHttpServer } from '@swarm/gateway';
-import { createManualClock, createTestNode } from '../src/index.ts';
+import {
+  createLikeSenders,
+  createManualClock,
+  createTestNode,
+  likeRequestHeaders,
+  signedLikeJson,
+  type LikeSender,
+} from '../src/index.ts';
 import type { BenchRow } from './report.ts';
 
 // Signed like ingest through the gateway's front door. alpha.bench receives on a real port
@@ -49,12 +51,6 @@ const TARGET = 3_000;
 interface Prepared {
   body: string;
   headers: Record<string, string>;
-}
-
-interface Sender {
-  handle: string;
-  privateKey: CryptoKey;
-  publicKey: CryptoKey;
 }
 
 export async function benchIngest(log: (line: string) => void): Promise<BenchRow[]> {
@@ -99,55 +95,20 @@ export async function benchIngest(log: (line: string) => void): Promise<BenchRow
       }
       return batch;
     };
-    const senders: Sender[] = [];
-    for (let i = 0; i < USERS; i++) {
-      const pair = await generateSigningKeyPair();
-      const handle = `bob${i}`;
-      await beta.node.db.prisma.user.create({
-        data: {
-          handle,
-          displayName: `Bob ${i}`,
-          passwordHash: '!',
-          did: await publicKeyToDidKey(pair.publicKey),
-        },
-      });
-      senders.push({ handle, privateKey: pair.privateKey, publicKey: pair.publicKey });
-    }
+    const senders = await createLikeSenders(beta, USERS);
 
     let seq = 0;
-    const likeBody = async (sender: Sender, postId: string, interactionId = `like-${++seq}`) => {
-      const body = {
-        postId,
-        like: {
-          actorHandle: sender.handle,
-          actorDisplayName: sender.handle,
-          actorNodeDomain: BETA,
-          interactionId,
-          timestamp: formatTimestamp(clock.now()),
-        },
-      };
-      const signature = await signUserAction({
-        privateKey: sender.privateKey,
-        action: 'like',
-        targetDomain: ALPHA,
-        body,
-      });
-      return JSON.stringify({ ...body, signature });
-    };
+    const likeBody = (sender: LikeSender, postId: string, interactionId = `like-${++seq}`) =>
+      signedLikeJson({ sender, from: BETA, to: ALPHA, postId, interactionId, now: clock.now() });
     const nodeSigned = async (body: string): Promise<Prepared> => ({
       body,
-      headers: {
-        'content-type': 'application/json',
-        ...(await signNodeRequest({
-          privateKey: beta.node.keys.privateKey,
-          method: 'POST',
-          path: SWARM_PATHS.interaction('like'),
-          sourceDomain: BETA,
-          targetDomain: ALPHA,
-          body,
-          now: clock.now(),
-        })),
-      },
+      headers: await likeRequestHeaders({
+        nodeKey: beta.node.keys.privateKey,
+        from: BETA,
+        to: ALPHA,
+        body,
+        now: clock.now(),
+      }),
     });
 
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -2,3 +2,4 @@ export * from './manual-clock.ts';
 export * from './test-node.ts';
 export * from './test-network.ts';
 export * from './api-caller.ts';
+export * from './signed-likes.ts';

@@ -1,17 +1,18 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  SWARM_PATHS,
-  formatTimestamp,
-  generateSigningKeyPair,
-  publicKeyToDidKey,
-  signNodeRequest,
-  signUserAction,
-} from '@swarm/contract';
+import { SWARM_PATHS } from '@swarm/contract';
 import { createDb, type Db } from '@swarm/db';
 import { createTestDb } from '@swarm/db/testing';
 import { createLogger, createNodeContext, parseConfig, transportFromFetch } from '@swarm/domain';
 import { createGatewayApp } from '@swarm/gateway';
-import { createManualClock, createTestNode, type TestNode } from '../src/index.ts';
+import {
+  createLikeSenders,
+  createManualClock,
+  createTestNode,
+  likeRequestHeaders,
+  signedLikeJson,
+  type LikeSender,
+  type TestNode,
+} from '../src/index.ts';
 
 // Two gateway replicas of alpha.test on one Postgres database receive likes at once, on the same
 // posts, each like delivered to both (as a peer's retry could land on the other replica). Each
@@ -36,7 +37,7 @@ if (!url) {
     let first: Db;
     let second: Db;
     const fronts: ReturnType<typeof createGatewayApp>[] = [];
-    const senders: { handle: string; privateKey: CryptoKey }[] = [];
+    const senders: LikeSender[] = [];
     const posts: string[] = [];
     let authorId: string;
 
@@ -74,19 +75,7 @@ if (!url) {
         });
         posts.push(post.id);
       }
-      for (let i = 0; i < USERS; i++) {
-        const pair = await generateSigningKeyPair();
-        const handle = `bob${i}`;
-        await beta.node.db.prisma.user.create({
-          data: {
-            handle,
-            displayName: `Bob ${i}`,
-            passwordHash: '!',
-            did: await publicKeyToDidKey(pair.publicKey),
-          },
-        });
-        senders.push({ handle, privateKey: pair.privateKey });
-      }
+      senders.push(...(await createLikeSenders(beta, USERS)));
     });
 
     afterAll(async () => {
@@ -95,42 +84,25 @@ if (!url) {
       await beta?.close();
     });
 
-    async function likeBody(sender: (typeof senders)[number], postId: string) {
-      const body = {
+    const likeBody = (sender: LikeSender, postId: string) =>
+      signedLikeJson({
+        sender,
+        from: BETA,
+        to: ALPHA,
         postId,
-        like: {
-          actorHandle: sender.handle,
-          actorDisplayName: sender.handle,
-          actorNodeDomain: BETA,
-          interactionId: `like-${sender.handle}-${postId}`,
-          timestamp: formatTimestamp(clock.now()),
-        },
-      };
-      const signature = await signUserAction({
-        privateKey: sender.privateKey,
-        action: 'like',
-        targetDomain: ALPHA,
-        body,
+        interactionId: `like-${sender.handle}-${postId}`,
+        now: clock.now(),
       });
-      return JSON.stringify({ ...body, signature });
-    }
 
     async function send(front: (typeof fronts)[number], body: string) {
-      const path = SWARM_PATHS.interaction('like');
-      const headers = await signNodeRequest({
-        privateKey: beta.node.keys.privateKey,
-        method: 'POST',
-        path,
-        sourceDomain: BETA,
-        targetDomain: ALPHA,
+      const headers = await likeRequestHeaders({
+        nodeKey: beta.node.keys.privateKey,
+        from: BETA,
+        to: ALPHA,
         body,
         now: clock.now(),
       });
-      return front.request(path, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', ...headers },
-        body,
-      });
+      return front.request(SWARM_PATHS.interaction('like'), { method: 'POST', headers, body });
     }
 
     it('counts every like once, whichever replica and however often it arrives', async () => {
