@@ -1,11 +1,18 @@
+import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import { requestId } from 'hono/request-id';
-import { SWARM_PATHS } from '@swarm/contract';
+import { errorBody, SWARM_PATHS } from '@swarm/contract';
 import type { NodeContext } from '@swarm/domain';
-import { errorResponse } from './errors.ts';
-import { nodeSignature, rateLimitByIp, requireAdmin, swarmBodyGuards } from './middleware/index.ts';
+import { errorCodeForStatus, errorResponse } from './errors.ts';
+import {
+  nodeSignature,
+  rateLimitByIp,
+  refuseNulInUrl,
+  requireAdmin,
+  swarmBodyGuards,
+} from './middleware/index.ts';
 import { readCache } from './middleware/read-cache.ts';
-import { createRouter } from './router.ts';
+import { createRouter, type GatewayEnv } from './router.ts';
 import { adminRoutes } from './routes/admin.routes.ts';
 import { contentRoutes } from './routes/content.routes.ts';
 import { infoRoutes } from './routes/info.routes.ts';
@@ -47,6 +54,9 @@ export function createGatewayApp(node: NodeContext) {
     );
   });
 
+  // A path or query no route could store (U+0000) is a 400 before anything reads it.
+  app.use(refuseNulInUrl());
+
   // Public GETs from a 1 s read-through cache; successful writes invalidate it.
   app.use('/api/swarm/*', readCache({ clock: node.clock }));
 
@@ -75,10 +85,17 @@ export function createGatewayApp(node: NodeContext) {
   app.notFound((c) =>
     errorResponse(c, 'NOT_FOUND', `No such endpoint: ${c.req.method} ${c.req.path}`),
   );
-  app.onError((err, c) => {
-    if (err instanceof HTTPException) return err.getResponse(); // e.g. readJsonBody's 400
+  const internal = (err: unknown, c: Context<GatewayEnv>) => {
     node.logger.error({ err, requestId: c.get('requestId'), path: c.req.path }, 'unhandled error');
     return errorResponse(c, 'INTERNAL', `Internal error (request id ${c.get('requestId')}).`);
+  };
+  app.onError((err, c) => {
+    if (!(err instanceof HTTPException) || (!err.res && err.status >= 500)) return internal(err, c);
+    // Ours carry the error body already (e.g. readJsonBody's 400); a library's (zod-openapi's
+    // 415 for a body of another media type) is plain text and gets the body of DESIGN §3.
+    if (err.res) return err.getResponse();
+    const code = errorCodeForStatus(err.status);
+    return c.json(errorBody(code, err.message || 'The request is not valid.'), err.status);
   });
   return app;
 }

@@ -17,3 +17,17 @@ export function refusal<C extends ErrorCode>(c: Context, failure: { code: C; mes
     ERROR_STATUS[failure.code] as (typeof ERROR_STATUS)[C],
   );
 }
+
+/** The code of an error body for a bare HTTP status (a library's HTTPException without body). */
+export function errorCodeForStatus(status: number): ErrorCode {
+  const byStatus: Partial<Record<number, ErrorCode>> = {
+    400: 'INVALID_REQUEST',
+    401: 'UNAUTHORIZED',
+    403: 'FORBIDDEN',
+    404: 'NOT_FOUND',
+    413: 'PAYLOAD_TOO_LARGE',
+    415: 'UNSUPPORTED_MEDIA_TYPE',
+    429: 'RATE_LIMITED',
+  };
+  return byStatus[status] ?? (status >= 500 ? 'INTERNAL' : 'INVALID_REQUEST');
+}

@@ -13,7 +13,10 @@ export function createHttpServer(opts: {
   fetch: (request: Request) => Response | Promise<Response>;
   web?: NodeHandler;
 }): Server {
-  const gateway = getRequestListener(opts.fetch);
+  // Never replace the global Request/Response with @hono/node-server's lightweight classes: the
+  // web app mounted next to the gateway checks `instanceof Response` on what its endpoints
+  // return, and a global swapped under it answered every JSON endpoint with 500 (issue 12).
+  const gateway = getRequestListener(opts.fetch, { overrideGlobalObjects: false });
   const { web } = opts;
   return createServer((req, res) => {
     const pathname = (req.url ?? '/').split('?', 1)[0] ?? '/';

@@ -1,4 +1,5 @@
 import type { Handle, ServerInit } from '@sveltejs/kit';
+import { sequence } from '@sveltejs/kit/hooks';
 import { createCaller } from '@swarm/api';
 import { createAuthServices, type AuthServices } from '@swarm/auth';
 import {
@@ -8,6 +9,7 @@ import {
   sharedNodeContext,
   type NodeContext,
 } from '@swarm/domain';
+import { edge } from '$lib/server/edge';
 import { clearSessionCookie, SESSION_COOKIE, setSessionCookie } from '$lib/server/session-cookie';
 
 let node: NodeContext | undefined;
@@ -34,7 +36,7 @@ export const init: ServerInit = async () => {
   auth = createAuthServices({ db: node.db, clock: node.clock });
 };
 
-export const handle: Handle = async ({ event, resolve }) => {
+const nodeContext: Handle = async ({ event, resolve }) => {
   if (!node || !auth) throw new Error('node context is not ready');
   const token = event.cookies.get(SESSION_COOKIE);
   const session = token ? await auth.sessions.validate(token) : null;
@@ -54,3 +56,7 @@ export const handle: Handle = async ({ event, resolve }) => {
   });
   return resolve(event);
 };
+
+// The edge first: refused URLs and form bodies, JSON errors under /api and /trpc
+// (lib/server/edge.ts).
+export const handle = sequence(edge, nodeContext);

@@ -13,7 +13,22 @@ export interface ApiContext {
   clientIp: string;
 }
 
-const t = initTRPC.context<ApiContext>().create();
+/** What a caller sees of a failure that is our fault; the cause goes to the node's log. */
+export const INTERNAL_MESSAGE = 'Something went wrong on this node; it has been logged.';
+
+// Error bodies never carry stacks or internals, whatever NODE_ENV says (tRPC adds the stack
+// when it thinks it is in development, which an unset NODE_ENV means: the README's `pnpm
+// start`), and an unexpected error's own message (a database error, a file path) stays in the
+// log: the caller gets a fixed sentence.
+const t = initTRPC.context<ApiContext>().create({
+  isDev: false,
+  errorFormatter: ({ shape, error }) => {
+    const { stack: _stack, ...data } = shape.data;
+    return error.code === 'INTERNAL_SERVER_ERROR'
+      ? { ...shape, message: INTERNAL_MESSAGE, data }
+      : { ...shape, data };
+  },
+});
 
 export const router = t.router;
 export const createCallerFactory = t.createCallerFactory;

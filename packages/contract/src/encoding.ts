@@ -66,3 +66,12 @@ export function containsNul(value: unknown): boolean {
   }
   return false;
 }
+
+/**
+ * True when a request's path or query decodes to a string holding U+0000. `%00` is the only
+ * way to write it there (a URL carries no raw control bytes, and one decoding step turns `%00`,
+ * and nothing else, into U+0000), so both edges refuse such a request before any route runs.
+ */
+export function urlHasNul(url: URL): boolean {
+  return /%00/i.test(url.pathname) || /%00/i.test(url.search);
+}

@@ -33,7 +33,13 @@ async function listen(server: ReturnType<typeof createHttpServer>): Promise<stri
  */
 export async function benchReads(): Promise<BenchRow[]> {
   const bare = new Hono().get('/', (c) => c.json({ ok: true, at: new Date().toISOString() }));
-  const bareServer = serve({ fetch: bare.fetch, port: 0, hostname: '127.0.0.1' });
+  // Served as the node's own server is (http-server.ts): the platform's Request and Response.
+  const bareServer = serve({
+    fetch: bare.fetch,
+    port: 0,
+    hostname: '127.0.0.1',
+    overrideGlobalObjects: false,
+  });
   await new Promise((r) => bareServer.once('listening', r));
   const bareUrl = `http://127.0.0.1:${(bareServer.address() as AddressInfo).port}/`;
 

@@ -2,12 +2,13 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
-import { dirname } from 'node:path';
+import { dirname, join } from 'node:path';
 
 // Real nodes as real processes, started the way an operator does: the gateway's entry point
-// under tsx. Used by the gateway's start-up tests and the web app's browser tests; both import
+// under tsx (embedded with `--with-web`, or alone), and the built web app alone (production). Used by the gateway's start-up tests and the web app's browser tests; both import
 // this file by path (neither app can depend on testnet: it depends on the gateway).
 const gatewayDir = dirname(dirname(createRequire(import.meta.url).resolve('@swarm/gateway')));
+const webDir = join(dirname(gatewayDir), 'web');
 
 /** A free TCP port on loopback, from the OS. */
 export async function freePort(): Promise<number> {
@@ -39,9 +40,33 @@ export async function startNodeProcess(
   env: Record<string, string>,
   args: string[] = ['--with-web'],
 ): Promise<NodeProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', ...args], {
-    cwd: gatewayDir,
-    env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'info', ...env },
+  return spawnUntilReady(
+    ['--import', 'tsx', 'src/main.ts', ...args],
+    gatewayDir,
+    { LOG_LEVEL: 'info', ...env },
+    ' is up on ',
+  );
+}
+
+/**
+ * The web app alone, as production runs it (docker-compose.yml's `web`: `node
+ * apps/web/build/index.js`, needs `pnpm build`), with the node's variables plus adapter-node's
+ * (`ORIGIN`, `PORT`, `HOST`). Resolves once adapter-node says it is listening.
+ */
+export async function startWebProcess(env: Record<string, string>): Promise<NodeProcess> {
+  return spawnUntilReady(['build/index.js'], webDir, { LOG_LEVEL: 'info', ...env }, 'Listening on ');
+}
+
+/** Spawns `node <args>` in `cwd` and resolves once its output contains `ready`. */
+async function spawnUntilReady(
+  args: string[],
+  cwd: string,
+  env: Record<string, string>,
+  ready: string,
+): Promise<NodeProcess> {
+  const child = spawn(process.execPath, args, {
+    cwd,
+    env: { PATH: process.env.PATH ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
@@ -52,12 +77,12 @@ export async function startNodeProcess(
     await new Promise<void>((resolve, reject) => {
       const onData = (chunk: Buffer) => {
         out += chunk.toString();
-        if (out.includes(' is up on ')) resolve();
+        if (out.includes(ready)) resolve();
       };
       child.stdout?.on('data', onData);
       child.stderr?.on('data', onData);
       void exited.then(([code, signal]) =>
-        reject(new Error(`node exited with ${String(code ?? signal)}:\n${out}`)),
+        reject(new Error(`process exited with ${String(code ?? signal)}:\n${out}`)),
       );
     });
   } finally {
@@ -74,6 +99,62 @@ export async function startNodeProcess(
       const [code] = (await exited) as [number | null];
       clearTimeout(killer);
       return code;
+    },
+  };
+}
+
+export interface ProductionPair {
+  /** `localhost:<web port>`: the node's identity (the web app's origin stands for the proxy). */
+  domain: string;
+  /** Where the gateway alone answers (`/api/swarm/*`, `/.well-known/node-swarm`). */
+  gatewayUrl: string;
+  /** Where the web app alone answers (everything else). */
+  webUrl: string;
+  gateway: NodeProcess;
+  web: NodeProcess;
+  /** Both processes' output, for failure messages. */
+  output: () => string;
+  stop: () => Promise<void>;
+}
+
+/**
+ * The production pair of docker-compose.yml on one Postgres database: the gateway alone (it
+ * migrates at start, standing in for the one-shot `migrate` job), then the web app alone, each
+ * on its own port with the compose file's variables (`NODE_ENV=production`, `ORIGIN`). Without
+ * the TLS proxy, a client calls each process directly; the node's domain is the web app's.
+ */
+export async function startProductionPair(options: {
+  databaseUrl: string;
+  dataDir: string;
+  env?: Record<string, string>;
+}): Promise<ProductionPair> {
+  const [gatewayPort, webPort] = [await freePort(), await freePort()];
+  const domain = `localhost:${webPort}`;
+  const shared = {
+    NODE_ENV: 'production',
+    HOST: '127.0.0.1',
+    SWARM_DOMAIN: domain,
+    DATABASE_URL: options.databaseUrl,
+    DATA_DIR: options.dataDir,
+    ...options.env,
+  };
+  const gateway = await startNodeProcess({ ...shared, PORT: String(gatewayPort) }, []);
+  let web: NodeProcess;
+  try {
+    web = await startWebProcess({ ...shared, PORT: String(webPort), ORIGIN: `http://${domain}` });
+  } catch (error) {
+    await gateway.stop();
+    throw error;
+  }
+  return {
+    domain,
+    gatewayUrl: `http://127.0.0.1:${gatewayPort}`,
+    webUrl: `http://${domain}`,
+    gateway,
+    web,
+    output: () => `--- gateway ---\n${gateway.output()}\n--- web ---\n${web.output()}`,
+    stop: async () => {
+      await Promise.all([gateway.stop(), web.stop()]);
     },
   };
 }

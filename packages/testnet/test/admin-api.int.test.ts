@@ -362,7 +362,12 @@ describe('operator CLI against the admin API (real HTTP)', () => {
 
   it('creates and lists tokens, blocks and unblocks, lists seeds; fails with exit 1 without a token', async () => {
     await alpha.node.registry.addSeed('seed.test', 3);
-    const server = serve({ fetch: alpha.app.fetch, port: 0, hostname: '127.0.0.1' });
+    const server = serve({
+      fetch: alpha.app.fetch,
+      port: 0,
+      hostname: '127.0.0.1',
+      overrideGlobalObjects: false,
+    });
     await new Promise((r) => server.once('listening', r));
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     const swarm = async (args: string[], token = ADMIN_TOKEN) => {
@@ -407,7 +412,12 @@ describe('operator CLI against the admin API (real HTTP)', () => {
     // Seven CLI processes (tsx start-up each): slower than an in-process test.
   }, 120_000);
   it('users create: generated password printed once with a warning, or read from stdin', async () => {
-    const server = serve({ fetch: alpha.app.fetch, port: 0, hostname: '127.0.0.1' });
+    const server = serve({
+      fetch: alpha.app.fetch,
+      port: 0,
+      hostname: '127.0.0.1',
+      overrideGlobalObjects: false,
+    });
     await new Promise((r) => server.once('listening', r));
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     const swarm = (args: string[], stdin = '') =>

@@ -1,0 +1,102 @@
+import { error, type Handle } from '@sveltejs/kit';
+import { errorBodySchema, NUL_REFUSED, urlHasNul } from '@swarm/contract';
+import { errorJson } from './api-errors';
+
+// The web app's edge for what no route decides (DESIGN §3 error model, issues 12 and 17):
+// - a path or query holding U+0000 (`%00`) is refused before any route reads it: the database
+//   cannot store it, so it would otherwise surface as a 500 deep inside;
+// - a form post whose body cannot be read as a form (a broken multipart body, or text/plain,
+//   which SvelteKit lets through to actions but cannot parse) is a 400 or 415 here, not a
+//   TypeError inside every action's `request.formData()`;
+// - under `/api/*` and `/trpc` every failure is JSON: SvelteKit's own answers (404 for an unknown
+//   path, 405 for a method a `+server.ts` does not export, its error page for a handler that
+//   threw) are HTML, plain text or `{ message }`, and become `{ error, code }` with their status.
+
+/** The JSON API paths of the web app: the spec's `/api/users/*` (and any `/api/…`) and tRPC. */
+export function isJsonApiPath(pathname: string): boolean {
+  return (
+    pathname === '/api' ||
+    pathname.startsWith('/api/') ||
+    pathname === '/trpc' ||
+    pathname.startsWith('/trpc/')
+  );
+}
+
+const BY_STATUS: Record<number, { code: string; message: string }> = {
+  400: { code: 'INVALID_REQUEST', message: 'The request is not valid.' },
+  401: { code: 'UNAUTHORIZED', message: 'Sign in first.' },
+  403: { code: 'FORBIDDEN', message: 'This request is not allowed.' },
+  404: { code: 'NOT_FOUND', message: 'No such endpoint.' },
+  405: { code: 'METHOD_NOT_ALLOWED', message: 'This endpoint does not answer this method.' },
+  413: { code: 'PAYLOAD_TOO_LARGE', message: 'The request body is too large.' },
+  415: { code: 'UNSUPPORTED_MEDIA_TYPE', message: 'This content type is not accepted here.' },
+  429: { code: 'RATE_LIMITED', message: 'Too many requests; try again later.' },
+};
+
+const INTERNAL = {
+  code: 'INTERNAL',
+  message: 'Something went wrong on this node; it has been logged.',
+};
+
+function isJson(response: Response): boolean {
+  return /^application\/json\b/i.test(response.headers.get('content-type') ?? '');
+}
+
+/** Is this failure already an error body of ours (or, under /trpc, tRPC's own JSON error)? */
+async function isOurErrorBody(response: Response, trpc: boolean): Promise<boolean> {
+  if (!isJson(response)) return false;
+  if (trpc) return true;
+  try {
+    return errorBodySchema.safeParse(await response.clone().json()).success;
+  } catch {
+    return false;
+  }
+}
+
+/** Throws a 4xx for a write whose body a form action could not read. */
+async function refuseUnreadableForm(request: Request): Promise<void> {
+  if (request.method === 'GET' || request.method === 'HEAD') return;
+  const type = (request.headers.get('content-type') ?? '').split(';', 1)[0]!.trim().toLowerCase();
+  if (type === 'text/plain') error(415, 'Forms are sent as application/x-www-form-urlencoded or multipart/form-data.');
+  if (type !== 'multipart/form-data') return;
+  try {
+    await request.clone().formData();
+  } catch {
+    error(400, 'The form could not be read.');
+  }
+}
+
+export const edge: Handle = async ({ event, resolve }) => {
+  const { pathname } = event.url;
+  const api = isJsonApiPath(pathname);
+  if (urlHasNul(event.url)) {
+    return api
+      ? errorJson(400, 'INVALID_REQUEST', NUL_REFUSED)
+      : new Response(NUL_REFUSED, {
+          status: 400,
+          headers: { 'content-type': 'text/plain; charset=utf-8' },
+        });
+  }
+  if (!api) {
+    await refuseUnreadableForm(event.request);
+    return resolve(event);
+  }
+
+  const response = await resolve(event);
+  if (response.status < 400) return response;
+  if (await isOurErrorBody(response, pathname === '/trpc' || pathname.startsWith('/trpc/'))) {
+    return response;
+  }
+  const known = BY_STATUS[response.status] ?? (response.status >= 500 ? INTERNAL : undefined);
+  const { code, message } =
+    response.status === 404
+      ? { code: 'NOT_FOUND', message: `No such endpoint: ${event.request.method} ${pathname}` }
+      : (known ?? { code: 'INVALID_REQUEST', message: 'The request failed.' });
+  const replaced = errorJson(response.status, code, message);
+  // Keep what tells the client how to go on (Allow on a 405, Retry-After on a 429).
+  for (const name of ['allow', 'retry-after']) {
+    const value = response.headers.get(name);
+    if (value) replaced.headers.set(name, value);
+  }
+  return replaced;
+};

@@ -1,0 +1,154 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { Db } from '@swarm/db';
+import { createTestDb } from '@swarm/db/testing';
+import { send } from '../src/front-door.ts';
+import { freePort, startNodeProcess, type NodeProcess } from '../src/node-process.ts';
+import {
+  ADMIN_TOKEN,
+  expectSessionsAlive,
+  fuzzPathsAndQueries,
+  gatewayRouteList,
+  expectNoFailures,
+  startSweep,
+  sweepActions,
+  sweepEndpoints,
+  sweepGateway,
+  sweepPages,
+  sweepSessionEnders,
+  sweepTrpc,
+  type Sweep,
+} from './front-door-harness.ts';
+
+// The front door, embedded: the node started as the README's `pnpm start` does (the gateway's
+// entry with `--with-web`, the built web app mounted in the same process, NODE_ENV unset), on
+// embedded PGlite, or on a fresh Postgres database when TEST_DATABASE_URL is set. Every route
+// of the web app and the gateway is called over a socket (front-door-harness.ts). Needs
+// `pnpm build`.
+
+const onPostgres = Boolean(process.env.TEST_DATABASE_URL);
+
+describe(`the embedded node's front door (${onPostgres ? 'Postgres' : 'PGlite'})`, () => {
+  let dataDir: string;
+  let db: Db | undefined;
+  let node: NodeProcess;
+  let sweep: Sweep;
+  let gatewayRoutes: { method: string; path: string }[];
+
+  beforeAll(async () => {
+    dataDir = await mkdtemp(join(tmpdir(), 'swarm-front-door-'));
+    if (onPostgres) {
+      db = await createTestDb();
+      if (db.kind !== 'postgres') throw new Error('TEST_DATABASE_URL did not give Postgres');
+    }
+    const databaseUrl = db?.kind === 'postgres' ? db.pool.options.connectionString : undefined;
+    const port = await freePort();
+    node = await startNodeProcess({
+      PORT: String(port),
+      DATA_DIR: dataDir,
+      ADMIN_TOKEN,
+      SWARM_RATE_LIMIT_PER_MIN: '1000000',
+      ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
+    });
+    const base = `http://127.0.0.1:${port}`;
+    sweep = await startSweep({
+      domain: `localhost:${port}`,
+      webBase: base,
+      gatewayBase: base,
+      output: () => node.output(),
+    });
+    gatewayRoutes = await gatewayRouteList();
+  });
+
+  beforeEach(() => {
+    if (sweep) sweep.failures.length = 0;
+  });
+
+  afterAll(async () => {
+    await node?.stop();
+    await db?.close();
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it("answers the spec's /api/users endpoints with JSON (issue 12, bug 1)", async () => {
+    const profile = await sweep.web({ method: 'GET', path: '/api/users/alice' });
+    expect(profile.status, profile.text).toBe(200);
+    expect(JSON.parse(profile.text)).toMatchObject({ profile: { handle: 'alice' }, isSwarm: false });
+    const posts = await sweep.web({ method: 'GET', path: '/api/users/alice/posts?limit=5' });
+    expect(posts.status, posts.text).toBe(200);
+    expect(JSON.parse(posts.text).posts).toHaveLength(1);
+    const follow = await sweep.web({
+      method: 'POST',
+      path: '/api/users/bob/follow',
+      headers: { cookie: sweep.alice.cookie, origin: `http://${sweep.target.domain}` },
+    });
+    expect(follow.status, follow.text).toBe(400);
+    expect(JSON.parse(follow.text)).toMatchObject({ code: 'INVALID_REQUEST' });
+  });
+
+  it('answers unknown /api paths with a JSON 404 (issue 12, bug 2)', async () => {
+    for (const path of ['/api/nope', '/api/users/alice/nope']) {
+      const answer = await sweep.web({ method: 'GET', path, headers: { accept: 'text/html' } });
+      expect(answer.status).toBe(404);
+      expect(answer.headers['content-type']).toMatch(/^application\/json/);
+      expect(JSON.parse(answer.text)).toMatchObject({ code: 'NOT_FOUND' });
+    }
+  });
+
+  it('refuses a NUL in a path or query with 400 on both sides (issue 17, item 8)', async () => {
+    for (const path of ['/api/swarm/users/%00', '/api/swarm/timeline?limit=%00', '/api/users/%00']) {
+      const answer = await sweep.web({ method: 'GET', path });
+      expect(answer.status, path).toBe(400);
+      expect(JSON.parse(answer.text)).toMatchObject({ code: 'INVALID_REQUEST' });
+    }
+    expect((await sweep.web({ method: 'GET', path: '/@a%00b' })).status).toBe(400);
+  });
+
+  it('puts no stack in tRPC error bodies with NODE_ENV unset (issue 17, item 5)', async () => {
+    for (const path of ['/trpc/nope', '/trpc/profiles.get?input=%7B%7D', '/trpc/settings.get']) {
+      const answer = await send(sweep.target.webBase, sweep.target.domain, { method: 'GET', path });
+      expect(answer.status).toBeGreaterThanOrEqual(400);
+      expect(answer.text).not.toMatch(/stack|\bat .*:\d+:\d+/);
+    }
+  });
+
+  it('answers every page of the route tree, as anyone, without a 5xx', async () => {
+    await sweepPages(sweep);
+    await expectSessionsAlive(sweep, 'the pages');
+    expectNoFailures(sweep);
+  }, 300_000);
+
+  it('answers every form action and endpoint with any body, without a 5xx', async () => {
+    await sweepActions(sweep);
+    await expectSessionsAlive(sweep, 'the form actions');
+    await sweepEndpoints(sweep);
+    await expectSessionsAlive(sweep, 'the endpoints');
+    expectNoFailures(sweep);
+  }, 300_000);
+
+  it('answers every tRPC procedure with any input, JSON errors and no 5xx', async () => {
+    await sweepTrpc(sweep);
+    await expectSessionsAlive(sweep, 'the tRPC procedures');
+    expectNoFailures(sweep);
+  }, 300_000);
+
+  it('answers every gateway route, JSON errors and no 5xx', async () => {
+    expect(gatewayRoutes.length).toBeGreaterThan(20);
+    await sweepGateway(sweep, gatewayRoutes);
+    expectNoFailures(sweep);
+  }, 300_000);
+
+  it('answers any bytes in path parameters and queries with a 4xx at worst (fuzzed)', async () => {
+    await fuzzPathsAndQueries(sweep, gatewayRoutes, 25);
+    expectNoFailures(sweep);
+  }, 300_000);
+
+  it('signs out through every way there is, last, without a 5xx', async () => {
+    expect(sweep.deferred.length).toBeGreaterThan(0);
+    await sweepSessionEnders(sweep);
+    expectNoFailures(sweep);
+    expect(await sweep.alice.alive()).toBe(false);
+  }, 300_000);
+});
