@@ -30,10 +30,25 @@ export interface Answer {
   text: string;
 }
 
+// Kept-alive connections, as browsers use them: a server that answers before reading a body
+// drains it and keeps the connection (closing it with unread bytes would reset the answer).
 const agent = new Agent({ keepAlive: true, maxSockets: 8 });
 
-/** Sends `req` to `base` (`http://127.0.0.1:<port>`) as is; `host` is the Host header. */
-export function send(base: string, host: string, req: SweepRequest): Promise<Answer> {
+/**
+ * Sends `req` to `base` (`http://127.0.0.1:<port>`) as is; `host` is the Host header. A reset
+ * on a reused connection (the server closed it while idle, as it may) is retried once, the way
+ * Node's documentation says to.
+ */
+export async function send(base: string, host: string, req: SweepRequest): Promise<Answer> {
+  try {
+    return await sendOnce(base, host, req);
+  } catch (error) {
+    if ((error as { reusedSocket?: boolean }).reusedSocket) return sendOnce(base, host, req);
+    throw error;
+  }
+}
+
+function sendOnce(base: string, host: string, req: SweepRequest): Promise<Answer> {
   const url = new URL(base);
   const body = req.body === undefined ? undefined : Buffer.from(req.body);
   return new Promise((resolve, reject) => {
@@ -63,8 +78,14 @@ export function send(base: string, host: string, req: SweepRequest): Promise<Ans
         res.on('error', reject);
       },
     );
-    r.setTimeout(30_000, () => r.destroy(new Error(`${req.method} ${req.path}: no answer in 30 s`)));
-    r.on('error', reject);
+    r.setTimeout(30_000, () =>
+      r.destroy(new Error(`${req.method} ${req.path}: no answer in 30 s`)),
+    );
+    r.on('error', (error: NodeJS.ErrnoException) => {
+      const wrapped = new Error(`${req.method} ${req.path}: ${error.message}`, { cause: error });
+      const retry = r.reusedSocket && error.code === 'ECONNRESET';
+      reject(Object.assign(wrapped, { reusedSocket: retry }));
+    });
     r.end(body);
   });
 }
@@ -89,7 +110,9 @@ export async function inPool<T>(limit: number, tasks: (() => Promise<T>)[]): Pro
 /** JSON API paths: `{ error, code }` on every failure. */
 export function isApiPath(path: string): boolean {
   const pathname = path.split('?', 1)[0]!;
-  return pathname === '/api' || pathname.startsWith('/api/') || pathname.startsWith('/.well-known/');
+  return (
+    pathname === '/api' || pathname.startsWith('/api/') || pathname.startsWith('/.well-known/')
+  );
 }
 
 export function isTrpcPath(path: string): boolean {
@@ -121,7 +144,12 @@ function hasKey(value: unknown, key: string): boolean {
 }
 
 /** Peer failures a user-facing read may answer (DESIGN §3: 502/504 for remote fetches). */
-const PEER_FAILURES = new Set(['PEER_UNAVAILABLE', 'PEER_TIMEOUT', 'BAD_GATEWAY', 'GATEWAY_TIMEOUT']);
+const PEER_FAILURES = new Set([
+  'PEER_UNAVAILABLE',
+  'PEER_TIMEOUT',
+  'BAD_GATEWAY',
+  'GATEWAY_TIMEOUT',
+]);
 
 /**
  * What is wrong with `answer` to `req`, as sentences (empty: nothing). The rules: no 500 (and
@@ -153,7 +181,8 @@ export function problemsWith(req: SweepRequest, answer: Answer): string[] {
   }
   if (status >= 500) {
     const code = parsed ? peerCode(json) : undefined;
-    const peerFailure = (status === 502 || status === 504) && (code ? PEER_FAILURES.has(code) : !api && !trpc);
+    const peerFailure =
+      (status === 502 || status === 504) && (code ? PEER_FAILURES.has(code) : !api && !trpc);
     if (!peerFailure) problems.push(`answered ${status}`);
   }
   if (status >= 400 && (api || trpc)) {

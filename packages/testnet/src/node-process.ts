@@ -54,7 +54,12 @@ export async function startNodeProcess(
  * (`ORIGIN`, `PORT`, `HOST`). Resolves once adapter-node says it is listening.
  */
 export async function startWebProcess(env: Record<string, string>): Promise<NodeProcess> {
-  return spawnUntilReady(['build/index.js'], webDir, { LOG_LEVEL: 'info', ...env }, 'Listening on ');
+  return spawnUntilReady(
+    ['build/index.js'],
+    webDir,
+    { LOG_LEVEL: 'info', ...env },
+    'Listening on ',
+  );
 }
 
 /** Spawns `node <args>` in `cwd` and resolves once its output contains `ready`. */

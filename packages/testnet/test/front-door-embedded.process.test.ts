@@ -8,6 +8,7 @@ import { send } from '../src/front-door.ts';
 import { freePort, startNodeProcess, type NodeProcess } from '../src/node-process.ts';
 import {
   ADMIN_TOKEN,
+  saveOutput,
   expectSessionsAlive,
   fuzzPathsAndQueries,
   gatewayRouteList,
@@ -68,6 +69,7 @@ describe(`the embedded node's front door (${onPostgres ? 'Postgres' : 'PGlite'})
 
   afterAll(async () => {
     await node?.stop();
+    await saveOutput('front-door-embedded', node?.output() ?? '');
     await db?.close();
     await rm(dataDir, { recursive: true, force: true });
   });
@@ -75,7 +77,10 @@ describe(`the embedded node's front door (${onPostgres ? 'Postgres' : 'PGlite'})
   it("answers the spec's /api/users endpoints with JSON (issue 12, bug 1)", async () => {
     const profile = await sweep.web({ method: 'GET', path: '/api/users/alice' });
     expect(profile.status, profile.text).toBe(200);
-    expect(JSON.parse(profile.text)).toMatchObject({ profile: { handle: 'alice' }, isSwarm: false });
+    expect(JSON.parse(profile.text)).toMatchObject({
+      profile: { handle: 'alice' },
+      isSwarm: false,
+    });
     const posts = await sweep.web({ method: 'GET', path: '/api/users/alice/posts?limit=5' });
     expect(posts.status, posts.text).toBe(200);
     expect(JSON.parse(posts.text).posts).toHaveLength(1);
@@ -98,7 +103,11 @@ describe(`the embedded node's front door (${onPostgres ? 'Postgres' : 'PGlite'})
   });
 
   it('refuses a NUL in a path or query with 400 on both sides (issue 17, item 8)', async () => {
-    for (const path of ['/api/swarm/users/%00', '/api/swarm/timeline?limit=%00', '/api/users/%00']) {
+    for (const path of [
+      '/api/swarm/users/%00',
+      '/api/swarm/timeline?limit=%00',
+      '/api/users/%00',
+    ]) {
       const answer = await sweep.web({ method: 'GET', path });
       expect(answer.status, path).toBe(400);
       expect(JSON.parse(answer.text)).toMatchObject({ code: 'INVALID_REQUEST' });

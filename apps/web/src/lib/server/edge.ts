@@ -1,4 +1,4 @@
-import { error, type Handle } from '@sveltejs/kit';
+import { error, isHttpError, isRedirect, type Handle, type RequestEvent } from '@sveltejs/kit';
 import { errorBodySchema, NUL_REFUSED, urlHasNul } from '@swarm/contract';
 import { errorJson } from './api-errors';
 
@@ -53,16 +53,64 @@ async function isOurErrorBody(response: Response, trpc: boolean): Promise<boolea
   }
 }
 
-/** Throws a 4xx for a write whose body a form action could not read. */
-async function refuseUnreadableForm(request: Request): Promise<void> {
-  if (request.method === 'GET' || request.method === 'HEAD') return;
+/**
+ * A write whose body a form action could not read: text/plain (which SvelteKit lets through to
+ * actions, as HTML forms may send it, but cannot parse) is answered 415 here; a multipart body
+ * that does not parse makes `request.formData()` throw a 400 instead of a TypeError. (The 415
+ * is returned, not thrown: an `error()` thrown from `handle` on a request whose path does not
+ * decode brings SvelteKit 2.70's process down with an unhandled rejection.)
+ */
+function unreadableForm(request: Request): Response | undefined {
+  if (request.method === 'GET' || request.method === 'HEAD') return undefined;
   const type = (request.headers.get('content-type') ?? '').split(';', 1)[0]!.trim().toLowerCase();
-  if (type === 'text/plain') error(415, 'Forms are sent as application/x-www-form-urlencoded or multipart/form-data.');
-  if (type !== 'multipart/form-data') return;
+  if (type === 'text/plain') {
+    return new Response(
+      'Forms are sent as application/x-www-form-urlencoded or multipart/form-data.',
+      { status: 415, headers: { 'content-type': 'text/plain; charset=utf-8' } },
+    );
+  }
+  if (type === 'multipart/form-data') {
+    const formData = request.formData.bind(request);
+    request.formData = async () => {
+      try {
+        return await formData();
+      } catch {
+        error(400, 'The form could not be read.');
+      }
+    };
+  }
+  return undefined;
+}
+
+/**
+ * What the hooks after this one threw, as an answer: a thrown `error()` or `redirect()` (or a
+ * bug) must not reach SvelteKit from `handle`, because on a request whose path does not decode
+ * (`/admin/nodes/%FF`) SvelteKit 2.70 then dies of an unhandled rejection, node and all.
+ */
+async function answerThrown(
+  event: RequestEvent,
+  resolve: Parameters<Handle>[0]['resolve'],
+  api: boolean,
+): Promise<Response> {
   try {
-    await request.clone().formData();
-  } catch {
-    error(400, 'The form could not be read.');
+    return await resolve(event);
+  } catch (thrown) {
+    if (isRedirect(thrown)) {
+      return new Response(null, { status: thrown.status, headers: { location: thrown.location } });
+    }
+    const status = isHttpError(thrown) ? thrown.status : 500;
+    const message = isHttpError(thrown) ? thrown.body.message : INTERNAL.message;
+    if (!isHttpError(thrown)) {
+      (event.locals.node?.logger ?? console).error({ err: thrown }, 'a hook failed');
+    }
+    if (api) {
+      const code = BY_STATUS[status]?.code ?? (status >= 500 ? 'INTERNAL' : 'INVALID_REQUEST');
+      return errorJson(status, code, message);
+    }
+    return new Response(message, {
+      status,
+      headers: { 'content-type': 'text/plain; charset=utf-8' },
+    });
   }
 }
 
@@ -77,12 +125,9 @@ export const edge: Handle = async ({ event, resolve }) => {
           headers: { 'content-type': 'text/plain; charset=utf-8' },
         });
   }
-  if (!api) {
-    await refuseUnreadableForm(event.request);
-    return resolve(event);
-  }
+  if (!api) return unreadableForm(event.request) ?? answerThrown(event, resolve, false);
 
-  const response = await resolve(event);
+  const response = await answerThrown(event, resolve, true);
   if (response.status < 400) return response;
   if (await isOurErrorBody(response, pathname === '/trpc' || pathname.startsWith('/trpc/'))) {
     return response;
