@@ -135,7 +135,7 @@ describe(`the embedded node's front door (${onPostgres ? 'Postgres' : 'PGlite'})
     await sweepEndpoints(sweep);
     await expectSessionsAlive(sweep, 'the endpoints');
     expectNoFailures(sweep);
-  }, 300_000);
+  }, 600_000);
 
   it('answers every tRPC procedure with any input, JSON errors and no 5xx', async () => {
     await sweepTrpc(sweep);

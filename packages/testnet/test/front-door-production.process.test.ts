@@ -96,7 +96,7 @@ if (!url) {
       await sweepEndpoints(sweep);
       await expectSessionsAlive(sweep, 'the endpoints');
       expectNoFailures(sweep);
-    }, 300_000);
+    }, 600_000);
 
     it('answers every tRPC procedure with any input, JSON errors and no 5xx', async () => {
       await sweepTrpc(sweep);

@@ -138,10 +138,13 @@ export const edge: Handle = async ({ event, resolve }) => {
       ? { code: 'NOT_FOUND', message: `No such endpoint: ${event.request.method} ${pathname}` }
       : (known ?? { code: 'INVALID_REQUEST', message: 'The request failed.' });
   const replaced = errorJson(response.status, code, message);
-  // Keep what tells the client how to go on (Allow on a 405, Retry-After on a 429).
-  for (const name of ['allow', 'retry-after']) {
-    const value = response.headers.get(name);
-    if (value) replaced.headers.set(name, value);
-  }
+  // Keep every header but those of the replaced body (Allow on a 405, Retry-After on a 429,
+  // cookies, security headers the hooks after this one set).
+  const ofTheBody = new Set(['content-type', 'content-length', 'content-encoding', 'etag', 'link']);
+  response.headers.forEach((value, name) => {
+    if (!ofTheBody.has(name) && name !== 'set-cookie') replaced.headers.set(name, value);
+  });
+  for (const cookie of response.headers.getSetCookie())
+    replaced.headers.append('set-cookie', cookie);
   return replaced;
 };
