@@ -30,8 +30,12 @@ export const init: ServerInit = async () => {
     });
     node = await bootNode(parsed.value, { logger, migrate: false });
   }
-  // One per process: the login throttle's buckets live in it.
-  auth = createAuthServices({ db: node.db, clock: node.clock });
+  // One per process: the login and sign-up throttles' buckets live in it.
+  auth = createAuthServices({
+    db: node.db,
+    clock: node.clock,
+    signUpLimits: { perIp: { perHour: node.config.signUpLimitPerHour } },
+  });
 };
 
 export const handle: Handle = async ({ event, resolve }) => {
