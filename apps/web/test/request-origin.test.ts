@@ -83,9 +83,9 @@ describe('withSecurityHeaders', () => {
     const page = new Response('<p>', {
       headers: { 'content-security-policy': "script-src 'self' 'nonce-abc'" },
     });
-    expect(
-      withSecurityHeaders(page, new URL(ORIGIN)).headers.get('content-security-policy'),
-    ).toBe("script-src 'self' 'nonce-abc'");
+    expect(withSecurityHeaders(page, new URL(ORIGIN)).headers.get('content-security-policy')).toBe(
+      "script-src 'self' 'nonce-abc'",
+    );
     const redirect = withSecurityHeaders(Response.redirect(`${ORIGIN}/x`, 302), new URL(ORIGIN));
     expect(redirect.status).toBe(302);
     expect(redirect.headers.get('location')).toBe(`${ORIGIN}/x`);

@@ -67,7 +67,7 @@ beforeAll(async () => {
   one = nodeOnPort({
     dataDir: join(dataDir, 'one'),
     port: portOne,
-    env: { SWARM_SIGNUP_LIMIT_PER_HOUR: '3' },
+    env: { SWARM_SIGNUPS_PER_HOUR: '3' },
   });
   two = nodeOnPort({
     dataDir: join(dataDir, 'two'),
@@ -94,9 +94,9 @@ afterAll(async () => {
 describe('cross-origin writes (CSRF)', () => {
   /** alice's posts, her session, and bob's followers: what a forged request would change. */
   async function state() {
-    const posts = (await (
-      await fetch(url(one, '/api/swarm/users/alice?limit=50'))
-    ).json()) as { posts: unknown[] };
+    const posts = (await (await fetch(url(one, '/api/swarm/users/alice?limit=50'))).json()) as {
+      posts: unknown[];
+    };
     const me = (await (await fetch(url(one, '/trpc/auth.me'), { headers: { cookie } })).json()) as {
       result: { data: { handle: string } | null };
     };
@@ -211,7 +211,7 @@ describe('cross-origin writes (CSRF)', () => {
     }
     // tRPC with JSON; without Origin the browser's Sec-Fetch-Site or Referer is enough.
     for (const headers of [
-      own,
+      own as Record<string, string>,
       { cookie, 'sec-fetch-site': 'same-origin' },
       { cookie, referer: `${one.url}/` },
     ]) {
@@ -303,7 +303,8 @@ describe('security headers', () => {
       expect(headersOf(response), path).toMatchObject({
         ...COMMON,
         'referrer-policy': 'same-origin',
-        'content-security-policy': "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
+        'content-security-policy':
+          "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
       });
     }
   });
@@ -388,9 +389,9 @@ describe('sign-up limit per client address', () => {
     // Another address still signs up.
     const other = await signUpForm(two, 'someone_else', { 'x-forwarded-for': '203.0.113.8' });
     expect(other.status).toBe(303);
-    expect(await existing(two, [...handles, 'flood_trpc', 'flood_spoofed', 'someone_else'])).toEqual(
-      [...made5, 'someone_else'],
-    );
+    expect(
+      await existing(two, [...handles, 'flood_trpc', 'flood_spoofed', 'someone_else']),
+    ).toEqual([...made5, 'someone_else']);
   });
 
   it('ignores X-Forwarded-For without ADDRESS_HEADER: the socket address is the client', async () => {

@@ -70,9 +70,7 @@ export const authRouter = router({
       ),
     )
     .mutation(async ({ ctx, input }) =>
-      sessionAnswer(
-        unwrapAuth(await ctx.auth.accounts.signUp(input, { clientIp: ctx.clientIp })),
-      ),
+      sessionAnswer(unwrapAuth(await ctx.auth.accounts.signUp(input, { clientIp: ctx.clientIp }))),
     ),
 
   logIn: publicProcedure

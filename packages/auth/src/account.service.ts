@@ -253,9 +253,7 @@ export function createAccountService(deps: {
   const limits = deps.loginLimits ?? DEFAULT_LOGIN_LIMITS;
   const byHandle = createTokenBucketLimiter(limits.perHandle);
   const byIp = createTokenBucketLimiter(limits.perIp);
-  const signUpsByIp = createTokenBucketLimiter(
-    (deps.signUpLimits ?? DEFAULT_SIGN_UP_LIMITS).perIp,
-  );
+  const signUpsByIp = createTokenBucketLimiter((deps.signUpLimits ?? DEFAULT_SIGN_UP_LIMITS).perIp);
 
   // A real argon2id hash to verify against when the handle is unknown: same work, same timing.
   let dummyHash: Promise<string> | undefined;

@@ -35,7 +35,8 @@ export const WEB_SECURITY_HEADERS: Readonly<Record<string, string>> = {
  * For responses that are not pages (JSON endpoints, tRPC, redirects, files): nothing in them may
  * run, load or be framed.
  */
-export const NON_PAGE_CSP = "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
+export const NON_PAGE_CSP =
+  "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
 
 /**
  * HSTS, sent only on https (browsers ignore it on plain http anyway). One year, without

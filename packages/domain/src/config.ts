@@ -117,7 +117,7 @@ const envSchema = z.object({
   SWARM_NODE_NSFW: flag('SWARM_NODE_NSFW'),
   SWARM_RATE_LIMIT_PER_MIN: integer('SWARM_RATE_LIMIT_PER_MIN', 1, 1_000_000, 600),
   SWARM_TRUST_PROXY: flag('SWARM_TRUST_PROXY'),
-  SWARM_SIGNUP_LIMIT_PER_HOUR: integer('SWARM_SIGNUP_LIMIT_PER_HOUR', 1, 1_000_000, 5),
+  SWARM_SIGNUPS_PER_HOUR: integer('SWARM_SIGNUPS_PER_HOUR', 1, 1_000_000, 5),
 });
 
 export type ConfigResult = { ok: true; value: NodeConfig } | { ok: false; errors: string[] };
@@ -149,7 +149,7 @@ export function parseConfig(env: Record<string, string | undefined>): ConfigResu
       nodeIsNsfw: e.SWARM_NODE_NSFW,
       rateLimitPerMin: e.SWARM_RATE_LIMIT_PER_MIN,
       trustProxy: e.SWARM_TRUST_PROXY,
-      signUpLimitPerHour: e.SWARM_SIGNUP_LIMIT_PER_HOUR,
+      signUpLimitPerHour: e.SWARM_SIGNUPS_PER_HOUR,
     },
   };
 }
