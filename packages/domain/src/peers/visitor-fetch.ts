@@ -1,0 +1,119 @@
+import type { z } from 'zod';
+import type { Clock } from '../clock.ts';
+import type { Logger } from '../logger.ts';
+import { describePeerError } from './peer-errors.ts';
+import type { PeerClient, PeerResult } from './peer-client.ts';
+
+/**
+ * Outbound reads that people cause by opening a page (a remote profile, a remote post), which
+ * anyone can do without an account (docs/security.md, "Limits"). Without a gate, 100 views of
+ * `/@x@some.host` were 100 requests to some.host, and anyone could make the node knock on any
+ * address at will. So:
+ *
+ * - one request per remote path in flight: concurrent views share it;
+ * - failed answers (a 404 included) are remembered for `negativeTtlMs` and served again without
+ *   asking (anonymous visitors only; signed-in people ask again, still deduplicated);
+ * - anonymous visitors share a budget of requests per remote domain and one in total, per
+ *   minute (fixed windows on the node's clock); beyond it they get "not available right now".
+ *
+ * The budgets live in this process's memory (like the gateway's rate limits).
+ */
+export const VISITOR_FETCH = {
+  negativeTtlMs: 60_000,
+  /** Remembered failures at most (oldest out first). */
+  maxNegative: 5_000,
+  /** Requests anonymous visitors may cause per remote domain per minute. */
+  perDomainPerMinute: 30,
+  /** Requests anonymous visitors may cause in total per minute. */
+  totalPerMinute: 300,
+  /** Domains tracked for the per-domain budget at most (the window resets when full). */
+  maxDomains: 10_000,
+} as const;
+
+export type VisitorFetchOptions = { -readonly [K in keyof typeof VISITOR_FETCH]: number };
+
+/** A gated read: the peer's result, or refused by the visitors' budget (nothing was sent). */
+export type GatedResult<T> = PeerResult<T> | { ok: false; limited: true; ms: 0 };
+
+export interface VisitorFetchGate {
+  getJson<S extends z.ZodType>(
+    domain: string,
+    path: string,
+    schema: S,
+    who: { anonymous: boolean },
+  ): Promise<GatedResult<z.output<S>>>;
+}
+
+export function createVisitorFetchGate(deps: {
+  peers: Pick<PeerClient, 'getJson'>;
+  clock: Clock;
+  logger: Logger;
+  options?: Partial<VisitorFetchOptions>;
+}): VisitorFetchGate {
+  const { peers, clock, logger } = deps;
+  const options = { ...VISITOR_FETCH, ...deps.options };
+  const inflight = new Map<string, Promise<PeerResult<unknown>>>();
+  /** Failed results by key, with the time (node clock) until which they are served again. */
+  const negative = new Map<string, { until: number; result: PeerResult<unknown> }>();
+  let window = { start: 0, total: 0, perDomain: new Map<string, number>() };
+
+  const now = () => clock.now().getTime();
+
+  /** Takes one request from the anonymous budgets; false when spent. */
+  function admit(domain: string): boolean {
+    const at = now();
+    if (at - window.start >= 60_000 || window.perDomain.size >= options.maxDomains) {
+      window = { start: at, total: 0, perDomain: new Map() };
+    }
+    const used = window.perDomain.get(domain) ?? 0;
+    if (window.total >= options.totalPerMinute || used >= options.perDomainPerMinute) return false;
+    window.total++;
+    window.perDomain.set(domain, used + 1);
+    return true;
+  }
+
+  function remember(key: string, result: PeerResult<unknown>) {
+    negative.delete(key);
+    if (negative.size >= options.maxNegative) {
+      const oldest = negative.keys().next();
+      if (!oldest.done) negative.delete(oldest.value);
+    }
+    negative.set(key, { until: now() + options.negativeTtlMs, result });
+  }
+
+  return {
+    async getJson(domain, path, schema, who) {
+      const key = `${domain}${path}`;
+      if (who.anonymous) {
+        const cached = negative.get(key);
+        if (cached && cached.until > now()) return cached.result as PeerResult<never>;
+        if (cached) negative.delete(key);
+      }
+      const running = inflight.get(key);
+      if (running) return running as Promise<PeerResult<z.output<typeof schema>>>;
+      if (who.anonymous && !admit(domain)) {
+        logger.info({ peer: domain }, 'outbound read for a visitor refused: budget spent');
+        return { ok: false, limited: true, ms: 0 };
+      }
+      const request = peers
+        .getJson(domain, path, schema)
+        .then((result) => {
+          if (result.ok) negative.delete(key);
+          else {
+            remember(key, result);
+            // The cause stays in the logs; visitors see one sentence for every failure.
+            logger.info(
+              { peer: domain, path, reason: result.error.kind },
+              describePeerError(result.error),
+            );
+          }
+          return result;
+        })
+        .finally(() => {
+          if (inflight.get(key) === request) inflight.delete(key);
+        });
+      inflight.set(key, request);
+      return request;
+    },
+  };
+}
