@@ -27,6 +27,7 @@ import { createNotificationService } from './notifications/index.ts';
 import { createDeliveryService } from './delivery/index.ts';
 import { createActionServices } from './actions/index.ts';
 import { createMessageService } from './messages/index.ts';
+import { createMediaProxyService } from './media/index.ts';
 
 /** Seams for tests and the swarm harness: time, and the network to peers. */
 export interface NodeOverrides {
@@ -102,6 +103,7 @@ export async function createNodeContext(
       delivery,
       registry: swarm.registry,
     }),
+    media: createMediaProxyService({ keys, peers, clock, logger }),
     close: () => db.close(),
   };
 }
