@@ -25,7 +25,12 @@ import {
   type PostViewRow,
   type Viewer,
 } from './post-views.ts';
-import { gatedReadError, peerUnavailableMessage, readError, type ReadError } from './read-errors.ts';
+import {
+  gatedReadError,
+  peerUnavailableMessage,
+  readError,
+  type ReadError,
+} from './read-errors.ts';
 import { visibilityFor } from './visibility.ts';
 import type { SeenPosts } from './seen-posts.ts';
 
@@ -153,8 +158,7 @@ export function createThreadService(deps: ThreadServiceDeps): ThreadService {
         {
           peer: domain,
           postId,
-          error:
-            'error' in repliesAnswer ? describePeerError(repliesAnswer.error) : 'budget spent',
+          error: 'error' in repliesAnswer ? describePeerError(repliesAnswer.error) : 'budget spent',
         },
         'replies of a remote post unavailable',
       );

@@ -92,7 +92,11 @@ export function createMediaProxyService(deps: {
   const now = () => clock.now().getTime();
 
   const sign = (url: string) =>
-    createHmac('sha256', keys.mediaSecret).update(url).digest().subarray(0, 16).toString('base64url');
+    createHmac('sha256', keys.mediaSecret)
+      .update(url)
+      .digest()
+      .subarray(0, 16)
+      .toString('base64url');
 
   function validSig(url: string, sig: string): boolean {
     const expected = Buffer.from(sign(url));
@@ -231,7 +235,10 @@ const isPlainObject = (value: unknown): value is Record<string, unknown> =>
  * `headerSrc`, `src`, `imageSrc`). Pages load only those; the original URLs stay for links and
  * JSON endpoints.
  */
-export function withMediaSrc<T>(data: T, src: (url: string | null | undefined) => string | null): T {
+export function withMediaSrc<T>(
+  data: T,
+  src: (url: string | null | undefined) => string | null,
+): T {
   const walk = (value: unknown, depth: number): unknown => {
     if (depth > 12) return value;
     if (Array.isArray(value)) return value.map((v) => walk(v, depth + 1));

@@ -298,7 +298,10 @@ export function createPeerClient(deps: PeerClientDeps): PeerClient {
     const ms = Math.round(performance.now() - started);
     if (outcome.ok) return { ...outcome, ms };
     const error = { ...outcome.error, domain } as PeerError;
-    deps.logger.debug({ peer: domain, path: url.pathname, ms, failure: error.kind }, 'media fetch failed');
+    deps.logger.debug(
+      { peer: domain, path: url.pathname, ms, failure: error.kind },
+      'media fetch failed',
+    );
     return { ok: false, error, ms };
   }
 

@@ -388,7 +388,8 @@ export function createGossipService(deps: GossipDeps): GossipService {
         if (row.updatedAt.getTime() > entry.updatedAt.getTime()) skip.add(entry.handle);
         else stale.push(row.id);
       }
-      if (stale.length > 0) await tx.handleRegistryEntry.deleteMany({ where: { id: { in: stale } } });
+      if (stale.length > 0)
+        await tx.handleRegistryEntry.deleteMany({ where: { id: { in: stale } } });
       for (const entry of entries) {
         if (skip.has(entry.handle)) continue;
         const data = {

@@ -39,13 +39,7 @@ export type AnnounceOutcome =
 
 /** How a node entered the registry (`discovered_via`). */
 export type DiscoveredVia =
-  | 'seed'
-  | 'announce'
-  | 'admin'
-  | 'discover'
-  | 'gossip'
-  | `gossip:${string}`
-  | `hint:${string}`;
+  'seed' | 'announce' | 'admin' | 'discover' | 'gossip' | `gossip:${string}` | `hint:${string}`;
 
 export interface RegistryService {
   /** Change times for gossip paging; shared with the gossip service. */

@@ -26,7 +26,12 @@ const HARDENED = {
   'referrer-policy': 'no-referrer',
 };
 
-function refusal(status: number, code: string, message: string, extra: Record<string, string> = {}) {
+function refusal(
+  status: number,
+  code: string,
+  message: string,
+  extra: Record<string, string> = {},
+) {
   // `new Response`, not `Response.json`: embedded mode replaces the global Response class.
   return new Response(JSON.stringify({ error: message, code }), {
     status,
