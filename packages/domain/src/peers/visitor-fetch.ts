@@ -14,7 +14,8 @@ import type { PeerClient, PeerResult } from './peer-client.ts';
  * - failed answers (a 404 included) are remembered for `negativeTtlMs` and served again without
  *   asking (anonymous visitors only; signed-in people ask again, still deduplicated);
  * - anonymous visitors share a budget of requests per remote domain and one in total, per
- *   minute (fixed windows on the node's clock); beyond it they get "not available right now".
+ *   minute (fixed one-minute windows on the node's clock, per domain from its first request);
+ *   beyond it they get "not available right now".
  *
  * The budgets live in this process's memory (like the gateway's rate limits).
  */
@@ -26,7 +27,7 @@ export const VISITOR_FETCH = {
   perDomainPerMinute: 30,
   /** Requests anonymous visitors may cause in total per minute. */
   totalPerMinute: 300,
-  /** Domains tracked for the per-domain budget at most (the window resets when full). */
+  /** Domains tracked for the per-domain budget at most. */
   maxDomains: 10_000,
 } as const;
 
@@ -55,20 +56,33 @@ export function createVisitorFetchGate(deps: {
   const inflight = new Map<string, Promise<PeerResult<unknown>>>();
   /** Failed results by key, with the time (node clock) until which they are served again. */
   const negative = new Map<string, { until: number; result: PeerResult<unknown> }>();
-  let window = { start: 0, total: 0, perDomain: new Map<string, number>() };
+  /** One-minute windows on the node's clock: one for all, one per remote domain. */
+  let total = { start: 0, used: 0 };
+  const perDomain = new Map<string, { start: number; used: number }>();
 
   const now = () => clock.now().getTime();
 
   /** Takes one request from the anonymous budgets; false when spent. */
   function admit(domain: string): boolean {
     const at = now();
-    if (at - window.start >= 60_000 || window.perDomain.size >= options.maxDomains) {
-      window = { start: at, total: 0, perDomain: new Map() };
+    if (at - total.start >= 60_000) total = { start: at, used: 0 };
+    let mine = perDomain.get(domain);
+    if (!mine || at - mine.start >= 60_000) {
+      if (!mine && perDomain.size >= options.maxDomains) {
+        for (const [key, window] of perDomain) {
+          if (at - window.start >= 60_000) perDomain.delete(key);
+        }
+        // Still full of busy domains: the per-domain budget is kept by the total one alone.
+        if (perDomain.size >= options.maxDomains) perDomain.clear();
+      }
+      mine = { start: at, used: 0 };
+      perDomain.set(domain, mine);
     }
-    const used = window.perDomain.get(domain) ?? 0;
-    if (window.total >= options.totalPerMinute || used >= options.perDomainPerMinute) return false;
-    window.total++;
-    window.perDomain.set(domain, used + 1);
+    if (total.used >= options.totalPerMinute || mine.used >= options.perDomainPerMinute) {
+      return false;
+    }
+    total.used++;
+    mine.used++;
     return true;
   }
 
