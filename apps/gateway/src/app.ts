@@ -1,7 +1,8 @@
 import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import { requestId } from 'hono/request-id';
-import { errorBody, SWARM_PATHS } from '@swarm/contract';
+import { secureHeaders } from 'hono/secure-headers';
+import { errorBody, HSTS, PERMISSIONS_POLICY, SWARM_PATHS } from '@swarm/contract';
 import type { NodeContext } from '@swarm/domain';
 import { errorCodeForStatus, errorResponse } from './errors.ts';
 import {
@@ -38,6 +39,28 @@ export function createGatewayApp(node: NodeContext) {
   const app = createRouter();
 
   app.use(requestId());
+  // On every answer, errors included (docs/security.md, "Headers"): JSON and one server-rendered
+  // reference page without scripts, so the policy allows nothing but that page's inline style.
+  app.use(
+    secureHeaders({
+      contentSecurityPolicy: {
+        defaultSrc: ["'none'"],
+        styleSrc: ["'unsafe-inline'"],
+        baseUri: ["'none'"],
+        formAction: ["'none'"],
+        frameAncestors: ["'none'"],
+      },
+      xFrameOptions: 'DENY',
+      referrerPolicy: 'no-referrer',
+      strictTransportSecurity: HSTS,
+      // Peers read the gateway from servers; a browser of another origin has no business here.
+      crossOriginResourcePolicy: 'same-origin',
+    }),
+  );
+  app.use(async (c, next) => {
+    await next();
+    c.header('permissions-policy', PERMISSIONS_POLICY);
+  });
   app.use(async (c, next) => {
     c.set('node', node);
     const started = performance.now();

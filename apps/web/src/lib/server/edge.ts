@@ -1,6 +1,7 @@
 import { error, isHttpError, isRedirect, type Handle, type RequestEvent } from '@sveltejs/kit';
 import { errorBodySchema, NUL_REFUSED, urlHasNul } from '@swarm/contract';
 import { errorJson } from './api-errors';
+import { withSecurityHeaders } from './security-headers';
 
 // The web app's edge for what no route decides (DESIGN §3 error model, issues 12 and 17):
 // - a path or query holding U+0000 (`%00`) is refused before any route reads it: the database
@@ -114,7 +115,7 @@ async function answerThrown(
   }
 }
 
-export const edge: Handle = async ({ event, resolve }) => {
+const edgeAnswer: Handle = async ({ event, resolve }) => {
   const { pathname } = event.url;
   const api = isJsonApiPath(pathname);
   if (urlHasNul(event.url)) {
@@ -148,3 +149,7 @@ export const edge: Handle = async ({ event, resolve }) => {
     replaced.headers.append('set-cookie', cookie);
   return replaced;
 };
+
+/** The first hook; what it answers itself carries the security headers too. */
+export const edge: Handle = async (input) =>
+  withSecurityHeaders(await edgeAnswer(input), input.event.url);
