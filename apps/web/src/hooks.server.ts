@@ -9,7 +9,7 @@ import {
   sharedNodeContext,
   type NodeContext,
 } from '@swarm/domain';
-import { edge } from '$lib/server/edge';
+import { edge, formBody } from '$lib/server/edge';
 import { refuseForeignRequest } from '$lib/server/request-origin';
 import { withSecurityHeaders } from '$lib/server/security-headers';
 import { clearSessionCookie, SESSION_COOKIE, setSessionCookie } from '$lib/server/session-cookie';
@@ -67,6 +67,6 @@ const nodeContext: Handle = async ({ event, resolve }) => {
   return withSecurityHeaders(await resolve(event), event.url);
 };
 
-// The edge first: refused URLs and form bodies, JSON errors under /api and /trpc
-// (lib/server/edge.ts).
-export const handle = sequence(edge, nodeContext);
+// The edge first (refused URLs, JSON errors under /api and /trpc), form bodies no action could
+// read last (lib/server/edge.ts).
+export const handle = sequence(edge, nodeContext, formBody);

@@ -126,7 +126,7 @@ const edgeAnswer: Handle = async ({ event, resolve }) => {
           headers: { 'content-type': 'text/plain; charset=utf-8' },
         });
   }
-  if (!api) return unreadableForm(event.request) ?? answerThrown(event, resolve, false);
+  if (!api) return answerThrown(event, resolve, false);
 
   const response = await answerThrown(event, resolve, true);
   if (response.status < 400) return response;
@@ -153,3 +153,10 @@ const edgeAnswer: Handle = async ({ event, resolve }) => {
 /** The first hook; what it answers itself carries the security headers too. */
 export const edge: Handle = async (input) =>
   withSecurityHeaders(await edgeAnswer(input), input.event.url);
+
+/**
+ * After the node's own hook (so a cross-origin post is refused as such first): a form post whose
+ * body no action could read is answered here (`unreadableForm`).
+ */
+export const formBody: Handle = ({ event, resolve }) =>
+  (!isJsonApiPath(event.url.pathname) && unreadableForm(event.request)) || resolve(event);
