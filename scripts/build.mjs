@@ -48,9 +48,7 @@ const builders = {
     }
   },
   async gateway() {
-    const { buildGateway } = await import(
-      pathToFileURL(join(ROOT, 'apps/gateway/build.mjs')).href
-    );
+    const { buildGateway } = await import(pathToFileURL(join(ROOT, 'apps/gateway/build.mjs')).href);
     await buildGateway();
   },
 };

@@ -36,7 +36,9 @@ const dir = resolve(process.env.INIT_CWD ?? process.cwd(), target);
 function run(cmd, args, cwd) {
   const result = spawnSync(cmd, args, { cwd, stdio: 'inherit' });
   if (result.status !== 0) {
-    console.error(`${cmd} ${args.join(' ')} failed (${result.error?.message ?? `exit ${result.status}`})`);
+    console.error(
+      `${cmd} ${args.join(' ')} failed (${result.error?.message ?? `exit ${result.status}`})`,
+    );
     process.exit(1);
   }
 }
@@ -48,7 +50,9 @@ for (const t of Object.values(TARGETS)) {
 
 if (existsSync(dir) && readdirSync(dir).length > 0) {
   if (!existsSync(join(dir, 'apps/gateway/dist/main.js'))) {
-    console.error(`${dir} is not empty and is not a runtime made by this command: refusing to overwrite it`);
+    console.error(
+      `${dir} is not empty and is not a runtime made by this command: refusing to overwrite it`,
+    );
     process.exit(1);
   }
 }
@@ -116,7 +120,10 @@ function pruneBuildTools(root) {
     readdirSync(folder, { withFileTypes: true }).flatMap((e) => {
       if (e.name.startsWith('.')) return [];
       if (e.name.startsWith('@') && e.isDirectory()) {
-        return readdirSync(join(folder, e.name)).map((n) => [`${e.name}/${n}`, join(folder, e.name, n)]);
+        return readdirSync(join(folder, e.name)).map((n) => [
+          `${e.name}/${n}`,
+          join(folder, e.name, n),
+        ]);
       }
       return [[e.name, join(folder, e.name)]];
     });
