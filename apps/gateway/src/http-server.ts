@@ -65,7 +65,6 @@ export function createHttpServer(opts: {
     const inFlightAtStart = active.size;
     return new Promise<DrainReport>((resolve) => {
       let closed = false;
-      let timer: ReturnType<typeof setTimeout> | undefined;
       const state = {
         finished: 0,
         cut: 0,
@@ -88,14 +87,7 @@ export function createHttpServer(opts: {
         });
       };
       draining = state;
-      for (const res of active) if (!res.headersSent) res.setHeader('Connection', 'close');
-      // Stops listening; the callback runs once every connection is gone.
-      server.close(() => {
-        closed = true;
-        done(false);
-      });
-      server.closeIdleConnections();
-      timer = setTimeout(() => {
+      const timer = setTimeout(() => {
         const left = active.size;
         server.closeAllConnections();
         // The 'close' events of the cut answers count them; wait for them to be delivered.
@@ -104,6 +96,13 @@ export function createHttpServer(opts: {
           done(true);
         });
       }, timeoutMs);
+      for (const res of active) if (!res.headersSent) res.setHeader('Connection', 'close');
+      // Stops listening; the callback runs once every connection is gone.
+      server.close(() => {
+        closed = true;
+        done(false);
+      });
+      server.closeIdleConnections();
     });
   };
   return server;

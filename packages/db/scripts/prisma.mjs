@@ -19,7 +19,9 @@ try {
 } catch {
   // A production install (`pnpm install --prod`) has no Prisma CLI (a devDependency). Nothing
   // there needs it: the generated client is compiled into the bundles (pnpm build).
-  console.error(`prisma ${process.argv[2] ?? ''}: the Prisma CLI is not installed (production install), skipped.`);
+  console.error(
+    `prisma ${process.argv[2] ?? ''}: the Prisma CLI is not installed (production install), skipped.`,
+  );
   process.exit(0);
 }
 const prismaCli = join(dirname(prismaPackage), 'build', 'index.js');

@@ -367,11 +367,10 @@ describe('operator CLI against the admin API (real HTTP)', () => {
     const swarm = async (args: string[], token = ADMIN_TOKEN) => {
       const env = { ...process.env, SWARM_ADMIN_TOKEN: token, ADMIN_TOKEN: '' };
       try {
-        const out = await promisify(execFile)(
-          process.execPath,
-          [cliMain, '--node', url, ...args],
-          { env, timeout: 60_000 },
-        );
+        const out = await promisify(execFile)(process.execPath, [cliMain, '--node', url, ...args], {
+          env,
+          timeout: 60_000,
+        });
         return { code: 0, stdout: out.stdout, stderr: out.stderr };
       } catch (error) {
         const e = error as { code: number; stdout: string; stderr: string };
