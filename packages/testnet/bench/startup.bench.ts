@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort } from '../src/node-process.ts';
-import { describeMachine, writeTable } from './report.ts';
+import { writeTable } from './report.ts';
 
 // `pnpm bench startup`: how long `pnpm start` takes to serve its first page on an already built
 // checkout, and how much memory the node then holds while idle (docs/benchmarks.md). The
@@ -209,7 +209,7 @@ export async function benchStartup(resultsDir: string, log: (line: string) => vo
       };
     });
     await writeTable(resultsDir, 'startup', 'Start-up and idle memory', {
-      intro: `${ROUNDS} rounds, cases alternating; ${describeMachine()}.`,
+      intro: `${ROUNDS} rounds, cases alternating.`,
       columns: ['case', 'first page ms', '× baseline', 'idle RSS MB', '≤ 3 s', '≤ 300 MB'],
       align: ['left', 'right', 'right', 'right', 'left', 'left'],
       rows: rows.map((r) => [
