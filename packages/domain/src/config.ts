@@ -29,6 +29,8 @@ export interface NodeConfig {
   rateLimitPerMin: number;
   /** Take the client IP from X-Forwarded-For (only behind a reverse proxy that sets it). */
   trustProxy: boolean;
+  /** Web sign-ups per client address per hour (a burst of this many, then refilled evenly). */
+  signUpLimitPerHour: number;
 }
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -118,6 +120,7 @@ const envSchema = z.object({
   SWARM_NODE_NSFW: flag('SWARM_NODE_NSFW'),
   SWARM_RATE_LIMIT_PER_MIN: integer('SWARM_RATE_LIMIT_PER_MIN', 1, 1_000_000, 600),
   SWARM_TRUST_PROXY: flag('SWARM_TRUST_PROXY'),
+  SWARM_SIGNUPS_PER_HOUR: integer('SWARM_SIGNUPS_PER_HOUR', 1, 1_000_000, 5),
 });
 
 export type ConfigResult = { ok: true; value: NodeConfig } | { ok: false; errors: string[] };
@@ -150,6 +153,7 @@ export function parseConfig(env: Record<string, string | undefined>): ConfigResu
       nodeIsNsfw: e.SWARM_NODE_NSFW,
       rateLimitPerMin: e.SWARM_RATE_LIMIT_PER_MIN,
       trustProxy: e.SWARM_TRUST_PROXY,
+      signUpLimitPerHour: e.SWARM_SIGNUPS_PER_HOUR,
     },
   };
 }
