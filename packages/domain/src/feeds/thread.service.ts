@@ -5,7 +5,7 @@ import {
   ok,
   parsePeerSinglePost,
   parseSwarmPostId,
-  repliesResponseSchema,
+  peerRepliesResponseSchema,
   uuidSchema,
   type Result,
 } from '@swarm/contract';
@@ -117,7 +117,7 @@ export function createThreadService(deps: ThreadServiceDeps): ThreadService {
       peers.getJson(
         domain,
         `${SWARM_PATHS.replies}?postId=${encodeURIComponent(postId)}`,
-        repliesResponseSchema,
+        peerRepliesResponseSchema,
       ),
       prisma.post.findUnique({ where: { apId: viewId }, select: { id: true } }),
     ]);
@@ -127,7 +127,7 @@ export function createThreadService(deps: ThreadServiceDeps): ThreadService {
         message: `There is no post ${postId} on ${domain}.`,
       });
     }
-    const parsed = parsePeerSinglePost(postAnswer.value);
+    const parsed = parsePeerSinglePost(postAnswer.value, domain);
     const post = parsed.ok ? singlePostToView(parsed.value, domain, self) : null;
     if (!post) {
       const reason = parsed.ok ? 'an author it names cannot be read' : parsed.reason;

@@ -265,6 +265,8 @@ export function createGossipService(deps: GossipDeps): GossipService {
     const changed = [...own.values()].filter((entry) => {
       const known = existing.get(entry.handle);
       if (!known) return true;
+      // No time claim (the origin treats `updatedAt` as optional): only another did is news.
+      if (entry.updatedAt === undefined) return entry.did !== known.did;
       const at = new Date(entry.updatedAt).getTime();
       // An entry confirmed by lookup carries the relay's `updatedAt`: the node's own word
       // replaces it whenever it differs.
@@ -283,7 +285,7 @@ export function createGossipService(deps: GossipDeps): GossipService {
       changed.map((entry) => {
         const data = {
           did: entry.did,
-          updatedAt: new Date(entry.updatedAt),
+          updatedAt: entry.updatedAt ? new Date(entry.updatedAt) : clock.now(),
           source: `gossip:${sender}`,
           changedAt: stamper.next(),
         };
@@ -610,7 +612,7 @@ export function createGossipService(deps: GossipDeps): GossipService {
         confirmed.map(({ entry }) => {
           const data = {
             did: entry.did,
-            updatedAt: new Date(entry.updatedAt),
+            updatedAt: entry.updatedAt ? new Date(entry.updatedAt) : clock.now(),
             source: `lookup:${entry.nodeDomain}`,
             changedAt: stamper.next(),
           };
