@@ -13,7 +13,7 @@ import type { Db } from '@swarm/db';
 import type { Clock } from '../clock.ts';
 import type { NodeConfig } from '../config.ts';
 import type { Logger } from '../logger.ts';
-import { describePeerError, type PeerClient } from '../peers/index.ts';
+import { describePeerError, isRefusal, type PeerClient } from '../peers/index.ts';
 import { mapBounded } from './bounded.ts';
 import type { ContactReport, RegistryService } from './registry.service.ts';
 import { weightedSample } from './trust.ts';
@@ -308,6 +308,7 @@ export function createGossipService(deps: GossipDeps): GossipService {
     handlesReceived: number;
     handlesSent: number;
     success: boolean;
+    refused?: boolean;
     errorMessage?: string;
     durationMs: number;
     createdAt: Date;
@@ -369,12 +370,16 @@ export function createGossipService(deps: GossipDeps): GossipService {
     const result = await peers.postJson(domain, SWARM_PATHS.gossip, request, gossipResponseSchema);
     if (!result.ok) {
       const error = describePeerError(result.error);
-      await registry.recordFailure(domain, error);
+      // A 4xx is the peer disagreeing with our request (DESIGN §3), not the peer being down.
+      const refused = isRefusal(result.error);
+      if (refused) await registry.recordRefusal(domain, error);
+      else await registry.recordFailure(domain, error);
       const report = {
         domain,
         ok: false,
         ms: result.ms,
         error,
+        ...(refused ? { refused } : {}),
         ...sent,
         nodesReceived: 0,
         handlesReceived: 0,
@@ -386,6 +391,7 @@ export function createGossipService(deps: GossipDeps): GossipService {
         nodesReceived: 0,
         handlesReceived: 0,
         success: false,
+        refused,
         errorMessage: error,
         durationMs: Math.round(performance.now() - started),
         createdAt: clock.now(),
