@@ -1,5 +1,9 @@
+import { execFile } from 'node:child_process';
 import { once } from 'node:events';
+import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { serve, type ServerType } from '@hono/node-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SessionUser } from '@swarm/auth';
@@ -20,6 +24,8 @@ import {
 // its own. Our side is driven through its front door for people (tRPC callers, as the web app's
 // hook builds them); the origin's side through its request and reader functions.
 
+const ADMIN_TOKEN = 'origin-reads-admin-token-0123456789';
+
 let origin: OriginPeer;
 let ours: TestNode;
 let server: ServerType;
@@ -39,7 +45,12 @@ beforeAll(async () => {
   server = serve({ fetch: (request) => ours.app.fetch(request), port: 0, hostname: '127.0.0.1' });
   await once(server, 'listening');
   self = `localhost:${(server.address() as AddressInfo).port}`;
-  ours = await createTestNode({ SWARM_DOMAIN: self, SWARM_DEV: '1', SWARM_NODE_NAME: 'Ours' });
+  ours = await createTestNode({
+    SWARM_DOMAIN: self,
+    SWARM_DEV: '1',
+    SWARM_NODE_NAME: 'Ours',
+    ADMIN_TOKEN,
+  });
   // The manual clock starts at a fixed date; ours and the origin's posts compare by real time.
   ours.clock.set(new Date());
   alice = await insertKeyedUser(ours.node, 'alice');
@@ -162,6 +173,31 @@ describe('our node reads an origin peer', () => {
     expect(replyBody).toMatchObject({ postId: post.id, reply: { content: 'hello carol' } });
     expect((replyBody!.reply as { author: object }).author).not.toHaveProperty('avatarUrl');
   });
+});
+
+describe('the operator CLI replies to an origin post', () => {
+  it('`swarm posts create --reply-to swarm:<origin>:<id>` finds the post and delivers the reply', async () => {
+    const post = origin.addPost('carol', 'answer me from the command line');
+    const tsxCli = createRequire(import.meta.url).resolve('tsx/cli');
+    const cliMain = fileURLToPath(
+      new URL('../../../apps/gateway/src/cli/main.ts', import.meta.url),
+    );
+    const args = ['posts', 'create', 'hi', 'from', 'the', 'CLI', '--as', 'bob'];
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      [tsxCli, cliMain, '--node', `http://${self}`, ...args, '--reply-to', swarmId(post.id)],
+      { env: { ...process.env, SWARM_ADMIN_TOKEN: ADMIN_TOKEN, ADMIN_TOKEN: '' }, timeout: 60_000 },
+    );
+    expect(stdout).toMatch(/^posted [0-9a-f-]{36} as bob/);
+    expect(stdout).toContain(`reply to ${origin.domain}`);
+    const arrived = [
+      ...origin.acceptedOf('replies').map((a) => a.body),
+      ...origin.refused.filter((r) => r.endpoint === 'replies').map((r) => r.raw),
+    ] as { postId: string; reply: { content: string } }[];
+    expect(arrived.filter((b) => b.postId === post.id).map((b) => b.reply.content)).toEqual([
+      'hi from the CLI',
+    ]);
+  }, 90_000);
 });
 
 describe('an origin peer reads our node', () => {
