@@ -418,6 +418,8 @@ export interface OriginPeer {
   ): Promise<{ status: number; body: unknown; sent: Record<string, unknown> }>;
   /** Accepted requests of one endpoint. */
   acceptedOf(endpoint: OriginEndpoint): OriginAccepted[];
+  /** A new node key (published at `/api/node` from now on), as after a reinstall. */
+  rotateKey(): void;
   close(): Promise<void>;
 }
 
@@ -452,8 +454,8 @@ function clampLimit(raw: string | null, fallback: number, max: number): number {
 /** Starts a fake origin-profile node on a free loopback port (`localhost:<port>`). */
 export async function startOriginPeer(options: OriginPeerOptions = {}): Promise<OriginPeer> {
   const now = options.now ?? (() => new Date());
-  const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
-  const publicKeyPem = publicKey.export({ type: 'spki', format: 'pem' }).toString();
+  let { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
+  let publicKeyPem = publicKey.export({ type: 'spki', format: 'pem' }).toString();
   const users = new Map<string, OriginUser>();
   const posts = new Map<string, OriginPost>();
   const nodes = new Map<string, OriginNodeRecord>();
@@ -1210,6 +1212,11 @@ export async function startOriginPeer(options: OriginPeerOptions = {}): Promise<
       return { ...answer, sent: body };
     },
     acceptedOf: (endpoint) => accepted.filter((a) => a.endpoint === endpoint),
+    rotateKey() {
+      ({ privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'prime256v1' }));
+      publicKeyPem = publicKey.export({ type: 'spki', format: 'pem' }).toString();
+      peer.publicKeyPem = publicKeyPem;
+    },
     close: async () => {
       server.closeAllConnections();
       server.close();

@@ -53,11 +53,13 @@ export function createPeerProfiles(deps: {
   };
 
   async function record(domain: string, profile: ProtocolProfile) {
-    const known = memory.get(domain);
     remember(domain, profile);
-    if (known?.profile === profile) return;
-    // Only nodes the registry holds; the column is informative, not a registration.
-    await prisma.swarmNode.updateMany({ where: { domain }, data: { protocolProfile: profile } });
+    // Only nodes the registry holds (the column is informative, not a registration); a no-op
+    // when it already says so.
+    await prisma.swarmNode.updateMany({
+      where: { domain, OR: [{ protocolProfile: null }, { NOT: { protocolProfile: profile } }] },
+      data: { protocolProfile: profile },
+    });
   }
 
   async function detectUncached(domain: string): Promise<ProtocolProfile | undefined> {
@@ -104,7 +106,8 @@ export function createPeerProfiles(deps: {
       where: { domain },
       select: { protocolProfile: true },
     });
-    if (row && row.protocolProfile !== 'origin') await detect(domain);
+    // Unknown: ask once (a node of ours from before the marker stays `swarm` without asking again).
+    if (row && row.protocolProfile === null) await detect(domain);
   }
 
   return { of, detect, record, noteInfo };
