@@ -42,6 +42,8 @@ export const nodeInfoSchema = z.object({
   logoUrl: optionalUrl().optional(),
   isNsfw: z.boolean().optional(),
   stats: swarmStatsSchema.optional(),
+  /** Our extra: `swarm-node` on nodes of our profile (docs/protocol.md "Peers of the origin profile"). */
+  protocolProfile: z.string().optional(),
 });
 export type NodeInfo = z.output<typeof nodeInfoSchema>;
 

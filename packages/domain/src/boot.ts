@@ -5,7 +5,13 @@ import type { Logger } from './logger.ts';
 import type { NodeContext } from './node-context.ts';
 import { createNodeInfoService } from './node-info.service.ts';
 import { loadOrCreateNodeKeys } from './node-keys.service.ts';
-import { createPeerClient, type PeerTransport, type ResolveHost } from './peers/index.ts';
+import {
+  createPeerClient,
+  createPeerProfiles,
+  withPeerProfiles,
+  type PeerTransport,
+  type ResolveHost,
+} from './peers/index.ts';
 import { createSwarmServices } from './registry/index.ts';
 import { createAdminTokenService, createNodeAuthService } from './security/index.ts';
 import { createInboundInteractionService } from './interactions/index.ts';
@@ -41,7 +47,7 @@ export async function createNodeContext(
   const { config, db, logger } = deps;
   const clock = deps.clock ?? systemClock;
   const keys = await loadOrCreateNodeKeys(db, logger);
-  const peers = createPeerClient({
+  const rawPeers = createPeerClient({
     config,
     keys,
     clock,
@@ -50,6 +56,9 @@ export async function createNodeContext(
     resolveHost: deps.resolveHost,
     timeoutMs: deps.peerTimeoutMs,
   });
+  // Every POST goes out in the receiving peer's own profile (ours, or the origin's).
+  const peerProfiles = createPeerProfiles({ db, peers: rawPeers, clock, logger });
+  const peers = withPeerProfiles(rawPeers, { profiles: peerProfiles, keys, config });
   const swarm = createSwarmServices({ config, db, clock, logger, peers, keys });
   const content = createContentService({ db, clock, config });
   // Shared by reads and actions: an action on a post just shown can use what was shown, and
@@ -68,7 +77,8 @@ export async function createNodeContext(
     nodeInfo: createNodeInfoService({ config, db, keys }),
     ...swarm,
     interactions: createInboundInteractionService({ db, peers, clock, logger, config }),
-    nodeAuth: createNodeAuthService({ db, peers, clock, logger, config }),
+    peerProfiles,
+    nodeAuth: createNodeAuthService({ db, peers, clock, logger, config, profiles: peerProfiles }),
     adminTokens: createAdminTokenService({ db, config, clock }),
     content,
     feeds: createFeedService({ ...reads, content, reader }),

@@ -425,6 +425,8 @@ export interface OriginPeer {
   refusing: Map<OriginEndpoint, number>;
   /** Its reads of a peer (§6, §7), judged by what its readers need; see `OriginRead`. */
   read: OriginReader;
+  /** A new node key (published at `/api/node` from now on), as after a reinstall. */
+  rotateKey(): void;
   close(): Promise<void>;
 }
 
@@ -517,8 +519,8 @@ function clampLimit(raw: string | null, fallback: number, max: number): number {
 /** Starts a fake origin-profile node on a free loopback port (`localhost:<port>`). */
 export async function startOriginPeer(options: OriginPeerOptions = {}): Promise<OriginPeer> {
   const now = options.now ?? (() => new Date());
-  const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
-  const publicKeyPem = publicKey.export({ type: 'spki', format: 'pem' }).toString();
+  let { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
+  let publicKeyPem = publicKey.export({ type: 'spki', format: 'pem' }).toString();
   const users = new Map<string, OriginUser>();
   const posts = new Map<string, OriginPost>();
   const nodes = new Map<string, OriginNodeRecord>();
@@ -1361,6 +1363,11 @@ export async function startOriginPeer(options: OriginPeerOptions = {}): Promise<
     acceptedOf: (endpoint) => accepted.filter((a) => a.endpoint === endpoint),
     refusing,
     read,
+    rotateKey() {
+      ({ privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'prime256v1' }));
+      publicKeyPem = publicKey.export({ type: 'spki', format: 'pem' }).toString();
+      peer.publicKeyPem = publicKeyPem;
+    },
     close: async () => {
       server.closeAllConnections();
       server.close();

@@ -46,6 +46,8 @@ export interface PeerCallOptions {
 export interface PeerPostOptions extends PeerCallOptions {
   /** Add the four X-Swarm-* headers (default true: every node-to-node POST is signed). */
   sign?: boolean;
+  /** Extra request headers (the origin profile's `X-Swarm-Signature` on replies). */
+  headers?: Record<string, string>;
 }
 
 export interface PeerClient {
@@ -103,6 +105,7 @@ export function createPeerClient(deps: PeerClientDeps): PeerClient {
     schema: S;
     sign: boolean;
     options: PeerCallOptions;
+    headers?: Record<string, string> | undefined;
   }): Promise<PeerResult<z.output<S>>> {
     const started = performance.now();
     const { domain, url } = targetOf(call.domain, call.path);
@@ -113,6 +116,7 @@ export function createPeerClient(deps: PeerClientDeps): PeerClient {
       'user-agent': `swarm-node/${SOFTWARE_VERSION}`,
     };
     if (call.body) headers['content-type'] = 'application/json';
+    if (call.headers) Object.assign(headers, call.headers);
     if (call.sign) {
       Object.assign(
         headers,
@@ -207,6 +211,7 @@ export function createPeerClient(deps: PeerClientDeps): PeerClient {
         schema,
         sign: options.sign ?? true,
         options,
+        headers: options.headers,
       });
     },
   };

@@ -24,7 +24,9 @@ export type PeerError =
       retryAfter: number | undefined;
     }
   /** 2xx, but not JSON or not the expected shape. */
-  | { kind: 'invalid_response'; domain: string; status: number; reason: string };
+  | { kind: 'invalid_response'; domain: string; status: number; reason: string }
+  /** Nothing was sent: the peer's protocol profile has no such request (e.g. a direct message to an origin-profile node). */
+  | { kind: 'unsupported'; domain: string; reason: string };
 
 export type PeerErrorKind = PeerError['kind'];
 
@@ -74,6 +76,8 @@ export function describePeerError(error: PeerError): string {
       return `${peer} answered with HTTP ${error.status}${error.body ? ` (${error.body.code})` : ''}${error.message ? `: "${error.message}"` : ''}.`;
     case 'invalid_response':
       return `${peer} sent an answer this node could not read: ${error.reason}.`;
+    case 'unsupported':
+      return `${peer} was not contacted: ${error.reason}.`;
   }
 }
 
