@@ -180,7 +180,6 @@ export function parsePeerSinglePost(input: unknown, peerDomain: string): Result<
   return parsed.ok || !wrapped ? parsed : err(`post: ${parsed.reason}`);
 }
 
-
 /** `GET /api/swarm/users/[handle]` answer. */
 export const swarmUserResponseSchema = z.object({
   profile: profileSchema,
@@ -231,24 +230,22 @@ export const peerRepliesResponseSchema = z
     replies: z.array(peerReplySchema).default([]),
     nodeDomain: domainSchema,
   })
-  .transform(
-    (answer): RepliesResponse => ({
-      nodeDomain: answer.nodeDomain,
-      replies: answer.replies.map((reply) => {
-        const { likeCount, repostCount, replyCount, nodeDomain, ...rest } = reply;
-        const elsewhere =
-          nodeDomain !== undefined &&
-          nodeDomain !== answer.nodeDomain &&
-          !rest.author.handle.includes('@');
-        return {
-          ...rest,
-          author: elsewhere
-            ? { ...rest.author, handle: `${rest.author.handle}@${nodeDomain}` }
-            : rest.author,
-          likesCount: rest.likesCount ?? likeCount ?? 0,
-          repostsCount: rest.repostsCount ?? repostCount ?? 0,
-          repliesCount: rest.repliesCount ?? replyCount ?? 0,
-        };
-      }),
+  .transform((answer): RepliesResponse => ({
+    nodeDomain: answer.nodeDomain,
+    replies: answer.replies.map((reply) => {
+      const { likeCount, repostCount, replyCount, nodeDomain, ...rest } = reply;
+      const elsewhere =
+        nodeDomain !== undefined &&
+        nodeDomain !== answer.nodeDomain &&
+        !rest.author.handle.includes('@');
+      return {
+        ...rest,
+        author: elsewhere
+          ? { ...rest.author, handle: `${rest.author.handle}@${nodeDomain}` }
+          : rest.author,
+        likesCount: rest.likesCount ?? likeCount ?? 0,
+        repostsCount: rest.repostsCount ?? repostCount ?? 0,
+        repliesCount: rest.repliesCount ?? replyCount ?? 0,
+      };
     }),
-  );
+  }));

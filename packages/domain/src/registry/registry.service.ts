@@ -13,12 +13,7 @@ import type { Clock } from '../clock.ts';
 import type { NodeConfig } from '../config.ts';
 import type { Logger } from '../logger.ts';
 import type { NodeInfoService } from '../node-info.service.ts';
-import {
-  describePeerError,
-  isRefusal,
-  type PeerClient,
-  type PeerResult,
-} from '../peers/index.ts';
+import { describePeerError, isRefusal, type PeerClient, type PeerResult } from '../peers/index.ts';
 import { mapBounded } from './bounded.ts';
 import { createChangeStamper, type ChangeStamper } from './change-stamp.ts';
 import { INACTIVE_AFTER_FAILURES, PROBE_BACKOFF, TRUST } from './trust.ts';
