@@ -229,6 +229,38 @@ describe('an origin peer reads our node', () => {
   });
 });
 
+describe('gossip from an origin peer', () => {
+  it('reads handle entries without `updatedAt`; without a time claim only a new did changes one', async () => {
+    const carol = origin.users.get('carol')!;
+    const gossip = (did: string) =>
+      origin.post(
+        self,
+        '/api/swarm/gossip',
+        origin.signBody({
+          sender: origin.domain,
+          nodes: [origin.info()],
+          handles: [{ handle: 'carol', did, nodeDomain: origin.domain }],
+          timestamp: new Date().toISOString(),
+        }),
+      );
+    const entry = () =>
+      ours.node.db.prisma.handleRegistryEntry.findUnique({
+        where: { handle_nodeDomain: { handle: 'carol', nodeDomain: origin.domain } },
+      });
+    expect((await gossip(carol.did)).status).toBe(200);
+    const first = await entry();
+    expect(first?.did).toBe(carol.did);
+    // The same claim again changes nothing (no write, no new change stamp for our peers).
+    ours.clock.advance(60_000);
+    expect((await gossip(carol.did)).status).toBe(200);
+    expect((await entry())?.changedAt).toEqual(first?.changedAt);
+    // Another did is news.
+    const other = 'did:key:zQ3shNewKeyOfCarolAfterAReinstall';
+    expect((await gossip(other)).status).toBe(200);
+    expect(await entry()).toMatchObject({ did: other });
+  });
+});
+
 describe('a peer that refuses our requests is not down', () => {
   const row = () =>
     ours.node.db.prisma.swarmNode.findUniqueOrThrow({ where: { domain: origin.domain } });
