@@ -248,4 +248,5 @@ export const peerRepliesResponseSchema = z
         repliesCount: rest.repliesCount ?? replyCount ?? 0,
       };
     }),
-  }));
+  }))
+  .pipe(repliesResponseSchema);
