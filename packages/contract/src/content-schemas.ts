@@ -230,7 +230,7 @@ export const peerRepliesResponseSchema = z
     replies: z.array(peerReplySchema).default([]),
     nodeDomain: domainSchema,
   })
-  .transform((answer): RepliesResponse => ({
+  .transform((answer): z.input<typeof repliesResponseSchema> => ({
     nodeDomain: answer.nodeDomain,
     replies: answer.replies.map((reply) => {
       const { likeCount, repostCount, replyCount, nodeDomain, ...rest } = reply;
