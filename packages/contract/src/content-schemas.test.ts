@@ -3,6 +3,7 @@ import {
   mediaItemSchema,
   parsePeerSinglePost,
   peerRepliesResponseSchema,
+  peerSwarmUserResponseSchema,
   profilePostSchema,
   profileSchema,
   repliesResponseSchema,
@@ -316,6 +317,18 @@ describe('responses', () => {
     checkWireShape(swarmUserResponseSchema, example, {
       required: ['profile', 'nodeDomain', 'timestamp', 'profile.handle'],
       expected: example,
+    });
+    it('peerSwarmUserResponseSchema leaves out the origin\'s reposts (content "", repostOfId)', () => {
+      const originRepost = { ...exampleProfilePost, id: 'r1', content: '', repostOfId: 'x-1' };
+      const own = { ...exampleProfilePost, repostOfId: null, originalPostId: null };
+      expect(peerSwarmUserResponseSchema.parse({ ...example, posts: [originRepost, own] })).toEqual(
+        example,
+      );
+      expect(peerSwarmUserResponseSchema.parse(example)).toEqual(example);
+      expect(
+        peerSwarmUserResponseSchema.safeParse({ ...example, posts: [{ ...own, repostOfId: 5 }] })
+          .success,
+      ).toBe(false);
     });
     it('accepts a profile with no posts (limit=0)', () => {
       expect(swarmUserResponseSchema.parse({ ...example, posts: [] }).posts).toEqual([]);

@@ -189,6 +189,24 @@ export const swarmUserResponseSchema = z.object({
 });
 export type SwarmUserResponse = z.output<typeof swarmUserResponseSchema>;
 
+/**
+ * A peer's `GET /api/swarm/users/[handle]` answer, read for showing the user's posts: the origin
+ * also lists the user's reposts of other nodes' posts, as posts with `content: ""` and a
+ * `repostOfId`. They are not the user's own posts (the spec's list holds those) and would show
+ * as empty posts: they are left out. Otherwise the spec's shape.
+ */
+export const peerSwarmUserResponseSchema = swarmUserResponseSchema
+  .extend({
+    posts: z
+      .array(profilePostSchema.extend({ repostOfId: z.string().max(512).nullish() }))
+      .default([]),
+  })
+  .transform(({ posts, ...rest }): z.input<typeof swarmUserResponseSchema> => ({
+    ...rest,
+    posts: posts.filter((p) => !p.repostOfId).map(({ repostOfId: _repost, ...p }) => p),
+  }))
+  .pipe(swarmUserResponseSchema);
+
 /** `GET /api/swarm/timeline` answer. */
 export const timelineResponseSchema = z.object({
   posts: z.array(timelinePostSchema).default([]),

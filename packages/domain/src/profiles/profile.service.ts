@@ -5,7 +5,7 @@ import {
   ok,
   parseHandleAddress,
   parseRemoteHandle,
-  swarmUserResponseSchema,
+  peerSwarmUserResponseSchema,
   type Result,
 } from '@swarm/contract';
 import { localActorKey, type Db } from '@swarm/db';
@@ -164,7 +164,7 @@ export function createProfileService(deps: ProfileServiceDeps): ProfileService {
     const answer = await peers.getJson(
       domain,
       `${SWARM_PATHS.user(asked.handle)}?limit=${limit}`,
-      swarmUserResponseSchema,
+      peerSwarmUserResponseSchema,
     );
     if (!answer.ok) {
       return peerReadError(answer.error, {
