@@ -434,7 +434,14 @@ export function createRegistryService(deps: RegistryDeps): RegistryService {
       where: { isVerified: true, lastSeenAt: { not: null }, domain: { notIn: [...blocked, self] } },
       orderBy: [{ isActive: 'desc' }, { lastSeenAt: 'desc' }, { domain: 'asc' }],
       take: limit,
-      select: { domain: true, name: true, lastSeenAt: true, userCount: true, postCount: true },
+      select: {
+        domain: true,
+        name: true,
+        lastSeenAt: true,
+        userCount: true,
+        postCount: true,
+        protocolProfile: true,
+      },
     });
   }
 
@@ -445,6 +452,7 @@ export function createRegistryService(deps: RegistryDeps): RegistryService {
       lastSeenAt: formatTimestamp(n.lastSeenAt!),
       userCount: n.userCount,
       postCount: n.postCount,
+      ...(n.protocolProfile ? { protocolProfile: n.protocolProfile } : {}),
     }));
   }
 
