@@ -59,7 +59,15 @@ export async function createNodeContext(
   // Every POST goes out in the receiving peer's own profile (ours, or the origin's).
   const peerProfiles = createPeerProfiles({ db, peers: rawPeers, clock, logger });
   const peers = withPeerProfiles(rawPeers, { profiles: peerProfiles, keys, config });
-  const swarm = createSwarmServices({ config, db, clock, logger, peers, keys });
+  const swarm = createSwarmServices({
+    config,
+    db,
+    clock,
+    logger,
+    peers,
+    keys,
+    profiles: peerProfiles,
+  });
   const content = createContentService({ db, clock, config });
   // Shared by reads and actions: an action on a post just shown can use what was shown, and
   // drops the cached answers of the peer it changed something on.

@@ -193,6 +193,27 @@ describe('discovery and gossip with an origin-profile peer', () => {
     expect(line).toMatch(/\borigin\b/);
   }, 90_000);
 
+  it('a node of our profile is told apart by its marker and its header signatures', async () => {
+    const info = (await (await ours.t.request(SWARM_PATHS.info)).json()) as Record<string, unknown>;
+    expect(info.protocolProfile).toBe('swarm-node');
+    const other = await ourNodeOnPort(clock);
+    try {
+      const announced = await adminAction({ action: 'announce', domain: other.domain });
+      expect(announced.body.results).toEqual([
+        expect.objectContaining({ domain: other.domain, ok: true }),
+      ]);
+      const row = await prisma().swarmNode.findUniqueOrThrow({ where: { domain: other.domain } });
+      expect(row.protocolProfile).toBe('swarm');
+      // The receiver learnt it from our header-signed announcement.
+      const there = await other.t.node.db.prisma.swarmNode.findUniqueOrThrow({
+        where: { domain: ours.domain },
+      });
+      expect(there.protocolProfile).toBe('swarm');
+    } finally {
+      await other.close();
+    }
+  });
+
   it('the origin gossips to us: its own handles count like a verified peer’s', async () => {
     const answer = await origin.gossipWith(ours.domain);
     expect(answer.status).toBe(200);

@@ -29,6 +29,11 @@ export interface PeerProfiles {
   record(domain: string, profile: ProtocolProfile): Promise<void>;
   /** A probe's info showed our marker (or not): record ours, or detect when unknown. */
   noteInfo(domain: string, info: { protocolProfile?: string | undefined }): Promise<void>;
+  /**
+   * The registry just wrote the node's row: store a profile learnt before the row existed
+   * (detected right before a first announce, for instance). Usually no query.
+   */
+  persist(domain: string): Promise<void>;
 }
 
 /** How long a detection (or a recorded value) is kept in memory before the database is read again. */
@@ -44,27 +49,46 @@ export function createPeerProfiles(deps: {
   logger: Logger;
 }): PeerProfiles {
   const { prisma } = deps.db;
-  const memory = new Map<string, { profile: ProtocolProfile; at: number }>();
+  /** `stored`: the registry row is known to hold it (else `persist` writes it once there is one). */
+  const memory = new Map<string, { profile: ProtocolProfile; at: number; stored: boolean }>();
   const inFlight = new Map<string, Promise<ProtocolProfile | undefined>>();
 
-  const remember = (domain: string, profile: ProtocolProfile) => {
+  const remember = (domain: string, profile: ProtocolProfile, stored: boolean) => {
     if (memory.size >= MEMORY_MAX) memory.clear();
-    memory.set(domain, { profile, at: deps.clock.now().getTime() });
+    memory.set(domain, { profile, at: deps.clock.now().getTime(), stored });
   };
 
-  async function record(domain: string, profile: ProtocolProfile) {
-    remember(domain, profile);
-    // Only nodes the registry holds (the column is informative, not a registration); a no-op
-    // when it already says so.
-    await prisma.swarmNode.updateMany({
-      where: { domain, OR: [{ protocolProfile: null }, { NOT: { protocolProfile: profile } }] },
+  async function record(domain: string, profile: ProtocolProfile, force = false) {
+    const known = memory.get(domain);
+    if (!force && known?.stored && known.profile === profile) {
+      remember(domain, profile, true);
+      return;
+    }
+    // Only nodes the registry holds (the column is informative, not a registration).
+    const { count } = await prisma.swarmNode.updateMany({
+      where: { domain },
       data: { protocolProfile: profile },
     });
+    remember(domain, profile, count > 0);
+  }
+
+  async function persist(domain: string) {
+    const known = memory.get(domain);
+    if (!known || known.stored) return;
+    const { count } = await prisma.swarmNode.updateMany({
+      where: { domain },
+      data: { protocolProfile: known.profile },
+    });
+    known.stored = count > 0;
   }
 
   async function detectUncached(domain: string): Promise<ProtocolProfile | undefined> {
     const info = await deps.peers.getJson(domain, SWARM_PATHS.info, markerSchema);
     if (info.ok && info.value.protocolProfile === SWARM_PROFILE_MARKER) return 'swarm';
+    // Down (or hung): ask again next time rather than wait on a second request now.
+    if (!info.ok && (info.error.kind === 'timeout' || info.error.kind === 'unreachable')) {
+      return undefined;
+    }
     const node = await deps.peers.getJson(domain, '/api/node', originNodeKeySchema);
     if (node.ok) return 'origin';
     // Neither: a node of our profile from before the marker, or a peer we could not reach.
@@ -79,7 +103,7 @@ export function createPeerProfiles(deps: {
     }
     const profile = await pending;
     if (profile) {
-      await record(domain, profile);
+      await record(domain, profile, true);
       deps.logger.debug({ peer: domain, profile }, 'peer profile detected');
     }
     return profile;
@@ -93,7 +117,7 @@ export function createPeerProfiles(deps: {
       select: { protocolProfile: true },
     });
     if (row?.protocolProfile === 'swarm' || row?.protocolProfile === 'origin') {
-      remember(domain, row.protocolProfile);
+      remember(domain, row.protocolProfile, true);
       return row.protocolProfile;
     }
     // Unknown and unreachable: speak ours (the request then fails as it would anyway).
@@ -110,7 +134,7 @@ export function createPeerProfiles(deps: {
     if (row && row.protocolProfile === null) await detect(domain);
   }
 
-  return { of, detect, record, noteInfo };
+  return { of, detect, record, noteInfo, persist };
 }
 
 /** What an origin node answers to a reply: no `replyId` (fact sheet §4). */

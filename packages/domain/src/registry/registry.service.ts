@@ -13,7 +13,12 @@ import type { Clock } from '../clock.ts';
 import type { NodeConfig } from '../config.ts';
 import type { Logger } from '../logger.ts';
 import type { NodeInfoService } from '../node-info.service.ts';
-import { describePeerError, type PeerClient, type PeerResult } from '../peers/index.ts';
+import {
+  describePeerError,
+  type PeerClient,
+  type PeerProfiles,
+  type PeerResult,
+} from '../peers/index.ts';
 import { mapBounded } from './bounded.ts';
 import { createChangeStamper, type ChangeStamper } from './change-stamp.ts';
 import { INACTIVE_AFTER_FAILURES, PROBE_BACKOFF, TRUST } from './trust.ts';
@@ -103,6 +108,8 @@ export interface RegistryDeps {
   logger: Logger;
   peers: PeerClient;
   nodeInfo: NodeInfoService;
+  /** Which profile each peer speaks: stored once the node's row exists. */
+  profiles?: Pick<PeerProfiles, 'persist'> | undefined;
 }
 
 const ERROR_CHARS = 500;
@@ -202,6 +209,7 @@ export function createRegistryService(deps: RegistryDeps): RegistryService {
         user_count = COALESCE(${info?.userCount ?? null}::int, swarm_nodes.user_count),
         post_count = COALESCE(${info?.postCount ?? null}::int, swarm_nodes.post_count),
         capabilities = COALESCE(${capabilities}::text, swarm_nodes.capabilities)`;
+    await deps.profiles?.persist(domain);
   }
 
   async function recordFailure(domain: string, reason: string) {
