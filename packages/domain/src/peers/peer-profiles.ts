@@ -15,14 +15,15 @@ import type { NodeConfig } from '../config.ts';
 import type { Logger } from '../logger.ts';
 import type { NodeKeys } from '../node-keys.service.ts';
 import type { PeerClient, PeerPostOptions, PeerResult } from './peer-client.ts';
+import type { PeerError } from './peer-errors.ts';
 
 // Which profile of the interface each peer speaks (docs/protocol.md "Peers of the origin
 // profile"), and the outbound side of speaking to each in its own: our header signatures, or the
 // origin's body signatures over only what its rules accept.
 
 export interface PeerProfiles {
-  /** The peer's profile: recorded, else detected now (and recorded). */
-  of(domain: string): Promise<ProtocolProfile>;
+  /** The peer's profile as recorded (memory, then the registry); undefined when not known yet. */
+  known(domain: string): Promise<ProtocolProfile | undefined>;
   /** Detects from what the peer serves: our marker in its info, else a key at `GET /api/node`. */
   detect(domain: string): Promise<ProtocolProfile | undefined>;
   /** Records what a verified request or a probe showed. */
@@ -109,7 +110,7 @@ export function createPeerProfiles(deps: {
     return profile;
   }
 
-  async function of(domain: string): Promise<ProtocolProfile> {
+  async function known(domain: string): Promise<ProtocolProfile | undefined> {
     const cached = memory.get(domain);
     if (cached && deps.clock.now().getTime() - cached.at < MEMORY_MS) return cached.profile;
     const row = await prisma.swarmNode.findUnique({
@@ -120,8 +121,7 @@ export function createPeerProfiles(deps: {
       remember(domain, row.protocolProfile, true);
       return row.protocolProfile;
     }
-    // Unknown and unreachable: speak ours (the request then fails as it would anyway).
-    return (await detect(domain)) ?? 'swarm';
+    return undefined;
   }
 
   async function noteInfo(domain: string, info: { protocolProfile?: string | undefined }) {
@@ -134,7 +134,7 @@ export function createPeerProfiles(deps: {
     if (row && row.protocolProfile === null) await detect(domain);
   }
 
-  return { of, detect, record, noteInfo, persist };
+  return { known, detect, record, noteInfo, persist };
 }
 
 /** What an origin node answers to a reply: no `replyId` (fact sheet §4). */
@@ -154,7 +154,7 @@ export function withPeerProfiles(
     config: Pick<NodeConfig, 'domain'>;
   },
 ): PeerClient {
-  return {
+  const client: PeerClient = {
     async getJson(domain, pathWithQuery, schema, options) {
       const answer = await inner.getJson(domain, pathWithQuery, schema, options);
       // A successful probe of a peer's info tells its profile (our marker), or prompts detection.
@@ -169,34 +169,67 @@ export function withPeerProfiles(
     },
     async postJson(domain, path, body, schema, options: PeerPostOptions = {}) {
       if (options.sign === false) return inner.postJson(domain, path, body, schema, options);
-      const profile = await deps.profiles.of(domain);
-      if (profile === 'swarm') return inner.postJson(domain, path, body, schema, options);
-      if (!isOriginWritePath(path)) {
-        return {
-          ok: false,
-          ms: 0,
-          error: {
-            kind: 'unsupported',
-            domain,
-            reason: `${domain} speaks the origin profile, which has no ${path}`,
-          },
-        } as PeerResult<z.output<typeof schema>>;
+      const profile = await deps.profiles.known(domain);
+      if (profile === 'origin') return sendOrigin(domain, path, body, schema, options);
+      const answer = await inner.postJson(domain, path, body, schema, options);
+      // It took our header signature: it speaks our profile (origin nodes never accept it).
+      if (profile === undefined && answer.ok) await deps.profiles.record(domain, 'swarm');
+      // Not known yet and refused: a peer of the origin profile refuses our headers-only
+      // signature (its rules want a body `signature`). Find out, and if so speak its way. A
+      // peer of ours costs nothing extra: its profile is learnt from its info when probed.
+      if (profile === undefined && !answer.ok && isRefusalStatus(answer.error)) {
+        if ((await deps.profiles.detect(domain)) === 'origin') {
+          return sendOrigin(domain, path, body, schema, options);
+        }
       }
-      const shaped = toOriginBody(path, body) ?? {};
-      if (path === SWARM_PATHS.replies) {
-        const signature = await signOriginPayload(deps.keys.privateKey, shaped);
-        const answer = await inner.postJson(domain, path, shaped, originReplyAnswerSchema, {
-          ...options,
-          sign: false,
-          headers: {
-            'X-Swarm-Source-Domain': deps.config.domain,
-            'X-Swarm-Signature': signature,
-          },
-        });
-        return answer as PeerResult<z.output<typeof schema>>;
-      }
-      const signed = await signOriginBody(deps.keys.privateKey, shaped);
-      return inner.postJson(domain, path, signed, schema, { ...options, sign: false });
+      return answer;
     },
   };
+  return client;
+
+  async function sendOrigin<S extends z.ZodType>(
+    domain: string,
+    path: string,
+    body: unknown,
+    schema: S,
+    options: PeerPostOptions,
+  ): Promise<PeerResult<z.output<S>>> {
+    if (!isOriginWritePath(path)) {
+      return {
+        ok: false,
+        ms: 0,
+        error: {
+          kind: 'unsupported',
+          domain,
+          reason: `${domain} speaks the origin profile, which has no ${path}`,
+        },
+      };
+    }
+    const shaped = toOriginBody(path, body) ?? {};
+    if (path === SWARM_PATHS.replies) {
+      const signature = await signOriginPayload(deps.keys.privateKey, shaped);
+      const answer = await inner.postJson(domain, path, shaped, originReplyAnswerSchema, {
+        ...options,
+        sign: false,
+        headers: {
+          'X-Swarm-Source-Domain': deps.config.domain,
+          'X-Swarm-Signature': signature,
+        },
+      });
+      return answer as PeerResult<z.output<S>>;
+    }
+    const signed = await signOriginBody(deps.keys.privateKey, shaped);
+    return inner.postJson(domain, path, signed, schema, { ...options, sign: false });
+  }
+}
+
+/** A 4xx other than 408 and 429: the peer answered, and disagreed. */
+function isRefusalStatus(error: PeerError): boolean {
+  return (
+    error.kind === 'http' &&
+    error.status >= 400 &&
+    error.status < 500 &&
+    error.status !== 408 &&
+    error.status !== 429
+  );
 }
