@@ -9,6 +9,7 @@ import {
   createPeerClient,
   createPeerProfiles,
   withPeerProfiles,
+  createVisitorFetchGate,
   type PeerTransport,
   type ResolveHost,
 } from './peers/index.ts';
@@ -28,6 +29,7 @@ import { createNotificationService } from './notifications/index.ts';
 import { createDeliveryService } from './delivery/index.ts';
 import { createActionServices } from './actions/index.ts';
 import { createMessageService } from './messages/index.ts';
+import { createMediaProxyService } from './media/index.ts';
 
 /** Seams for tests and the swarm harness: time, and the network to peers. */
 export interface NodeOverrides {
@@ -73,7 +75,10 @@ export async function createNodeContext(
   // drops the cached answers of the peer it changed something on.
   const seen = createSeenPosts({ db, clock, logger });
   const reader = createPeerReader({ peers, clock, logger, options: deps.peerReads });
-  const reads = { db, clock, logger, config, peers, registry: swarm.registry, seen };
+  // Reads that page views cause (remote profiles and posts): deduplicated, failures remembered,
+  // anonymous visitors on a budget (peers/visitor-fetch.ts).
+  const visitors = createVisitorFetchGate({ peers, clock, logger });
+  const reads = { db, clock, logger, config, peers, registry: swarm.registry, seen, visitors };
   const delivery = createDeliveryService({ db, peers, clock, logger, registry: swarm.registry });
   return {
     config,
@@ -112,6 +117,7 @@ export async function createNodeContext(
       delivery,
       registry: swarm.registry,
     }),
+    media: createMediaProxyService({ keys, peers, clock, logger }),
     close: () => db.close(),
   };
 }
