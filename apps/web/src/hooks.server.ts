@@ -8,6 +8,8 @@ import {
   sharedNodeContext,
   type NodeContext,
 } from '@swarm/domain';
+import { refuseForeignRequest } from '$lib/server/request-origin';
+import { withSecurityHeaders } from '$lib/server/security-headers';
 import { clearSessionCookie, SESSION_COOKIE, setSessionCookie } from '$lib/server/session-cookie';
 
 let node: NodeContext | undefined;
@@ -30,12 +32,20 @@ export const init: ServerInit = async () => {
     });
     node = await bootNode(parsed.value, { logger, migrate: false });
   }
-  // One per process: the login throttle's buckets live in it.
-  auth = createAuthServices({ db: node.db, clock: node.clock });
+  // One per process: the login and sign-up throttles' buckets live in it.
+  auth = createAuthServices({
+    db: node.db,
+    clock: node.clock,
+    signUpLimits: { perIp: { perHour: node.config.signUpLimitPerHour } },
+  });
 };
 
 export const handle: Handle = async ({ event, resolve }) => {
   if (!node || !auth) throw new Error('node context is not ready');
+  // CSRF, for every state-changing request whatever its content type (SvelteKit's own check,
+  // which covers form content types only, is off in vite.config.ts): before anything runs.
+  const refused = refuseForeignRequest(event.request, event.url);
+  if (refused) return withSecurityHeaders(refused, event.url);
   const token = event.cookies.get(SESSION_COOKIE);
   const session = token ? await auth.sessions.validate(token) : null;
   if (token && !session) clearSessionCookie(event.cookies, event.url);
@@ -52,5 +62,5 @@ export const handle: Handle = async ({ event, resolve }) => {
     session,
     clientIp: event.getClientAddress(),
   });
-  return resolve(event);
+  return withSecurityHeaders(await resolve(event), event.url);
 };

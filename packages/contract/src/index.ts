@@ -16,3 +16,4 @@ export * from './signing.ts';
 export * from './message-schemas.ts';
 export * from './message-crypto.ts';
 export * from './origin-profile.ts';
+export * from './security-headers.ts';

@@ -67,6 +67,8 @@ export type NodeSummary = z.output<typeof nodeSummarySchema>;
 export const nodeListEntrySchema = nodeSummarySchema.extend({
   userCount: count(),
   postCount: count(),
+  /** Our extra: the profile the node speaks (`swarm` or `origin`), when detected. */
+  protocolProfile: z.string().optional(),
 });
 export type NodeListEntry = z.output<typeof nodeListEntrySchema>;
 

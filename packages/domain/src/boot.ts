@@ -9,6 +9,7 @@ import {
   createPeerClient,
   createPeerProfiles,
   withPeerProfiles,
+  createVisitorFetchGate,
   type PeerTransport,
   type ResolveHost,
 } from './peers/index.ts';
@@ -28,6 +29,7 @@ import { createNotificationService } from './notifications/index.ts';
 import { createDeliveryService } from './delivery/index.ts';
 import { createActionServices } from './actions/index.ts';
 import { createMessageService } from './messages/index.ts';
+import { createMediaProxyService } from './media/index.ts';
 
 /** Seams for tests and the swarm harness: time, and the network to peers. */
 export interface NodeOverrides {
@@ -59,13 +61,24 @@ export async function createNodeContext(
   // Every POST goes out in the receiving peer's own profile (ours, or the origin's).
   const peerProfiles = createPeerProfiles({ db, peers: rawPeers, clock, logger });
   const peers = withPeerProfiles(rawPeers, { profiles: peerProfiles, keys, config });
-  const swarm = createSwarmServices({ config, db, clock, logger, peers, keys });
+  const swarm = createSwarmServices({
+    config,
+    db,
+    clock,
+    logger,
+    peers,
+    keys,
+    profiles: peerProfiles,
+  });
   const content = createContentService({ db, clock, config });
   // Shared by reads and actions: an action on a post just shown can use what was shown, and
   // drops the cached answers of the peer it changed something on.
   const seen = createSeenPosts({ db, clock, logger });
   const reader = createPeerReader({ peers, clock, logger, options: deps.peerReads });
-  const reads = { db, clock, logger, config, peers, registry: swarm.registry, seen };
+  // Reads that page views cause (remote profiles and posts): deduplicated, failures remembered,
+  // anonymous visitors on a budget (peers/visitor-fetch.ts).
+  const visitors = createVisitorFetchGate({ peers, clock, logger });
+  const reads = { db, clock, logger, config, peers, registry: swarm.registry, seen, visitors };
   const delivery = createDeliveryService({ db, peers, clock, logger, registry: swarm.registry });
   return {
     config,
@@ -104,6 +117,7 @@ export async function createNodeContext(
       delivery,
       registry: swarm.registry,
     }),
+    media: createMediaProxyService({ keys, peers, clock, logger }),
     close: () => db.close(),
   };
 }

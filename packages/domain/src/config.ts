@@ -32,6 +32,8 @@ export interface NodeConfig {
    * "Peers of the origin profile"). Off: their writes get 401, reads still work.
    */
   originCompat: boolean;
+  /** Web sign-ups per client address per hour (a burst of this many, then refilled evenly). */
+  signUpLimitPerHour: number;
 }
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -124,6 +126,7 @@ const envSchema = z.object({
     .enum(['0', '1', 'true', 'false', ''], { error: 'SWARM_ORIGIN_COMPAT must be 1 or 0' })
     .optional()
     .transform((v) => v !== '0' && v !== 'false'),
+  SWARM_SIGNUPS_PER_HOUR: integer('SWARM_SIGNUPS_PER_HOUR', 1, 1_000_000, 5),
 });
 
 export type ConfigResult = { ok: true; value: NodeConfig } | { ok: false; errors: string[] };
@@ -156,6 +159,7 @@ export function parseConfig(env: Record<string, string | undefined>): ConfigResu
       rateLimitPerMin: e.SWARM_RATE_LIMIT_PER_MIN,
       trustProxy: e.SWARM_TRUST_PROXY,
       originCompat: e.SWARM_ORIGIN_COMPAT,
+      signUpLimitPerHour: e.SWARM_SIGNUPS_PER_HOUR,
     },
   };
 }

@@ -15,6 +15,7 @@ import type { NotificationService } from './notifications/index.ts';
 import type { DeliveryService } from './delivery/index.ts';
 import type { ActionServices } from './actions/index.ts';
 import type { MessageService } from './messages/index.ts';
+import type { MediaProxyService } from './media/index.ts';
 
 /** Everything one node needs, built by factories and passed in; tests build several. */
 export interface NodeContext {
@@ -53,6 +54,8 @@ export interface NodeContext {
   actions: ActionServices;
   /** Direct messages: end-to-end encrypted envelopes, stored and relayed (issue #5). */
   messages: MessageService;
+  /** Images pages show, fetched by the node and served from its origin (signed URLs only). */
+  media: MediaProxyService;
   close(): Promise<void>;
 }
 

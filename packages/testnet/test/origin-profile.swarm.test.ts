@@ -1,9 +1,15 @@
+import { execFile } from 'node:child_process';
 import { once } from 'node:events';
 import { generateKeyPairSync, randomUUID } from 'node:crypto';
 import type { Server } from 'node:http';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import type { SessionUser } from '@swarm/auth';
 import { SWARM_PATHS, formatActorUrl } from '@swarm/contract';
+import { createRegistryAdminService } from '@swarm/domain';
 import { createHttpServer } from '@swarm/gateway';
 import { freePort } from '../src/node-process.ts';
 import {
@@ -163,6 +169,49 @@ describe('discovery and gossip with an origin-profile peer', () => {
     ]);
     const row = await prisma().swarmNode.findUniqueOrThrow({ where: { domain: origin.domain } });
     expect(row.protocolProfile).toBe('origin');
+  });
+
+  it('shows the profile to the operator: admin node page data, nodes list, `pnpm swarm nodes`', async () => {
+    const detail = await createRegistryAdminService(ours.t.node).nodeDetail(origin.domain);
+    expect(detail?.node?.protocolProfile).toBe('origin');
+    const list = (await (await ours.t.request(`${SWARM_PATHS.nodes}?stats=false`)).json()) as {
+      nodes: { domain: string; protocolProfile?: string }[];
+    };
+    expect(list.nodes).toContainEqual(
+      expect.objectContaining({ domain: origin.domain, protocolProfile: 'origin' }),
+    );
+    const tsxCli = createRequire(import.meta.url).resolve('tsx/cli');
+    const cliMain = fileURLToPath(
+      new URL('../../../apps/gateway/src/cli/main.ts', import.meta.url),
+    );
+    const out = await promisify(execFile)(
+      process.execPath,
+      [tsxCli, cliMain, '--node', `http://${ours.domain}`, 'nodes'],
+      { env: { ...process.env, SWARM_ADMIN_TOKEN: ADMIN_TOKEN }, timeout: 60_000 },
+    );
+    const line = out.stdout.split('\n').find((l) => l.includes(origin.domain));
+    expect(line).toMatch(/\borigin\b/);
+  }, 90_000);
+
+  it('a node of our profile is told apart by its marker and its header signatures', async () => {
+    const info = (await (await ours.t.request(SWARM_PATHS.info)).json()) as Record<string, unknown>;
+    expect(info.protocolProfile).toBe('swarm-node');
+    const other = await ourNodeOnPort(clock);
+    try {
+      const announced = await adminAction({ action: 'announce', domain: other.domain });
+      expect(announced.body.results).toEqual([
+        expect.objectContaining({ domain: other.domain, ok: true }),
+      ]);
+      const row = await prisma().swarmNode.findUniqueOrThrow({ where: { domain: other.domain } });
+      expect(row.protocolProfile).toBe('swarm');
+      // The receiver learnt it from our header-signed announcement.
+      const there = await other.t.node.db.prisma.swarmNode.findUniqueOrThrow({
+        where: { domain: ours.domain },
+      });
+      expect(there.protocolProfile).toBe('swarm');
+    } finally {
+      await other.close();
+    }
   });
 
   it('the origin gossips to us: its own handles count like a verified peer’s', async () => {
@@ -453,6 +502,18 @@ describe('interactions from us to the origin', () => {
       expect.objectContaining({ content: 'replying to olga', nodeDomain: ours.domain }),
     ]);
     expect(origin.refused).toEqual([]);
+  });
+
+  it('never sends a direct message to an origin-profile peer', async () => {
+    const arrivedBefore = origin.accepted.length + origin.refused.length;
+    const sent = await ours.t.node.peers.postJson(
+      origin.domain,
+      SWARM_PATHS.messages,
+      { id: randomUUID() },
+      z.unknown(),
+    );
+    expect(sent).toMatchObject({ ok: false, error: { kind: 'unsupported' } });
+    expect(origin.accepted.length + origin.refused.length).toBe(arrivedBefore);
   });
 
   it('mention: delivered, olga notified there', async () => {

@@ -3,3 +3,4 @@ export * from './peer-errors.ts';
 export * from './peer-profiles.ts';
 export * from './peer-transport.ts';
 export * from './ssrf-guard.ts';
+export * from './visitor-fetch.ts';

@@ -92,6 +92,8 @@ export interface AdminNodeRecord extends AdminNodeRow {
   isNsfw: boolean;
   hasPublicKey: boolean;
   keyPinnedAt: Date | null;
+  /** `swarm` (ours), `origin` (body signatures, docs/protocol.md), null until detected. */
+  protocolProfile: string | null;
   lastSyncAt: Date | null;
   nextProbeAt: Date | null;
   lastError: string | null;
@@ -301,6 +303,7 @@ export function createRegistryAdminService(deps: RegistryAdminDeps): RegistryAdm
           isNsfw: true,
           publicKey: true,
           keyPinnedAt: true,
+          protocolProfile: true,
           lastSyncAt: true,
           nextProbeAt: true,
           lastError: true,

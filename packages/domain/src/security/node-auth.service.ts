@@ -378,7 +378,11 @@ export function createNodeAuthService(deps: NodeAuthDeps): NodeAuthService {
     }
     const pin = { pem: published.value.pem, name: published.value.name };
     const accepted = await accept(domain, headers, pin);
-    if (accepted.ok) rememberPinned(domain, pin.pem);
+    if (accepted.ok) {
+      rememberPinned(domain, pin.pem);
+      // A first header-signed contact shows the sender speaks our profile.
+      await deps.profiles?.record(domain, 'swarm');
+    }
     return accepted;
   }
 
