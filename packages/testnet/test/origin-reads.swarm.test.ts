@@ -55,7 +55,9 @@ beforeAll(async () => {
   ours.clock.set(new Date());
   alice = await insertKeyedUser(ours.node, 'alice');
   bob = await insertKeyedUser(ours.node, 'bob');
-  // The origin is known and active here the usual way: a probe of its /api/swarm/info.
+  // The origin announces itself (body-signed, its way), and a probe of its /api/swarm/info
+  // makes it a contacted, active peer here.
+  expect((await origin.announceTo(self)).status).toBe(200);
   const probe = await ours.node.registry.probe(origin.domain, 'admin');
   expect(probe).toMatchObject({ ok: true });
 });
