@@ -527,13 +527,16 @@ describe('deploy/Caddyfile', () => {
     expect(interpolate(caddyEnv.SWARM_DOMAIN!, sampleVars)).toBe(SAMPLE_DOMAIN);
   });
 
-  it.each(['/api/swarm/*', '/.well-known/node-swarm'])('routes %s to the gateway', (path) => {
-    const upstreams = proxied(handleFor(path));
-    expect(upstreams.length, `reverse_proxy in handle ${path}`).toBeGreaterThan(0);
-    for (const upstream of upstreams) {
-      expect(upstream).toEqual({ host: 'gateway', port: portOf('gateway') });
-    }
-  });
+  it.each(['/api/swarm/*', '/.well-known/node-swarm', '/api/node'])(
+    'routes %s to the gateway',
+    (path) => {
+      const upstreams = proxied(handleFor(path));
+      expect(upstreams.length, `reverse_proxy in handle ${path}`).toBeGreaterThan(0);
+      for (const upstream of upstreams) {
+        expect(upstream).toEqual({ host: 'gateway', port: portOf('gateway') });
+      }
+    },
+  );
 
   it('routes everything else to the web app', () => {
     const upstreams = proxied(handleFor(undefined));

@@ -8,6 +8,8 @@ import { createNodeInfoService } from './node-info.service.ts';
 import { loadOrCreateNodeKeys } from './node-keys.service.ts';
 import {
   createPeerClient,
+  createPeerProfiles,
+  withPeerProfiles,
   createVisitorFetchGate,
   type PeerTransport,
   type ResolveHost,
@@ -48,7 +50,7 @@ export async function createNodeContext(
   const { config, db, logger } = deps;
   const clock = deps.clock ?? systemClock;
   const keys = await loadOrCreateNodeKeys(db, logger);
-  const peers = createPeerClient({
+  const rawPeers = createPeerClient({
     config,
     keys,
     clock,
@@ -57,7 +59,18 @@ export async function createNodeContext(
     resolveHost: deps.resolveHost,
     timeoutMs: deps.peerTimeoutMs,
   });
-  const swarm = createSwarmServices({ config, db, clock, logger, peers, keys });
+  // Every POST goes out in the receiving peer's own profile (ours, or the origin's).
+  const peerProfiles = createPeerProfiles({ db, peers: rawPeers, clock, logger });
+  const peers = withPeerProfiles(rawPeers, { profiles: peerProfiles, keys, config });
+  const swarm = createSwarmServices({
+    config,
+    db,
+    clock,
+    logger,
+    peers,
+    keys,
+    profiles: peerProfiles,
+  });
   const content = createContentService({ db, clock, config });
   // Shared by reads and actions: an action on a post just shown can use what was shown, and
   // drops the cached answers of the peer it changed something on.
@@ -79,7 +92,8 @@ export async function createNodeContext(
     nodeInfo: createNodeInfoService({ config, db, keys }),
     ...swarm,
     interactions: createInboundInteractionService({ db, peers, clock, logger, config }),
-    nodeAuth: createNodeAuthService({ db, peers, clock, logger, config }),
+    peerProfiles,
+    nodeAuth: createNodeAuthService({ db, peers, clock, logger, config, profiles: peerProfiles }),
     adminTokens: createAdminTokenService({ db, config, clock }),
     content,
     feeds: createFeedService({ ...reads, content, reader }),

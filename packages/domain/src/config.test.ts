@@ -30,9 +30,18 @@ describe('parseConfig', () => {
         nodeIsNsfw: false,
         rateLimitPerMin: 600,
         trustProxy: false,
+        originCompat: true,
         signUpLimitPerHour: 5,
       },
     });
+  });
+
+  it('SWARM_ORIGIN_COMPAT is on by default and off with 0', () => {
+    const off = parseConfig({ SWARM_ORIGIN_COMPAT: '0' });
+    expect(off.ok && off.value.originCompat).toBe(false);
+    const on = parseConfig({ SWARM_ORIGIN_COMPAT: '1' });
+    expect(on.ok && on.value.originCompat).toBe(true);
+    expect(parseConfig({ SWARM_ORIGIN_COMPAT: 'yes' }).ok).toBe(false);
   });
 
   it('derives the default domain from PORT and reads every variable', () => {

@@ -29,6 +29,11 @@ export interface NodeConfig {
   rateLimitPerMin: number;
   /** Take the client IP from X-Forwarded-For (only behind a reverse proxy that sets it). */
   trustProxy: boolean;
+  /**
+   * Accept writes from peers of the origin profile (body-signed, no user signatures; docs/protocol.md
+   * "Peers of the origin profile"). Off: their writes get 401, reads still work.
+   */
+  originCompat: boolean;
   /** Web sign-ups per client address per hour (a burst of this many, then refilled evenly). */
   signUpLimitPerHour: number;
 }
@@ -120,6 +125,10 @@ const envSchema = z.object({
   SWARM_NODE_NSFW: flag('SWARM_NODE_NSFW'),
   SWARM_RATE_LIMIT_PER_MIN: integer('SWARM_RATE_LIMIT_PER_MIN', 1, 1_000_000, 600),
   SWARM_TRUST_PROXY: flag('SWARM_TRUST_PROXY'),
+  SWARM_ORIGIN_COMPAT: z
+    .enum(['0', '1', 'true', 'false', ''], { error: 'SWARM_ORIGIN_COMPAT must be 1 or 0' })
+    .optional()
+    .transform((v) => v !== '0' && v !== 'false'),
   SWARM_SIGNUPS_PER_HOUR: integer('SWARM_SIGNUPS_PER_HOUR', 1, 1_000_000, 5),
 });
 
@@ -153,6 +162,7 @@ export function parseConfig(env: Record<string, string | undefined>): ConfigResu
       nodeIsNsfw: e.SWARM_NODE_NSFW,
       rateLimitPerMin: e.SWARM_RATE_LIMIT_PER_MIN,
       trustProxy: e.SWARM_TRUST_PROXY,
+      originCompat: e.SWARM_ORIGIN_COMPAT,
       signUpLimitPerHour: e.SWARM_SIGNUPS_PER_HOUR,
     },
   };

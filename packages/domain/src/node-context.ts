@@ -5,7 +5,7 @@ import type { Lifecycle } from './lifecycle.ts';
 import type { Logger } from './logger.ts';
 import type { NodeInfoService } from './node-info.service.ts';
 import type { NodeKeys } from './node-keys.service.ts';
-import type { PeerClient } from './peers/index.ts';
+import type { PeerClient, PeerProfiles } from './peers/index.ts';
 import type { GossipService, RegistryService } from './registry/index.ts';
 import type { AdminTokenService, NodeAuthService } from './security/index.ts';
 import type { InboundInteractionService } from './interactions/index.ts';
@@ -29,6 +29,8 @@ export interface NodeContext {
   keys: NodeKeys;
   /** Outbound HTTP to other nodes: SSRF-guarded, time-limited, node-signed POSTs. */
   peers: PeerClient;
+  /** Which profile each peer speaks (ours or the origin's), detected and recorded. */
+  peerProfiles: PeerProfiles;
   nodeInfo: NodeInfoService;
   /** Node registry and trust, seeds, announce and discovery (DESIGN §3). */
   registry: RegistryService;
