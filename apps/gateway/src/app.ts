@@ -47,8 +47,16 @@ export function createGatewayApp(node: NodeContext) {
     );
   });
 
-  // Public GETs from a 1 s read-through cache; successful writes invalidate it.
-  app.use('/api/swarm/*', readCache({ clock: node.clock }));
+  // Public GETs from a 1 s read-through cache; successful writes invalidate it, here and in
+  // the node's other processes.
+  app.use(
+    '/api/swarm/*',
+    readCache({
+      clock: node.clock,
+      ttlMs: node.config.readCacheTtlMs,
+      invalidations: node.invalidations,
+    }),
+  );
 
   // Inbound security (DESIGN §3), before any route: every write is rate-limited per IP; admin
   // paths authenticate before their body is read (without a token: 401, whatever the body);

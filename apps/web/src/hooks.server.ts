@@ -30,8 +30,8 @@ export const init: ServerInit = async () => {
     });
     node = await bootNode(parsed.value, { logger, migrate: false });
   }
-  // One per process: the login throttle's buckets live in it.
-  auth = createAuthServices({ db: node.db, clock: node.clock });
+  // Login throttles take from the node's shared limits (one budget across web replicas).
+  auth = createAuthServices({ db: node.db, clock: node.clock, limits: node.limits });
 };
 
 export const handle: Handle = async ({ event, resolve }) => {

@@ -1,9 +1,13 @@
 import type { Db } from '@swarm/db';
+import type { Limits } from '@swarm/domain';
 import { createAccountService, type AccountService, type LoginLimits } from './account.service.ts';
 import { createSessionService, type SessionService } from './session.service.ts';
 import type { AuthClock } from './types.ts';
 
-/** Accounts and sessions of one node; login throttles live in here (one per process). */
+/**
+ * Accounts and sessions of one node. Login throttles take from `limits` (the node context's,
+ * shared by its processes); without it, from buckets in this object's memory.
+ */
 export interface AuthServices {
   sessions: SessionService;
   accounts: AccountService;
@@ -13,6 +17,7 @@ export function createAuthServices(deps: {
   db: Db;
   clock: AuthClock;
   loginLimits?: LoginLimits;
+  limits?: Limits;
 }): AuthServices {
   const sessions = createSessionService({ db: deps.db, clock: deps.clock });
   const accounts = createAccountService({ ...deps, sessions });

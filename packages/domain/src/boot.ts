@@ -22,6 +22,7 @@ import { createNotificationService } from './notifications/index.ts';
 import { createDeliveryService } from './delivery/index.ts';
 import { createActionServices } from './actions/index.ts';
 import { createMessageService } from './messages/index.ts';
+import { createSharedState } from './replicas/index.ts';
 
 /** Seams for tests and the swarm harness: time, and the network to peers. */
 export interface NodeOverrides {
@@ -41,6 +42,7 @@ export async function createNodeContext(
   const { config, db, logger } = deps;
   const clock = deps.clock ?? systemClock;
   const keys = await loadOrCreateNodeKeys(db, logger);
+  const shared = createSharedState({ config, db, clock, logger });
   const peers = createPeerClient({
     config,
     keys,
@@ -63,6 +65,8 @@ export async function createNodeContext(
     db,
     logger,
     clock,
+    limits: shared.limits,
+    invalidations: shared.invalidations,
     keys,
     peers,
     nodeInfo: createNodeInfoService({ config, db, keys }),
@@ -94,7 +98,10 @@ export async function createNodeContext(
       delivery,
       registry: swarm.registry,
     }),
-    close: () => db.close(),
+    close: async () => {
+      await shared.close();
+      await db.close();
+    },
   };
 }
 

@@ -29,6 +29,8 @@ describe('parseConfig', () => {
         nodeIsNsfw: false,
         rateLimitPerMin: 600,
         trustProxy: false,
+        redisUrl: undefined,
+        readCacheTtlMs: 1_000,
       },
     });
   });

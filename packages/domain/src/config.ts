@@ -27,6 +27,10 @@ export interface NodeConfig {
   rateLimitPerMin: number;
   /** Take the client IP from X-Forwarded-For (only behind a reverse proxy that sets it). */
   trustProxy: boolean;
+  /** Rate limits and cache invalidations shared through Redis instead of Postgres (replicas). */
+  redisUrl: string | undefined;
+  /** How long the gateway may answer a public read from its cache. */
+  readCacheTtlMs: number;
 }
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -115,6 +119,14 @@ const envSchema = z.object({
   SWARM_NODE_NSFW: flag('SWARM_NODE_NSFW'),
   SWARM_RATE_LIMIT_PER_MIN: integer('SWARM_RATE_LIMIT_PER_MIN', 1, 1_000_000, 600),
   SWARM_TRUST_PROXY: flag('SWARM_TRUST_PROXY'),
+  REDIS_URL: z
+    .string()
+    .optional()
+    .refine(
+      (v) => !v || /^rediss?:\/\//.test(v),
+      'REDIS_URL must start with redis:// or rediss:// (leave it unset to share limits through the database)',
+    ),
+  SWARM_READ_CACHE_TTL_MS: integer('SWARM_READ_CACHE_TTL_MS', 0, 3_600_000, 1_000),
 });
 
 export type ConfigResult = { ok: true; value: NodeConfig } | { ok: false; errors: string[] };
@@ -146,6 +158,8 @@ export function parseConfig(env: Record<string, string | undefined>): ConfigResu
       nodeIsNsfw: e.SWARM_NODE_NSFW,
       rateLimitPerMin: e.SWARM_RATE_LIMIT_PER_MIN,
       trustProxy: e.SWARM_TRUST_PROXY,
+      redisUrl: e.REDIS_URL?.trim() || undefined,
+      readCacheTtlMs: e.SWARM_READ_CACHE_TTL_MS,
     },
   };
 }

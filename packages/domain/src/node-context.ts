@@ -15,6 +15,7 @@ import type { NotificationService } from './notifications/index.ts';
 import type { DeliveryService } from './delivery/index.ts';
 import type { ActionServices } from './actions/index.ts';
 import type { MessageService } from './messages/index.ts';
+import type { Invalidations, Limits } from './replicas/index.ts';
 
 /** Everything one node needs, built by factories and passed in; tests build several. */
 export interface NodeContext {
@@ -22,6 +23,10 @@ export interface NodeContext {
   db: Db;
   logger: Logger;
   clock: Clock;
+  /** Named rate limits, shared by the node's processes (memory, Postgres or Redis). */
+  limits: Limits;
+  /** Tells the node's other processes to drop cached reads after a write. */
+  invalidations: Invalidations;
   keys: NodeKeys;
   /** Outbound HTTP to other nodes: SSRF-guarded, time-limited, node-signed POSTs. */
   peers: PeerClient;
