@@ -29,6 +29,10 @@ export const init: ServerInit = async () => {
       pretty: process.stdout.isTTY,
     });
     node = await bootNode(parsed.value, { logger, migrate: false });
+    // adapter-node's graceful shutdown: close what this process opened (pool, Redis), or its
+    // connections keep it alive after the server closed.
+    const own = node;
+    process.once('sveltekit:shutdown', () => void own.close());
   }
   // Login throttles take from the node's shared limits (one budget across web replicas).
   auth = createAuthServices({ db: node.db, clock: node.clock, limits: node.limits });

@@ -47,7 +47,7 @@ const stores: Record<string, Store | undefined> = {
     },
   },
   postgres: process.env.TEST_DATABASE_URL
-    ? {
+    ? ({
         async open(clock) {
           const first = await createTestDb();
           cleanups.push(() => first.close());
@@ -72,10 +72,10 @@ const stores: Record<string, Store | undefined> = {
           cleanups.push(() => Promise.all(buses.map((bus) => bus.close())));
           return buses;
         },
-      } as Store & { pools?: [import('pg').Pool, import('pg').Pool] }
+      } as Store & { pools?: [import('pg').Pool, import('pg').Pool] })
     : undefined,
   redis: process.env.TEST_REDIS_URL
-    ? {
+    ? ({
         prefix: '',
         async open(clock) {
           const a = new Redis(process.env.TEST_REDIS_URL!);
@@ -102,7 +102,7 @@ const stores: Record<string, Store | undefined> = {
           cleanups.push(() => Promise.all(buses.map((bus) => bus.close())));
           return buses;
         },
-      } as Store & { prefix: string; clients?: [Redis, Redis] }
+      } as Store & { prefix: string; clients?: [Redis, Redis] })
     : undefined,
 };
 
@@ -145,7 +145,14 @@ for (const [name, store] of Object.entries(stores)) {
       );
       expect(okCount(results)).toBe(5);
       clock.advance(12_000);
-      expect(okCount(await Promise.all([a.take('shared', '198.51.100.7', rule), b.take('shared', '198.51.100.7', rule)]))).toBe(1);
+      expect(
+        okCount(
+          await Promise.all([
+            a.take('shared', '198.51.100.7', rule),
+            b.take('shared', '198.51.100.7', rule),
+          ]),
+        ),
+      ).toBe(1);
     });
 
     it.skipIf(!store?.buses)('tells the other process of an invalidation, not itself', async () => {

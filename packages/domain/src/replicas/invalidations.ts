@@ -50,7 +50,10 @@ const RELISTEN_MS = 1_000;
  * dedicated connection opened on the first subscription. When that connection drops, it is
  * reopened and every listener is called once (notifications may have been missed meanwhile).
  */
-export function createPostgresInvalidations(deps: { pool: pg.Pool; logger: Logger }): Invalidations {
+export function createPostgresInvalidations(deps: {
+  pool: pg.Pool;
+  logger: Logger;
+}): Invalidations {
   const { pool, logger } = deps;
   // Messages carry the sender's id; a bus skips its own.
   const SENDER = randomUUID();
