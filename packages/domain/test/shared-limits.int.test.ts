@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Redis } from 'ioredis';
+import type pg from 'pg';
 import { createTestDb } from '@swarm/db/testing';
-import type { Db } from '@swarm/db';
+import { createPostgresDb, type Db } from '@swarm/db';
 import {
   createLogger,
   createMemoryLimits,
@@ -52,7 +53,6 @@ const stores: Record<string, Store | undefined> = {
           const first = await createTestDb();
           cleanups.push(() => first.close());
           if (first.kind !== 'postgres') throw new Error('not Postgres');
-          const { createPostgresDb } = await import('@swarm/db');
           const second: Db = await createPostgresDb(first.pool.options.connectionString!, 2);
           cleanups.push(() => second.close());
           if (second.kind !== 'postgres') throw new Error('not Postgres');
@@ -62,7 +62,7 @@ const stores: Record<string, Store | undefined> = {
             createPostgresLimits({ pool: second.pool, clock, logger }),
           ];
         },
-        pools: undefined as undefined | [import('pg').Pool, import('pg').Pool],
+        pools: undefined as undefined | [pg.Pool, pg.Pool],
         async buses() {
           const [a, b] = this.pools!;
           const buses: [Invalidations, Invalidations] = [
@@ -72,7 +72,7 @@ const stores: Record<string, Store | undefined> = {
           cleanups.push(() => Promise.all(buses.map((bus) => bus.close())));
           return buses;
         },
-      } as Store & { pools?: [import('pg').Pool, import('pg').Pool] })
+      } as Store & { pools?: [pg.Pool, pg.Pool] })
     : undefined,
   redis: process.env.TEST_REDIS_URL
     ? ({
