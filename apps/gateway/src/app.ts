@@ -7,6 +7,7 @@ import { nodeSignature, rateLimitByIp, requireAdmin, swarmBodyGuards } from './m
 import { readCache } from './middleware/read-cache.ts';
 import { createRouter } from './router.ts';
 import { adminRoutes } from './routes/admin.routes.ts';
+import { backupRoutes } from './routes/backup.routes.ts';
 import { contentRoutes } from './routes/content.routes.ts';
 import { infoRoutes } from './routes/info.routes.ts';
 import { interactionRoutes } from './routes/interactions.routes.ts';
@@ -78,6 +79,7 @@ export function createGatewayApp(node: NodeContext) {
   app.route('/', messageRoutes());
   app.route('/', contentRoutes());
   app.route('/', adminRoutes());
+  app.route('/', backupRoutes());
   mountReference(app);
 
   app.notFound((c) =>
