@@ -8,6 +8,8 @@ import {
   sharedNodeContext,
   type NodeContext,
 } from '@swarm/domain';
+import { refuseForeignRequest } from '$lib/server/request-origin';
+import { withSecurityHeaders } from '$lib/server/security-headers';
 import { clearSessionCookie, SESSION_COOKIE, setSessionCookie } from '$lib/server/session-cookie';
 
 let node: NodeContext | undefined;
@@ -34,12 +36,21 @@ export const init: ServerInit = async () => {
     const own = node;
     process.once('sveltekit:shutdown', () => void own.close());
   }
-  // Login throttles take from the node's shared limits (one budget across web replicas).
-  auth = createAuthServices({ db: node.db, clock: node.clock, limits: node.limits });
+  // Login and sign-up throttles take from the node's shared limits (one budget across replicas).
+  auth = createAuthServices({
+    db: node.db,
+    clock: node.clock,
+    limits: node.limits,
+    signUpLimits: { perIp: { perHour: node.config.signUpLimitPerHour } },
+  });
 };
 
 export const handle: Handle = async ({ event, resolve }) => {
   if (!node || !auth) throw new Error('node context is not ready');
+  // CSRF, for every state-changing request whatever its content type (SvelteKit's own check,
+  // which covers form content types only, is off in vite.config.ts): before anything runs.
+  const refused = refuseForeignRequest(event.request, event.url);
+  if (refused) return withSecurityHeaders(refused, event.url);
   const token = event.cookies.get(SESSION_COOKIE);
   const session = token ? await auth.sessions.validate(token) : null;
   if (token && !session) clearSessionCookie(event.cookies, event.url);
@@ -56,5 +67,5 @@ export const handle: Handle = async ({ event, resolve }) => {
     session,
     clientIp: event.getClientAddress(),
   });
-  return resolve(event);
+  return withSecurityHeaders(await resolve(event), event.url);
 };

@@ -1,7 +1,7 @@
 import { initTRPC, TRPCError } from '@trpc/server';
 import type { AuthServices, ValidatedSession } from '@swarm/auth';
 import { containsNul, NUL_REFUSED } from '@swarm/contract';
-import type { NodeContext } from '@swarm/domain';
+import { withMediaSrc, type NodeContext } from '@swarm/domain';
 
 /** What every procedure sees: the node's services, accounts and sessions, and who is asking. */
 export interface ApiContext {
@@ -18,12 +18,18 @@ const t = initTRPC.context<ApiContext>().create();
 export const router = t.router;
 export const createCallerFactory = t.createCallerFactory;
 
-/** Every procedure: inputs holding U+0000 (which Postgres text cannot store) are refused. */
-export const publicProcedure = t.procedure.use(async ({ getRawInput, next }) => {
+/**
+ * Every procedure: inputs holding U+0000 (which Postgres text cannot store) are refused; views
+ * in the answer that name images get their media-proxy paths (pages load images only through
+ * the node, so image hosts never see viewers' addresses).
+ */
+export const publicProcedure = t.procedure.use(async ({ ctx, getRawInput, next }) => {
   if (containsNul(await getRawInput())) {
     throw new TRPCError({ code: 'BAD_REQUEST', message: NUL_REFUSED });
   }
-  return next();
+  const result = await next();
+  if (!result.ok) return result;
+  return { ...result, data: withMediaSrc(result.data, ctx.node.media.src) };
 });
 
 /** Signed-in users only; `ctx.user` is the session's user. */

@@ -50,15 +50,26 @@ export const DEFAULT_LOGIN_LIMITS: LoginLimits = {
   perIp: { burst: 30, perMinute: 10 },
 };
 
-/** Names of the login limits in the node's shared `Limits` (docs/deployment.md "Replicas"). */
+/** Names of the login and sign-up limits in the node's shared `Limits` (docs/deployment.md "Replicas"). */
 export const LOGIN_HANDLE_LIMIT = 'login-handle';
 export const LOGIN_IP_LIMIT = 'login-ip';
+export const SIGN_UP_IP_LIMIT = 'signup-ip';
 
 const rule = (limit: { burst: number; perMinute: number }) => ({
   points: limit.perMinute,
   windowMs: 60_000,
   burst: limit.burst,
 });
+
+export interface SignUpLimits {
+  /**
+   * Sign-ups per client IP: `perHour` at once, then refilled at `perHour` an hour (each costs
+   * an argon2 hash and makes an account). Charged once the input passed the cheap checks.
+   */
+  perIp: { perHour: number };
+}
+
+export const DEFAULT_SIGN_UP_LIMITS: SignUpLimits = { perIp: { perHour: 5 } };
 
 export interface KeyInput {
   /** SPKI PEM of the user's ECDSA P-256 public key. */
@@ -103,8 +114,11 @@ export interface SettingsInput {
 }
 
 export interface AccountService {
-  /** Sign-up from the web: the first account anyone can log in with becomes admin. */
-  signUp(input: SignUpInput): Promise<Result<SignedIn, AuthError>>;
+  /**
+   * Sign-up from the web: the first account anyone can log in with becomes admin. With a
+   * client IP (every web request), the IP's sign-up budget is charged.
+   */
+  signUp(input: SignUpInput, meta?: { clientIp: string }): Promise<Result<SignedIn, AuthError>>;
   /** Operators (CLI, admin API): explicit admin flag, no session. */
   createUser(
     input: CreateUserInput,
@@ -243,6 +257,7 @@ export function createAccountService(deps: {
   clock: AuthClock;
   sessions: SessionService;
   loginLimits?: LoginLimits;
+  signUpLimits?: SignUpLimits;
   /** Where the buckets live: the node context's shared `limits` (default: this process's memory). */
   limits?: Limits;
 }): AccountService {
@@ -252,6 +267,8 @@ export function createAccountService(deps: {
   const limits = deps.limits ?? createMemoryLimits({ clock: deps.clock });
   const perHandle = rule(loginLimits.perHandle);
   const perIp = rule(loginLimits.perIp);
+  const signUpsPerHour = (deps.signUpLimits ?? DEFAULT_SIGN_UP_LIMITS).perIp.perHour;
+  const signUpsPerIp = { points: signUpsPerHour, windowMs: 3_600_000 };
 
   // A real argon2id hash to verify against when the handle is unknown: same work, same timing.
   let dummyHash: Promise<string> | undefined;
@@ -271,12 +288,25 @@ export function createAccountService(deps: {
     };
   }
 
+  async function throttleSignUp(ip: string): Promise<AuthError | null> {
+    const taken = await limits.take(SIGN_UP_IP_LIMIT, ip, signUpsPerIp);
+    if (taken.ok) return null;
+    const minutes = Math.ceil(taken.retryAfterSec / 60);
+    return {
+      code: 'THROTTLED',
+      message: `Too many sign-ups from your address; try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`,
+      retryAfterSec: taken.retryAfterSec,
+    };
+  }
+
   async function insertUser(input: {
     handle: string;
     displayName: string;
     password: string;
     key?: KeyInput | null;
     isAdmin: boolean | 'if-first';
+    /** Called once the input passed the cheap checks, before the password is hashed. */
+    charge?: () => Promise<AuthError | null>;
   }): Promise<Result<SessionUser, AuthError>> {
     const handle = parseLocalHandle(input.handle);
     if (!handle.ok) return invalid(`Handle: ${handle.reason}.`);
@@ -290,6 +320,8 @@ export function createAccountService(deps: {
       if (!checked.ok) return checked;
       key = checked.value;
     }
+    const refused = await input.charge?.();
+    if (refused) return err(refused);
     const passwordHash = await hashPassword(input.password);
     try {
       const user = await prisma.$transaction(async (tx) => {
@@ -336,8 +368,12 @@ export function createAccountService(deps: {
   }
 
   return {
-    async signUp(input) {
-      const user = await insertUser({ ...input, isAdmin: 'if-first' });
+    async signUp(input, meta) {
+      const user = await insertUser({
+        ...input,
+        isAdmin: 'if-first',
+        charge: meta ? () => throttleSignUp(meta.clientIp) : undefined,
+      });
       if (!user.ok) return user;
       const session = await sessions.create(user.value.id);
       return ok({ ...session, user: user.value });
@@ -395,6 +431,13 @@ export function createAccountService(deps: {
         select: { handle: true, passwordHash: true, did: true },
       });
       if (!user) return notFound();
+      // The key backup is encrypted with the password: changing one without the other would
+      // lock the key out of every other browser, so a user with a key must send both.
+      if (user.did && input.encryptedBackup == null) {
+        return invalid(
+          'Changing the password needs your key backup re-encrypted with the new password; your browser does this, so JavaScript is required.',
+        );
+      }
       if (input.encryptedBackup != null) {
         if (!user.did) return invalid('Register a key before uploading its backup.');
         const badBackup = checkBackup(input.encryptedBackup);

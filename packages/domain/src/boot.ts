@@ -5,7 +5,12 @@ import type { Logger } from './logger.ts';
 import type { NodeContext } from './node-context.ts';
 import { createNodeInfoService } from './node-info.service.ts';
 import { loadOrCreateNodeKeys } from './node-keys.service.ts';
-import { createPeerClient, type PeerTransport, type ResolveHost } from './peers/index.ts';
+import {
+  createPeerClient,
+  createVisitorFetchGate,
+  type PeerTransport,
+  type ResolveHost,
+} from './peers/index.ts';
 import { createSwarmServices } from './registry/index.ts';
 import { createAdminTokenService, createNodeAuthService } from './security/index.ts';
 import { createInboundInteractionService } from './interactions/index.ts';
@@ -23,6 +28,7 @@ import { createDeliveryService } from './delivery/index.ts';
 import { createActionServices } from './actions/index.ts';
 import { createMessageService } from './messages/index.ts';
 import { createSharedState } from './replicas/index.ts';
+import { createMediaProxyService } from './media/index.ts';
 
 /** Seams for tests and the swarm harness: time, and the network to peers. */
 export interface NodeOverrides {
@@ -58,7 +64,10 @@ export async function createNodeContext(
   // drops the cached answers of the peer it changed something on.
   const seen = createSeenPosts({ db, clock, logger });
   const reader = createPeerReader({ peers, clock, logger, options: deps.peerReads });
-  const reads = { db, clock, logger, config, peers, registry: swarm.registry, seen };
+  // Reads that page views cause (remote profiles and posts): deduplicated, failures remembered,
+  // anonymous visitors on a budget (peers/visitor-fetch.ts).
+  const visitors = createVisitorFetchGate({ peers, clock, logger });
+  const reads = { db, clock, logger, config, peers, registry: swarm.registry, seen, visitors };
   const delivery = createDeliveryService({ db, peers, clock, logger, registry: swarm.registry });
   return {
     config,
@@ -98,6 +107,7 @@ export async function createNodeContext(
       delivery,
       registry: swarm.registry,
     }),
+    media: createMediaProxyService({ keys, peers, clock, logger }),
     close: async () => {
       await shared.close();
       await db.close();

@@ -31,6 +31,8 @@ export interface NodeConfig {
   redisUrl: string | undefined;
   /** How long the gateway may answer a public read from its cache. */
   readCacheTtlMs: number;
+  /** Web sign-ups per client address per hour (a burst of this many, then refilled evenly). */
+  signUpLimitPerHour: number;
 }
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -127,6 +129,7 @@ const envSchema = z.object({
       'REDIS_URL must start with redis:// or rediss:// (leave it unset to share limits through the database)',
     ),
   SWARM_READ_CACHE_TTL_MS: integer('SWARM_READ_CACHE_TTL_MS', 0, 3_600_000, 1_000),
+  SWARM_SIGNUPS_PER_HOUR: integer('SWARM_SIGNUPS_PER_HOUR', 1, 1_000_000, 5),
 });
 
 export type ConfigResult = { ok: true; value: NodeConfig } | { ok: false; errors: string[] };
@@ -160,6 +163,7 @@ export function parseConfig(env: Record<string, string | undefined>): ConfigResu
       trustProxy: e.SWARM_TRUST_PROXY,
       redisUrl: e.REDIS_URL?.trim() || undefined,
       readCacheTtlMs: e.SWARM_READ_CACHE_TTL_MS,
+      signUpLimitPerHour: e.SWARM_SIGNUPS_PER_HOUR,
     },
   };
 }

@@ -16,6 +16,7 @@ import type { DeliveryService } from './delivery/index.ts';
 import type { ActionServices } from './actions/index.ts';
 import type { MessageService } from './messages/index.ts';
 import type { Invalidations, Limits } from './replicas/index.ts';
+import type { MediaProxyService } from './media/index.ts';
 
 /** Everything one node needs, built by factories and passed in; tests build several. */
 export interface NodeContext {
@@ -56,6 +57,8 @@ export interface NodeContext {
   actions: ActionServices;
   /** Direct messages: end-to-end encrypted envelopes, stored and relayed (issue #5). */
   messages: MessageService;
+  /** Images pages show, fetched by the node and served from its origin (signed URLs only). */
+  media: MediaProxyService;
   close(): Promise<void>;
 }
 

@@ -1,0 +1,63 @@
+import { MEDIA_PROXY } from '@swarm/domain';
+import type { RequestHandler } from './$types';
+
+// The media proxy (packages/domain/src/media): images pages show, served from this origin.
+// Per client IP a token bucket (burst 300, then 300 a minute; a page shows a few dozen images)
+// in the node's shared limits (one budget across web replicas, docs/deployment.md "Replicas");
+// the node's outbound fetch budget is the media service's.
+const MEDIA_LIMIT = 'media-ip';
+const MEDIA_PER_IP = { points: 300, windowMs: 60_000 };
+
+/** On every answer: never sniffed, never a document that runs anything, never framed. */
+const HARDENED = {
+  'x-content-type-options': 'nosniff',
+  'content-security-policy': "default-src 'none'; sandbox; frame-ancestors 'none'",
+  'cross-origin-resource-policy': 'same-origin',
+  'referrer-policy': 'no-referrer',
+};
+
+function refusal(
+  status: number,
+  code: string,
+  message: string,
+  extra: Record<string, string> = {},
+) {
+  // `new Response`, not `Response.json`: embedded mode replaces the global Response class.
+  return new Response(JSON.stringify({ error: message, code }), {
+    status,
+    headers: {
+      ...HARDENED,
+      ...extra,
+      'content-type': 'application/json',
+      'cache-control': 'no-store',
+    },
+  });
+}
+
+export const GET: RequestHandler = async ({ url, locals, getClientAddress }) => {
+  const { node } = locals;
+  const taken = await node.limits.take(MEDIA_LIMIT, getClientAddress(), MEDIA_PER_IP);
+  if (!taken.ok) {
+    return refusal(
+      429,
+      'RATE_LIMITED',
+      `Too many images requested; retry in ${taken.retryAfterSec} s.`,
+      { 'retry-after': String(taken.retryAfterSec) },
+    );
+  }
+  const outcome = await node.media.load({
+    url: url.searchParams.get('url'),
+    sig: url.searchParams.get('sig'),
+  });
+  if (!outcome.ok) return refusal(outcome.status, outcome.code, outcome.message);
+  return new Response(outcome.bytes as Uint8Array<ArrayBuffer>, {
+    status: 200,
+    headers: {
+      ...HARDENED,
+      'content-type': outcome.contentType,
+      'content-length': String(outcome.bytes.byteLength),
+      'cache-control': `public, max-age=${MEDIA_PROXY.browserMaxAgeSec}`,
+      'content-disposition': 'inline',
+    },
+  });
+};
