@@ -15,8 +15,9 @@ import {
 import { readCache } from './middleware/read-cache.ts';
 import { createRouter, type GatewayEnv } from './router.ts';
 import { adminRoutes } from './routes/admin.routes.ts';
+import { backupRoutes } from './routes/backup.routes.ts';
 import { contentRoutes } from './routes/content.routes.ts';
-import { infoRoutes } from './routes/info.routes.ts';
+import { NODE_KEY_PATH, infoRoutes } from './routes/info.routes.ts';
 import { interactionRoutes } from './routes/interactions.routes.ts';
 import { messageRoutes } from './routes/messages.routes.ts';
 import { mountReference } from './routes/reference.routes.ts';
@@ -26,6 +27,7 @@ import { swarmRoutes } from './routes/swarm.routes.ts';
 export function isGatewayPath(pathname: string): boolean {
   return (
     pathname === '/.well-known/node-swarm' ||
+    pathname === NODE_KEY_PATH ||
     pathname === '/api/swarm' ||
     pathname.startsWith('/api/swarm/')
   );
@@ -80,8 +82,16 @@ export function createGatewayApp(node: NodeContext) {
   // A path or query no route could store (U+0000) is a 400 before anything reads it.
   app.use(refuseNulInUrl());
 
-  // Public GETs from a 1 s read-through cache; successful writes invalidate it.
-  app.use('/api/swarm/*', readCache({ clock: node.clock }));
+  // Public GETs from a 1 s read-through cache; successful writes invalidate it, here and in
+  // the node's other processes.
+  app.use(
+    '/api/swarm/*',
+    readCache({
+      clock: node.clock,
+      ttlMs: node.config.readCacheTtlMs,
+      invalidations: node.invalidations,
+    }),
+  );
 
   // Inbound security (DESIGN §3), before any route: every write is rate-limited per IP; admin
   // paths authenticate before their body is read (without a token: 401, whatever the body);
@@ -103,6 +113,7 @@ export function createGatewayApp(node: NodeContext) {
   app.route('/', messageRoutes());
   app.route('/', contentRoutes());
   app.route('/', adminRoutes());
+  app.route('/', backupRoutes());
   mountReference(app);
 
   app.notFound((c) =>

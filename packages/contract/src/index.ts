@@ -15,4 +15,5 @@ export * from './crypto.ts';
 export * from './signing.ts';
 export * from './message-schemas.ts';
 export * from './message-crypto.ts';
+export * from './origin-profile.ts';
 export * from './security-headers.ts';

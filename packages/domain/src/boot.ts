@@ -1,12 +1,15 @@
 import { createDb, migrateDb, type Db } from '@swarm/db';
 import { systemClock, type Clock } from './clock.ts';
 import type { NodeConfig } from './config.ts';
+import { createLifecycle } from './lifecycle.ts';
 import type { Logger } from './logger.ts';
 import type { NodeContext } from './node-context.ts';
 import { createNodeInfoService } from './node-info.service.ts';
 import { loadOrCreateNodeKeys } from './node-keys.service.ts';
 import {
   createPeerClient,
+  createPeerProfiles,
+  withPeerProfiles,
   createVisitorFetchGate,
   type PeerTransport,
   type ResolveHost,
@@ -27,6 +30,7 @@ import { createNotificationService } from './notifications/index.ts';
 import { createDeliveryService } from './delivery/index.ts';
 import { createActionServices } from './actions/index.ts';
 import { createMessageService } from './messages/index.ts';
+import { createSharedState } from './replicas/index.ts';
 import { createMediaProxyService } from './media/index.ts';
 
 /** Seams for tests and the swarm harness: time, and the network to peers. */
@@ -47,7 +51,8 @@ export async function createNodeContext(
   const { config, db, logger } = deps;
   const clock = deps.clock ?? systemClock;
   const keys = await loadOrCreateNodeKeys(db, logger);
-  const peers = createPeerClient({
+  const shared = createSharedState({ config, db, clock, logger });
+  const rawPeers = createPeerClient({
     config,
     keys,
     clock,
@@ -56,7 +61,18 @@ export async function createNodeContext(
     resolveHost: deps.resolveHost,
     timeoutMs: deps.peerTimeoutMs,
   });
-  const swarm = createSwarmServices({ config, db, clock, logger, peers, keys });
+  // Every POST goes out in the receiving peer's own profile (ours, or the origin's).
+  const peerProfiles = createPeerProfiles({ db, peers: rawPeers, clock, logger });
+  const peers = withPeerProfiles(rawPeers, { profiles: peerProfiles, keys, config });
+  const swarm = createSwarmServices({
+    config,
+    db,
+    clock,
+    logger,
+    peers,
+    keys,
+    profiles: peerProfiles,
+  });
   const content = createContentService({ db, clock, config });
   // Shared by reads and actions: an action on a post just shown can use what was shown, and
   // drops the cached answers of the peer it changed something on.
@@ -72,12 +88,16 @@ export async function createNodeContext(
     db,
     logger,
     clock,
+    lifecycle: createLifecycle(),
+    limits: shared.limits,
+    invalidations: shared.invalidations,
     keys,
     peers,
     nodeInfo: createNodeInfoService({ config, db, keys }),
     ...swarm,
     interactions: createInboundInteractionService({ db, peers, clock, logger, config }),
-    nodeAuth: createNodeAuthService({ db, peers, clock, logger, config }),
+    peerProfiles,
+    nodeAuth: createNodeAuthService({ db, peers, clock, logger, config, profiles: peerProfiles }),
     adminTokens: createAdminTokenService({ db, config, clock }),
     content,
     feeds: createFeedService({ ...reads, content, reader }),
@@ -104,7 +124,10 @@ export async function createNodeContext(
       registry: swarm.registry,
     }),
     media: createMediaProxyService({ keys, peers, clock, logger }),
-    close: () => db.close(),
+    close: async () => {
+      await shared.close();
+      await db.close();
+    },
   };
 }
 

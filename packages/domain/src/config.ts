@@ -16,6 +16,8 @@ export interface NodeConfig {
   /** Development mode: plain http and private addresses allowed for loopback peers. */
   dev: boolean;
   gossipIntervalMs: number;
+  /** On SIGTERM/SIGINT, how long in-flight requests and background steps may take to finish. */
+  drainTimeoutMs: number;
   logLevel: LogLevel;
   adminToken: string | undefined;
   nodeName: string;
@@ -27,6 +29,15 @@ export interface NodeConfig {
   rateLimitPerMin: number;
   /** Take the client IP from X-Forwarded-For (only behind a reverse proxy that sets it). */
   trustProxy: boolean;
+  /**
+   * Accept writes from peers of the origin profile (body-signed, no user signatures; docs/protocol.md
+   * "Peers of the origin profile"). Off: their writes get 401, reads still work.
+   */
+  originCompat: boolean;
+  /** Rate limits and cache invalidations shared through Redis instead of Postgres (replicas). */
+  redisUrl: string | undefined;
+  /** How long the gateway may answer a public read from its cache. */
+  readCacheTtlMs: number;
   /** Web sign-ups per client address per hour (a burst of this many, then refilled evenly). */
   signUpLimitPerHour: number;
 }
@@ -101,6 +112,7 @@ const envSchema = z.object({
     }),
   SWARM_DEV: flag('SWARM_DEV'),
   SWARM_GOSSIP_INTERVAL_MS: integer('SWARM_GOSSIP_INTERVAL_MS', 1000, 86_400_000, 60_000),
+  SWARM_DRAIN_TIMEOUT_MS: integer('SWARM_DRAIN_TIMEOUT_MS', 0, 600_000, 10_000),
   LOG_LEVEL: z
     .enum(LOG_LEVELS, { error: `LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}` })
     .optional(),
@@ -117,6 +129,18 @@ const envSchema = z.object({
   SWARM_NODE_NSFW: flag('SWARM_NODE_NSFW'),
   SWARM_RATE_LIMIT_PER_MIN: integer('SWARM_RATE_LIMIT_PER_MIN', 1, 1_000_000, 600),
   SWARM_TRUST_PROXY: flag('SWARM_TRUST_PROXY'),
+  SWARM_ORIGIN_COMPAT: z
+    .enum(['0', '1', 'true', 'false', ''], { error: 'SWARM_ORIGIN_COMPAT must be 1 or 0' })
+    .optional()
+    .transform((v) => v !== '0' && v !== 'false'),
+  REDIS_URL: z
+    .string()
+    .optional()
+    .refine(
+      (v) => !v || /^rediss?:\/\//.test(v),
+      'REDIS_URL must start with redis:// or rediss:// (leave it unset to share limits through the database)',
+    ),
+  SWARM_READ_CACHE_TTL_MS: integer('SWARM_READ_CACHE_TTL_MS', 0, 3_600_000, 1_000),
   SWARM_SIGNUPS_PER_HOUR: integer('SWARM_SIGNUPS_PER_HOUR', 1, 1_000_000, 5),
 });
 
@@ -141,6 +165,7 @@ export function parseConfig(env: Record<string, string | undefined>): ConfigResu
       seeds: e.SWARM_SEEDS.filter((s) => s !== domainValue),
       dev: e.SWARM_DEV,
       gossipIntervalMs: e.SWARM_GOSSIP_INTERVAL_MS,
+      drainTimeoutMs: e.SWARM_DRAIN_TIMEOUT_MS,
       logLevel: e.LOG_LEVEL ?? 'info',
       adminToken: e.ADMIN_TOKEN || undefined,
       nodeName: e.SWARM_NODE_NAME?.trim() || domainValue,
@@ -149,6 +174,9 @@ export function parseConfig(env: Record<string, string | undefined>): ConfigResu
       nodeIsNsfw: e.SWARM_NODE_NSFW,
       rateLimitPerMin: e.SWARM_RATE_LIMIT_PER_MIN,
       trustProxy: e.SWARM_TRUST_PROXY,
+      originCompat: e.SWARM_ORIGIN_COMPAT,
+      redisUrl: e.REDIS_URL?.trim() || undefined,
+      readCacheTtlMs: e.SWARM_READ_CACHE_TTL_MS,
       signUpLimitPerHour: e.SWARM_SIGNUPS_PER_HOUR,
     },
   };

@@ -1,10 +1,11 @@
 import type { Db } from '@swarm/db';
 import type { Clock } from './clock.ts';
 import type { NodeConfig } from './config.ts';
+import type { Lifecycle } from './lifecycle.ts';
 import type { Logger } from './logger.ts';
 import type { NodeInfoService } from './node-info.service.ts';
 import type { NodeKeys } from './node-keys.service.ts';
-import type { PeerClient } from './peers/index.ts';
+import type { PeerClient, PeerProfiles } from './peers/index.ts';
 import type { GossipService, RegistryService } from './registry/index.ts';
 import type { AdminTokenService, NodeAuthService } from './security/index.ts';
 import type { InboundInteractionService } from './interactions/index.ts';
@@ -15,6 +16,7 @@ import type { NotificationService } from './notifications/index.ts';
 import type { DeliveryService } from './delivery/index.ts';
 import type { ActionServices } from './actions/index.ts';
 import type { MessageService } from './messages/index.ts';
+import type { Invalidations, Limits } from './replicas/index.ts';
 import type { MediaProxyService } from './media/index.ts';
 
 /** Everything one node needs, built by factories and passed in; tests build several. */
@@ -23,9 +25,17 @@ export interface NodeContext {
   db: Db;
   logger: Logger;
   clock: Clock;
+  /** Shutting down or not: the entry point begins the shutdown, readiness reads it. */
+  lifecycle: Lifecycle;
+  /** Named rate limits, shared by the node's processes (memory, Postgres or Redis). */
+  limits: Limits;
+  /** Tells the node's other processes to drop cached reads after a write. */
+  invalidations: Invalidations;
   keys: NodeKeys;
   /** Outbound HTTP to other nodes: SSRF-guarded, time-limited, node-signed POSTs. */
   peers: PeerClient;
+  /** Which profile each peer speaks (ours or the origin's), detected and recorded. */
+  peerProfiles: PeerProfiles;
   nodeInfo: NodeInfoService;
   /** Node registry and trust, seeds, announce and discovery (DESIGN §3). */
   registry: RegistryService;
