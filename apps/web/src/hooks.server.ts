@@ -31,6 +31,14 @@ export const init: ServerInit = async () => {
       pretty: process.stdout.isTTY,
     });
     node = await bootNode(parsed.value, { logger, migrate: false });
+    // Standalone (build/index.js): on SIGTERM/SIGINT readiness turns false while adapter-node
+    // drains its connections (SHUTDOWN_TIMEOUT); once it has, the database closes and the
+    // process exits on its own.
+    const own = node;
+    const beginShutdown = () => own.lifecycle.beginShutdown();
+    process.once('SIGTERM', beginShutdown);
+    process.once('SIGINT', beginShutdown);
+    process.once('sveltekit:shutdown', () => void own.close());
   }
   // One per process: the login and sign-up throttles' buckets live in it.
   auth = createAuthServices({

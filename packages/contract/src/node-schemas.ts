@@ -95,12 +95,16 @@ export const discoveryDocumentSchema = z.object({
 });
 export type DiscoveryDocument = z.output<typeof discoveryDocumentSchema>;
 
-/** Handle-to-node mapping carried by gossip. */
+/**
+ * Handle-to-node mapping carried by gossip. We always send `updatedAt`; the origin treats it
+ * as optional, so an entry without one is read (its receiver then has no time claim to compare:
+ * see the gossip service).
+ */
 export const handleEntrySchema = z.object({
   handle: remoteHandleSchema,
   did: didSchema,
   nodeDomain: domainSchema,
-  updatedAt: timestampSchema,
+  updatedAt: timestampSchema.optional(),
 });
 export type HandleEntry = z.output<typeof handleEntrySchema>;
 

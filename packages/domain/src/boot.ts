@@ -1,6 +1,7 @@
 import { createDb, migrateDb, type Db } from '@swarm/db';
 import { systemClock, type Clock } from './clock.ts';
 import type { NodeConfig } from './config.ts';
+import { createLifecycle } from './lifecycle.ts';
 import type { Logger } from './logger.ts';
 import type { NodeContext } from './node-context.ts';
 import { createNodeInfoService } from './node-info.service.ts';
@@ -85,6 +86,7 @@ export async function createNodeContext(
     db,
     logger,
     clock,
+    lifecycle: createLifecycle(),
     keys,
     peers,
     nodeInfo: createNodeInfoService({ config, db, keys }),

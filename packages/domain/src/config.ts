@@ -16,6 +16,8 @@ export interface NodeConfig {
   /** Development mode: plain http and private addresses allowed for loopback peers. */
   dev: boolean;
   gossipIntervalMs: number;
+  /** On SIGTERM/SIGINT, how long in-flight requests and background steps may take to finish. */
+  drainTimeoutMs: number;
   logLevel: LogLevel;
   adminToken: string | undefined;
   nodeName: string;
@@ -106,6 +108,7 @@ const envSchema = z.object({
     }),
   SWARM_DEV: flag('SWARM_DEV'),
   SWARM_GOSSIP_INTERVAL_MS: integer('SWARM_GOSSIP_INTERVAL_MS', 1000, 86_400_000, 60_000),
+  SWARM_DRAIN_TIMEOUT_MS: integer('SWARM_DRAIN_TIMEOUT_MS', 0, 600_000, 10_000),
   LOG_LEVEL: z
     .enum(LOG_LEVELS, { error: `LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}` })
     .optional(),
@@ -150,6 +153,7 @@ export function parseConfig(env: Record<string, string | undefined>): ConfigResu
       seeds: e.SWARM_SEEDS.filter((s) => s !== domainValue),
       dev: e.SWARM_DEV,
       gossipIntervalMs: e.SWARM_GOSSIP_INTERVAL_MS,
+      drainTimeoutMs: e.SWARM_DRAIN_TIMEOUT_MS,
       logLevel: e.LOG_LEVEL ?? 'info',
       adminToken: e.ADMIN_TOKEN || undefined,
       nodeName: e.SWARM_NODE_NAME?.trim() || domainValue,

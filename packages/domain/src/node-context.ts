@@ -1,6 +1,7 @@
 import type { Db } from '@swarm/db';
 import type { Clock } from './clock.ts';
 import type { NodeConfig } from './config.ts';
+import type { Lifecycle } from './lifecycle.ts';
 import type { Logger } from './logger.ts';
 import type { NodeInfoService } from './node-info.service.ts';
 import type { NodeKeys } from './node-keys.service.ts';
@@ -23,6 +24,8 @@ export interface NodeContext {
   db: Db;
   logger: Logger;
   clock: Clock;
+  /** Shutting down or not: the entry point begins the shutdown, readiness reads it. */
+  lifecycle: Lifecycle;
   keys: NodeKeys;
   /** Outbound HTTP to other nodes: SSRF-guarded, time-limited, node-signed POSTs. */
   peers: PeerClient;

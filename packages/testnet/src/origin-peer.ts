@@ -418,10 +418,75 @@ export interface OriginPeer {
   ): Promise<{ status: number; body: unknown; sent: Record<string, unknown> }>;
   /** Accepted requests of one endpoint. */
   acceptedOf(endpoint: OriginEndpoint): OriginAccepted[];
+  /**
+   * Test control: endpoints answered with this status (`{error}` body) before validation, as a
+   * node of a later origin version refusing what it no longer understands would.
+   */
+  refusing: Map<OriginEndpoint, number>;
+  /** Its reads of a peer (§6, §7), judged by what its readers need; see `OriginRead`. */
+  read: OriginReader;
   /** A new node key (published at `/api/node` from now on), as after a reinstall. */
   rotateKey(): void;
   close(): Promise<void>;
 }
+
+/** The outcome of one of its reads of a peer: the value its reader makes, or why it failed. */
+export type OriginRead<T> = { ok: true; value: T } | { ok: false; status: number; error: string };
+
+/**
+ * Its reads of another node (§6, §7), with what each of its readers needs from the answer
+ * (anything else is ignored). A failure is what its user would get: an error, or, for the
+ * user-facing posts list, `200 {posts: [], nextCursor: null}` (the `ok: false` here).
+ */
+export interface OriginReader {
+  /** `GET /api/swarm/users/{h}?limit=0`, mapped to its `{user}` of `GET /api/users/h@domain`. */
+  user(domain: string, handle: string): Promise<OriginRead<Record<string, unknown>>>;
+  /** `GET /api/users/{h}/posts?limit=` (user-facing!), ids re-mapped to `swarm:{domain}:{id}`. */
+  userPosts(domain: string, handle: string, limit?: number): Promise<OriginRead<OriginReadPost[]>>;
+  /** `GET /api/swarm/posts/{id}`: it reads `{ post, replies }`. */
+  post(
+    domain: string,
+    id: string,
+  ): Promise<OriginRead<{ post: OriginReadPost; replies: Record<string, unknown>[] }>>;
+  /** `GET /api/swarm/timeline`. */
+  timeline(domain: string): Promise<OriginRead<OriginReadPost[]>>;
+}
+
+/** What its readers dereference: `author` must be an object with a handle (a string crashes it). */
+const readPostSchema = z.looseObject({
+  id: z.string(),
+  content: z.string(),
+  createdAt: z.string(),
+  author: z.looseObject({
+    handle: z.string(),
+    displayName: z.string().nullish(),
+    avatarUrl: z.string().nullish(),
+  }),
+});
+export type OriginReadPost = z.output<typeof readPostSchema>;
+
+const readSchemas = {
+  user: z.looseObject({
+    profile: z.looseObject({
+      handle: z.string(),
+      displayName: z.string().nullish(),
+      bio: z.string().nullish(),
+      avatarUrl: z.string().nullish(),
+      headerUrl: z.string().nullish(),
+      website: z.string().nullish(),
+      followersCount: z.number(),
+      followingCount: z.number(),
+      postsCount: z.number(),
+      createdAt: z.string(),
+      isBot: z.boolean().optional(),
+      did: z.string().optional(),
+      publicKey: z.string().optional(),
+    }),
+  }),
+  userPosts: z.looseObject({ posts: z.array(readPostSchema) }),
+  post: z.looseObject({ post: readPostSchema, replies: z.array(z.looseObject({})) }),
+  timeline: z.looseObject({ posts: z.array(readPostSchema) }),
+};
 
 const KEY_FETCH_TIMEOUT_MS = 5_000;
 const ORIGIN_VERSION = '0.1.0';
@@ -464,6 +529,7 @@ export async function startOriginPeer(options: OriginPeerOptions = {}): Promise<
   const refused: OriginRefused[] = [];
   const notifications: OriginNotification[] = [];
   const keyFetches: string[] = [];
+  const refusing = new Map<OriginEndpoint, number>();
   const createdAt = now().toISOString();
 
   for (const u of options.users ?? []) {
@@ -636,6 +702,17 @@ export async function startOriginPeer(options: OriginPeerOptions = {}): Promise<
     } catch {
       return refuse(res, path, 400, 'Invalid JSON', undefined);
     }
+    const endpoint: OriginEndpoint | undefined =
+      path === '/api/swarm/announce'
+        ? 'announce'
+        : path === '/api/swarm/gossip'
+          ? 'gossip'
+          : path === '/api/swarm/replies'
+            ? 'replies'
+            : (/^\/api\/swarm\/interactions\/([a-z]+)$/.exec(path)?.[1] as
+                OriginInteractionKind | undefined);
+    const refusal = endpoint && refusing.get(endpoint);
+    if (endpoint && refusal) return refuse(res, endpoint, refusal, `Refused ${endpoint}`, raw);
     if (path === '/api/swarm/announce') return receiveAnnounce(res, raw);
     if (path === '/api/swarm/gossip') return receiveGossip(res, raw);
     if (path === '/api/swarm/replies') return receiveReply(req, res, raw);
@@ -1045,6 +1122,78 @@ export async function startOriginPeer(options: OriginPeerOptions = {}): Promise<
 
   const signBody = <T extends Record<string, unknown>>(body: T) => originSignBody(privateKey, body);
 
+  /** One GET of its readers (§6: localhost rule, 10 s), parsed with what the reader needs. */
+  async function readJson<S extends z.ZodType>(
+    target: string,
+    path: string,
+    schema: S,
+  ): Promise<OriginRead<z.output<S>>> {
+    let answer: Response;
+    try {
+      answer = await fetch(`${originSchemeFor(target)}://${target}${path}`, {
+        signal: AbortSignal.timeout(10_000),
+      });
+    } catch (error) {
+      return { ok: false, status: 0, error: error instanceof Error ? error.message : 'fetch' };
+    }
+    if (!answer.ok) return { ok: false, status: answer.status, error: await answer.text() };
+    const parsed = schema.safeParse(await answer.json().catch(() => undefined));
+    return parsed.success
+      ? { ok: true, value: parsed.data }
+      : { ok: false, status: answer.status, error: JSON.stringify(parsed.error.issues) };
+  }
+
+  const read: OriginReader = {
+    async user(target, handle) {
+      const got = await readJson(
+        target,
+        `/api/swarm/users/${encodeURIComponent(handle)}?limit=0`,
+        readSchemas.user,
+      );
+      if (!got.ok) return got;
+      const p = got.value.profile;
+      return {
+        ok: true,
+        value: {
+          id: `swarm:${target}:${p.handle}`,
+          handle: `${p.handle}@${target}`,
+          displayName: p.displayName,
+          bio: p.bio,
+          avatarUrl: p.avatarUrl,
+          headerUrl: p.headerUrl,
+          followersCount: p.followersCount,
+          followingCount: p.followingCount,
+          postsCount: p.postsCount,
+          website: p.website,
+          createdAt: p.createdAt,
+          isRemote: true,
+          isSwarm: true,
+          nodeDomain: target,
+          isBot: p.isBot ?? false,
+          did: p.did,
+        },
+      };
+    },
+    async userPosts(target, handle, limit = 20) {
+      const got = await readJson(
+        target,
+        `/api/users/${encodeURIComponent(handle)}/posts?limit=${limit}`,
+        readSchemas.userPosts,
+      );
+      if (!got.ok) return got;
+      return {
+        ok: true,
+        value: got.value.posts.map((p) => ({ ...p, id: `swarm:${target}:${p.id}` })),
+      };
+    },
+    post: (target, id) =>
+      readJson(target, `/api/swarm/posts/${encodeURIComponent(id)}`, readSchemas.post),
+    async timeline(target) {
+      const got = await readJson(target, '/api/swarm/timeline?limit=20', readSchemas.timeline);
+      return got.ok ? { ok: true, value: got.value.posts } : got;
+    },
+  };
+
   function actorFieldsFor(handle: string) {
     const user = users.get(handle);
     if (!user) throw new Error(`origin peer: no user ${handle}`);
@@ -1212,6 +1361,8 @@ export async function startOriginPeer(options: OriginPeerOptions = {}): Promise<
       return { ...answer, sent: body };
     },
     acceptedOf: (endpoint) => accepted.filter((a) => a.endpoint === endpoint),
+    refusing,
+    read,
     rotateKey() {
       ({ privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'prime256v1' }));
       publicKeyPem = publicKey.export({ type: 'spki', format: 'pem' }).toString();

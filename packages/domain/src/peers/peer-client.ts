@@ -365,12 +365,14 @@ async function interpret<S extends z.ZodType>(
   }
   if (status < 200 || status >= 300) {
     const bytes = await read(Math.min(ERROR_BODY_BYTES, maxBytes)).catch(() => null);
+    const body = parseErrorBody(bytes);
     return {
       ok: false,
       error: {
         kind: 'http',
         status,
-        body: parseErrorBody(bytes),
+        body,
+        message: body ? undefined : peerErrorText(bytes),
         retryAfter: parseRetryAfter(headers.get('retry-after'), clock.now()),
       },
     };
@@ -411,6 +413,15 @@ function parseErrorBody(bytes: Uint8Array | null): ErrorBody | undefined {
   if (!json.ok) return undefined;
   const body = parseWith(errorBodySchema, json.value);
   return body.ok ? body.value : undefined;
+}
+
+/** The `error` text of a non-conforming error body (e.g. the origin's `{error, details}`). */
+function peerErrorText(bytes: Uint8Array | null): string | undefined {
+  if (!bytes) return undefined;
+  const json = parseJsonBytes(bytes);
+  if (!json.ok || typeof json.value !== 'object' || json.value === null) return undefined;
+  const text = (json.value as { error?: unknown }).error;
+  return typeof text === 'string' && text !== '' ? text.slice(0, REASON_CHARS) : undefined;
 }
 
 /** `Retry-After` as seconds: delta-seconds or an HTTP date (RFC 9110 §10.2.3). */

@@ -18,6 +18,8 @@ export type PeerError =
       status: number;
       /** The peer's `{ error, code, details? }` body, when it sent one. */
       body: ErrorBody | undefined;
+      /** The `error` text of a body without our `code` (the origin's `{error, details}`). */
+      message?: string;
       /** `Retry-After` in seconds, when present. */
       retryAfter: number | undefined;
     }
@@ -41,6 +43,21 @@ export function isRetryable(error: PeerError): boolean {
   }
 }
 
+/**
+ * A refusal: the peer answered, with a 4xx other than 408/429. It disagrees with our request
+ * (e.g. a node of the origin profile rejects a shape), which says nothing about its health:
+ * the registry records it without counting a failed contact (DESIGN §3).
+ */
+export function isRefusal(error: PeerError): boolean {
+  return (
+    error.kind === 'http' &&
+    error.status >= 400 &&
+    error.status < 500 &&
+    error.status !== 408 &&
+    error.status !== 429
+  );
+}
+
 /** One sentence for people (UI, admin sync log), naming the peer. */
 export function describePeerError(error: PeerError): string {
   const peer = error.domain;
@@ -56,7 +73,7 @@ export function describePeerError(error: PeerError): string {
     case 'too_large':
       return `${peer} sent an answer larger than ${error.maxBytes} bytes.`;
     case 'http':
-      return `${peer} answered with HTTP ${error.status}${error.body ? ` (${error.body.code})` : ''}.`;
+      return `${peer} answered with HTTP ${error.status}${error.body ? ` (${error.body.code})` : ''}${error.message ? `: "${error.message}"` : ''}.`;
     case 'invalid_response':
       return `${peer} sent an answer this node could not read: ${error.reason}.`;
     case 'unsupported':

@@ -107,6 +107,8 @@ export interface SyncLogRow {
   handlesSent: number;
   handlesReceived: number;
   success: boolean;
+  /** The peer refused the exchange (4xx): a disagreement, not an outage. */
+  refused: boolean;
   errorMessage: string | null;
   durationMs: number;
   createdAt: Date;
@@ -321,6 +323,7 @@ export function createRegistryAdminService(deps: RegistryAdminDeps): RegistryAdm
           handlesSent: true,
           handlesReceived: true,
           success: true,
+          refused: true,
           errorMessage: true,
           durationMs: true,
           createdAt: true,

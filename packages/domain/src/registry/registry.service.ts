@@ -15,6 +15,7 @@ import type { Logger } from '../logger.ts';
 import type { NodeInfoService } from '../node-info.service.ts';
 import {
   describePeerError,
+  isRefusal,
   type PeerClient,
   type PeerProfiles,
   type PeerResult,
@@ -30,6 +31,8 @@ export interface ContactReport {
   /** Wall time of the exchange. */
   ms: number;
   error?: string;
+  /** The peer answered with a refusal (4xx): recorded, not counted as a failed contact. */
+  refused?: boolean;
 }
 
 /** Why an inbound announcement was refused (mapped to HTTP at the edge). */
@@ -55,6 +58,11 @@ export interface RegistryService {
   recordSuccess(domain: string, info: NodeInfo | undefined, via: DiscoveredVia): Promise<void>;
   /** A failed direct contact with a known node. */
   recordFailure(domain: string, reason: string): Promise<void>;
+  /**
+   * The node answered our request with a refusal (4xx, see `isRefusal`): it is up but disagrees.
+   * Only `last_error` changes: no failed contact, no trust change, no deactivation.
+   */
+  recordRefusal(domain: string, reason: string): Promise<void>;
   /**
    * A node we only heard of (gossip mention, unsigned announcement): stored inactive and
    * unverified, due for a probe now. Returns true when it was new.
@@ -257,6 +265,12 @@ export function createRegistryService(deps: RegistryDeps): RegistryService {
     await contactFailed(domain, reason, false);
   }
 
+  async function recordRefusal(domain: string, reason: string) {
+    // Raw SQL: Prisma would bump updated_at, which peers must only see for gossiped changes.
+    await prisma.$executeRaw`
+      UPDATE swarm_nodes SET last_error = ${reason.slice(0, ERROR_CHARS)} WHERE domain = ${domain}`;
+  }
+
   /** A failed contact in one statement: the seed's health when `seedContact`, the node row. */
   async function contactFailed(domain: string, reason: string, seedContact: boolean) {
     const now = clock.now();
@@ -440,6 +454,11 @@ export function createRegistryService(deps: RegistryDeps): RegistryService {
     if (!result.ok) error = describePeerError(result.error);
     else if (result.value.domain !== domain) {
       error = `${domain} answered as ${result.value.domain}.`;
+    }
+    if (!result.ok && isRefusal(result.error)) {
+      // It answered: a refusal of what we sent (e.g. our announce), not an outage.
+      await recordRefusal(domain, error!);
+      return { domain, ok: false, ms: result.ms, error, refused: true };
     }
     if (error !== undefined) {
       await contactFailed(domain, error, true);
@@ -635,6 +654,7 @@ export function createRegistryService(deps: RegistryDeps): RegistryService {
     blockedDomains,
     recordSuccess,
     recordFailure,
+    recordRefusal,
     noteHint,
     noteHints,
     probe,
