@@ -24,5 +24,6 @@ export type {
 } from './migrations/schema-diff.ts';
 export { MIGRATIONS_DIR, SCHEMA_PATH } from './paths.ts';
 export { localActorKey } from './actor-keys.ts';
+export { restorePgliteDataDir } from './pglite.ts';
 // The generated client: PrismaClient, the Prisma namespace, model types and enums.
 export * from './generated/prisma/client.ts';

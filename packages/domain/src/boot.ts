@@ -30,6 +30,7 @@ import { createNotificationService } from './notifications/index.ts';
 import { createDeliveryService } from './delivery/index.ts';
 import { createActionServices } from './actions/index.ts';
 import { createMessageService } from './messages/index.ts';
+import { createSharedState } from './replicas/index.ts';
 import { createMediaProxyService } from './media/index.ts';
 
 /** Seams for tests and the swarm harness: time, and the network to peers. */
@@ -50,6 +51,7 @@ export async function createNodeContext(
   const { config, db, logger } = deps;
   const clock = deps.clock ?? systemClock;
   const keys = await loadOrCreateNodeKeys(db, logger);
+  const shared = createSharedState({ config, db, clock, logger });
   const rawPeers = createPeerClient({
     config,
     keys,
@@ -87,6 +89,8 @@ export async function createNodeContext(
     logger,
     clock,
     lifecycle: createLifecycle(),
+    limits: shared.limits,
+    invalidations: shared.invalidations,
     keys,
     peers,
     nodeInfo: createNodeInfoService({ config, db, keys }),
@@ -120,7 +124,10 @@ export async function createNodeContext(
       registry: swarm.registry,
     }),
     media: createMediaProxyService({ keys, peers, clock, logger }),
-    close: () => db.close(),
+    close: async () => {
+      await shared.close();
+      await db.close();
+    },
   };
 }
 

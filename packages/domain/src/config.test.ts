@@ -31,6 +31,8 @@ describe('parseConfig', () => {
         rateLimitPerMin: 600,
         trustProxy: false,
         originCompat: true,
+        redisUrl: undefined,
+        readCacheTtlMs: 1_000,
         signUpLimitPerHour: 5,
       },
     });
