@@ -1,13 +1,14 @@
 import { HTTPException } from 'hono/http-exception';
-import { requestId } from 'hono/request-id';
 import { SWARM_PATHS } from '@swarm/contract';
-import type { NodeContext } from '@swarm/domain';
+import { DATABASE_UNAVAILABLE, UNAVAILABLE_RETRY_AFTER_S, type NodeContext } from '@swarm/domain';
 import { errorResponse } from './errors.ts';
 import { nodeSignature, rateLimitByIp, requireAdmin, swarmBodyGuards } from './middleware/index.ts';
+import { observeRequests } from './middleware/observe.ts';
 import { readCache } from './middleware/read-cache.ts';
 import { createRouter } from './router.ts';
 import { adminRoutes } from './routes/admin.routes.ts';
 import { contentRoutes } from './routes/content.routes.ts';
+import { healthRoutes } from './routes/health.routes.ts';
 import { infoRoutes } from './routes/info.routes.ts';
 import { interactionRoutes } from './routes/interactions.routes.ts';
 import { messageRoutes } from './routes/messages.routes.ts';
@@ -30,22 +31,14 @@ export function isGatewayPath(pathname: string): boolean {
 export function createGatewayApp(node: NodeContext) {
   const app = createRouter();
 
-  app.use(requestId());
   app.use(async (c, next) => {
     c.set('node', node);
-    const started = performance.now();
     await next();
-    node.logger.debug(
-      {
-        method: c.req.method,
-        path: c.req.path,
-        status: c.res.status,
-        ms: Math.round(performance.now() - started),
-        requestId: c.get('requestId'),
-      },
-      'request',
-    );
   });
+  // X-Request-Id in and out, the request's scope for peer calls, one log line, the metrics.
+  app.use(observeRequests());
+  // Health and metrics first: never cached, never rate limited, no body guards.
+  app.route('/', healthRoutes());
 
   // Public GETs from a 1 s read-through cache; successful writes invalidate it.
   app.use('/api/swarm/*', readCache({ clock: node.clock }));
@@ -75,10 +68,22 @@ export function createGatewayApp(node: NodeContext) {
   app.notFound((c) =>
     errorResponse(c, 'NOT_FOUND', `No such endpoint: ${c.req.method} ${c.req.path}`),
   );
-  app.onError((err, c) => {
+  app.onError(async (err, c) => {
     if (err instanceof HTTPException) return err.getResponse(); // e.g. readJsonBody's 400
-    node.logger.error({ err, requestId: c.get('requestId'), path: c.req.path }, 'unhandled error');
-    return errorResponse(c, 'INTERNAL', `Internal error (request id ${c.get('requestId')}).`);
+    const requestId = c.get('requestId');
+    if (await node.health.isDatabaseUnavailable(err)) {
+      // An outage: one log line per interval for all requests (docs/deployment.md), and a
+      // 503 the client may retry.
+      node.failures.report(DATABASE_UNAVAILABLE, err, { requestId, path: c.req.path });
+      c.header('Retry-After', String(UNAVAILABLE_RETRY_AFTER_S));
+      return errorResponse(
+        c,
+        'UNAVAILABLE',
+        `The node's database is unavailable; try again shortly (request id ${requestId}).`,
+      );
+    }
+    node.logger.error({ err, requestId, path: c.req.path }, 'unhandled error');
+    return errorResponse(c, 'INTERNAL', `Internal error (request id ${requestId}).`);
   });
   return app;
 }

@@ -5,6 +5,7 @@ import {
   bootNode,
   createDeliveryWorker,
   createLogger,
+  createMetricsServer,
   createSwarmScheduler,
   parseConfig,
   shareNodeContext,
@@ -78,14 +79,26 @@ async function main() {
     deliveries.start();
     housekeeping.start();
   });
+  // Optional private port for scrapers without a token (METRICS_PORT, METRICS_HOST).
+  const metricsServer =
+    config.metricsPort === undefined ? undefined : createMetricsServer(node.metrics);
+  metricsServer?.on('error', (err: Error) => {
+    logger.fatal(`Metrics port ${config.metricsPort} on ${config.metricsHost}: ${err.message}`);
+    void node.close().finally(() => process.exit(1));
+  });
+  metricsServer?.listen(config.metricsPort, config.metricsHost, () => {
+    logger.info(`Metrics on http://${config.metricsHost}:${config.metricsPort}/metrics`);
+  });
 
   let closing = false;
   const shutdown = (signal: string) => {
     if (closing) return;
     closing = true;
     logger.info(`${signal} received, shutting down`);
+    node.lifecycle.beginShutdown();
     server.close();
     server.closeAllConnections();
+    metricsServer?.close();
     Promise.all([scheduler.stop(), deliveries.stop(), housekeeping.stop()])
       .then(() => node.close())
       .then(() => process.exit(0))

@@ -1,13 +1,25 @@
-import type { Handle, ServerInit } from '@sveltejs/kit';
+import type { Handle, HandleServerError, ServerInit } from '@sveltejs/kit';
 import { createCaller } from '@swarm/api';
 import { createAuthServices, type AuthServices } from '@swarm/auth';
 import {
+  acceptRequestId,
   bootNode,
   createLogger,
+  createMetricsServer,
   parseConfig,
+  REQUEST_ID_HEADER,
   sharedNodeContext,
   type NodeContext,
 } from '@swarm/domain';
+import { clientAddressOf } from '$lib/server/client-address';
+import {
+  logUnexpected,
+  recordRequest,
+  routeOf,
+  UNAVAILABLE_MESSAGE,
+  unavailableResponse,
+} from '$lib/server/observe';
+import { opsResponse } from '$lib/server/ops-endpoints';
 import { clearSessionCookie, SESSION_COOKIE, setSessionCookie } from '$lib/server/session-cookie';
 
 let node: NodeContext | undefined;
@@ -29,6 +41,13 @@ export const init: ServerInit = async () => {
       pretty: process.stdout.isTTY,
     });
     node = await bootNode(parsed.value, { logger, migrate: false });
+    // Optional private port for scrapers without a token (as the gateway's entry does).
+    const { metricsPort, metricsHost } = parsed.value;
+    if (metricsPort !== undefined) {
+      createMetricsServer(node.metrics).listen(metricsPort, metricsHost, () =>
+        logger.info(`Metrics on http://${metricsHost}:${metricsPort}/metrics`),
+      );
+    }
   }
   // One per process: the login throttle's buckets live in it.
   auth = createAuthServices({ db: node.db, clock: node.clock });
@@ -36,6 +55,49 @@ export const init: ServerInit = async () => {
 
 export const handle: Handle = async ({ event, resolve }) => {
   if (!node || !auth) throw new Error('node context is not ready');
+  const started = performance.now();
+  const requestId = acceptRequestId(event.request.headers.get(REQUEST_ID_HEADER));
+  const clientAddress = clientAddressOf(event);
+  event.locals.requestId = requestId;
+  event.locals.clientAddress = clientAddress;
+  const current = node;
+  const services = auth;
+  let response: Response;
+  try {
+    response = await node.requestContext.run({ requestId }, () =>
+      respond(current, services, event, resolve),
+    );
+  } catch (error) {
+    // Our own code above failed (e.g. the session lookup): an outage is a 503, not a 500.
+    if (!(await logUnexpected(current, error, { requestId, route: routeOf(event) }))) throw error;
+    response = unavailableResponse(event);
+  }
+  // Any 500 while the database does not answer is the outage's, not a bug's.
+  if (
+    response.status === 500 &&
+    (event.locals.databaseUnavailable || !(await current.health.databaseAnswers()))
+  ) {
+    response = unavailableResponse(event, response);
+  }
+  response = withHeader(response, 'x-request-id', requestId);
+  recordRequest(current, event, {
+    requestId,
+    clientAddress,
+    status: response.status,
+    seconds: (performance.now() - started) / 1000,
+  });
+  return response;
+};
+
+async function respond(
+  node: NodeContext,
+  auth: AuthServices,
+  event: Parameters<Handle>[0]['event'],
+  resolve: Parameters<Handle>[0]['resolve'],
+): Promise<Response> {
+  // Health and metrics before the session: they must answer whatever the database does.
+  const ops = await opsResponse(node, event.request, event.url.pathname);
+  if (ops) return ops;
   const token = event.cookies.get(SESSION_COOKIE);
   const session = token ? await auth.sessions.validate(token) : null;
   if (token && !session) clearSessionCookie(event.cookies, event.url);
@@ -50,7 +112,31 @@ export const handle: Handle = async ({ event, resolve }) => {
     node,
     auth,
     session,
-    clientIp: event.getClientAddress(),
+    clientIp: event.locals.clientAddress,
   });
   return resolve(event);
+}
+
+/** Responses from fetch or the adapter may have immutable headers: copy when needed. */
+function withHeader(response: Response, name: string, value: string): Response {
+  try {
+    response.headers.set(name, value);
+    return response;
+  } catch {
+    const copy = new Response(response.body, response);
+    copy.headers.set(name, value);
+    return copy;
+  }
+}
+
+/** Unexpected errors of loads, actions and endpoints: one log line (an outage: one per interval). */
+export const handleError: HandleServerError = async ({ error, event, status, message }) => {
+  if (!node || status !== 500) return { message };
+  const requestId = event.locals.requestId;
+  const unavailable = await logUnexpected(node, error, { requestId, route: routeOf(event) });
+  if (unavailable) {
+    event.locals.databaseUnavailable = true;
+    return { message: UNAVAILABLE_MESSAGE, code: 'UNAVAILABLE' };
+  }
+  return { message: `Internal error (request id ${requestId}).`, code: 'INTERNAL' };
 };

@@ -1,7 +1,7 @@
 import { initTRPC, TRPCError } from '@trpc/server';
 import type { AuthServices, ValidatedSession } from '@swarm/auth';
 import { containsNul, NUL_REFUSED } from '@swarm/contract';
-import type { NodeContext } from '@swarm/domain';
+import { DATABASE_UNAVAILABLE, type NodeContext } from '@swarm/domain';
 
 /** What every procedure sees: the node's services, accounts and sessions, and who is asking. */
 export interface ApiContext {
@@ -19,12 +19,24 @@ export const router = t.router;
 export const createCallerFactory = t.createCallerFactory;
 
 /** Every procedure: inputs holding U+0000 (which Postgres text cannot store) are refused. */
-export const publicProcedure = t.procedure.use(async ({ getRawInput, next }) => {
+export const publicProcedure = t.procedure.use(async ({ ctx, getRawInput, next }) => {
   if (containsNul(await getRawInput())) {
     throw new TRPCError({ code: 'BAD_REQUEST', message: NUL_REFUSED });
   }
-  return next();
+  const result = await next();
+  // A database outage is not our bug: 503 SERVICE_UNAVAILABLE (the JSON endpoints answer it as
+  // UNAVAILABLE), logged once per interval for all requests instead of once per request.
+  if (!result.ok && result.error.code === 'INTERNAL_SERVER_ERROR') {
+    const cause = result.error.cause ?? result.error;
+    if (await ctx.node.health.isDatabaseUnavailable(cause)) {
+      ctx.node.failures.report(DATABASE_UNAVAILABLE, cause);
+      throw new TRPCError({ code: 'SERVICE_UNAVAILABLE', message: UNAVAILABLE_MESSAGE, cause });
+    }
+  }
+  return result;
 });
+
+export const UNAVAILABLE_MESSAGE = "The node's database is unavailable; try again shortly.";
 
 /** Signed-in users only; `ctx.user` is the session's user. */
 export const protectedProcedure = publicProcedure.use(({ ctx, next }) => {

@@ -15,3 +15,4 @@ export * from './crypto.ts';
 export * from './signing.ts';
 export * from './message-schemas.ts';
 export * from './message-crypto.ts';
+export * from './ops-schemas.ts';

@@ -22,6 +22,13 @@ import { createNotificationService } from './notifications/index.ts';
 import { createDeliveryService } from './delivery/index.ts';
 import { createActionServices } from './actions/index.ts';
 import { createMessageService } from './messages/index.ts';
+import { createLifecycle } from './lifecycle.ts';
+import {
+  createFailureLog,
+  createHealthService,
+  createMetrics,
+  createRequestContext,
+} from './ops/index.ts';
 
 /** Seams for tests and the swarm harness: time, and the network to peers. */
 export interface NodeOverrides {
@@ -41,6 +48,10 @@ export async function createNodeContext(
   const { config, db, logger } = deps;
   const clock = deps.clock ?? systemClock;
   const keys = await loadOrCreateNodeKeys(db, logger);
+  const lifecycle = createLifecycle();
+  const failures = createFailureLog({ logger });
+  const metrics = createMetrics({ db, clock });
+  const requestContext = createRequestContext();
   const peers = createPeerClient({
     config,
     keys,
@@ -49,6 +60,7 @@ export async function createNodeContext(
     transport: deps.transport,
     resolveHost: deps.resolveHost,
     timeoutMs: deps.peerTimeoutMs,
+    requestId: () => requestContext.current()?.requestId,
   });
   const swarm = createSwarmServices({ config, db, clock, logger, peers, keys });
   const content = createContentService({ db, clock, config });
@@ -57,7 +69,14 @@ export async function createNodeContext(
   const seen = createSeenPosts({ db, clock, logger });
   const reader = createPeerReader({ peers, clock, logger, options: deps.peerReads });
   const reads = { db, clock, logger, config, peers, registry: swarm.registry, seen };
-  const delivery = createDeliveryService({ db, peers, clock, logger, registry: swarm.registry });
+  const delivery = createDeliveryService({
+    db,
+    peers,
+    clock,
+    logger,
+    registry: swarm.registry,
+    metrics,
+  });
   return {
     config,
     db,
@@ -94,6 +113,11 @@ export async function createNodeContext(
       delivery,
       registry: swarm.registry,
     }),
+    lifecycle,
+    health: createHealthService({ db, lifecycle, failures }),
+    metrics,
+    requestContext,
+    failures,
     close: () => db.close(),
   };
 }

@@ -15,6 +15,8 @@ import type { NotificationService } from './notifications/index.ts';
 import type { DeliveryService } from './delivery/index.ts';
 import type { ActionServices } from './actions/index.ts';
 import type { MessageService } from './messages/index.ts';
+import type { Lifecycle } from './lifecycle.ts';
+import type { FailureLog, HealthService, NodeMetrics, RequestContext } from './ops/index.ts';
 
 /** Everything one node needs, built by factories and passed in; tests build several. */
 export interface NodeContext {
@@ -51,6 +53,16 @@ export interface NodeContext {
   actions: ActionServices;
   /** Direct messages: end-to-end encrypted envelopes, stored and relayed (issue #5). */
   messages: MessageService;
+  /** Whether the process is shutting down (readiness turns false first). */
+  lifecycle: Lifecycle;
+  /** `/readyz` checks, and whether an error means the database is unreachable. */
+  health: HealthService;
+  /** Prometheus registry of this node (`/metrics`). */
+  metrics: NodeMetrics;
+  /** The request being served (its id goes to logs and to peers as X-Request-Id). */
+  requestContext: RequestContext;
+  /** Repeated failures (database down…) logged once per interval, not once per request. */
+  failures: FailureLog;
   close(): Promise<void>;
 }
 
