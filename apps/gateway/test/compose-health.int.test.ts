@@ -15,7 +15,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { readinessSchema } from '@swarm/contract';
 import { SCHEMA_HEAD } from '@swarm/db';
-import { freePort, startNodeProcess, type NodeProcess } from '../../../packages/testnet/src/node-process.ts';
+import {
+  freePort,
+  startNodeProcess,
+  type NodeProcess,
+} from '../../../packages/testnet/src/node-process.ts';
 import {
   jsonLines,
   scratchDatabase,
@@ -92,9 +96,13 @@ if (!serverUrl) {
       expect(test.slice(0, 3)).toEqual(['CMD', 'node', '-e']);
       const script = test[3]!;
       expect(script).toContain('127.0.0.1:3000/');
-      return run(process.execPath, ['-e', script.replace('127.0.0.1:3000/', `127.0.0.1:${port}/`)], {
-        PATH: process.env.PATH ?? '',
-      });
+      return run(
+        process.execPath,
+        ['-e', script.replace('127.0.0.1:3000/', `127.0.0.1:${port}/`)],
+        {
+          PATH: process.env.PATH ?? '',
+        },
+      );
     }
 
     beforeAll(async () => {

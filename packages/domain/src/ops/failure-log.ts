@@ -41,7 +41,7 @@ export function createFailureLog(deps: {
       state.set(kind, { lastLoggedAt: t, suppressed: 0, total });
       deps.logger.error(
         { ...fields, err: error, failure: kind, suppressed, failuresSoFar: total },
-        `${kind}: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}` +
+        `${kind}: ${summary(error)}` +
           (suppressed > 0 ? ` (${suppressed} more since the last line)` : ''),
       );
     },
@@ -53,6 +53,17 @@ export function createFailureLog(deps: {
     },
     failing: (kind) => state.has(kind),
   };
+}
+
+/** The last non-empty line of an error's message (Prisma puts the cause there), shortened. */
+function summary(error: unknown): string {
+  const text = error instanceof Error ? error.message : String(error);
+  const line = text
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean)
+    .at(-1);
+  return (line ?? 'unknown error').slice(0, 200);
 }
 
 /** The failure kind for an unreachable database (one line per interval for all of them). */
