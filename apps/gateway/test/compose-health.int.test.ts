@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { readinessSchema } from '@swarm/contract';
+import { errorBodySchema, readinessSchema } from '@swarm/contract';
 import { SCHEMA_HEAD } from '@swarm/db';
 import {
   freePort,
@@ -186,6 +186,52 @@ if (!serverUrl) {
       for (const service of ['gateway', 'web'] as const) {
         expect((await healthcheck(service, ports[service])).code, service).toBe(0);
       }
+    });
+
+    it('serves Prometheus metrics to admin tokens only, with every metric the Grafana dashboard queries', async () => {
+      const names = new Set<string>();
+      for (const [service, path] of [
+        ['gateway', '/api/swarm/metrics'],
+        ['web', '/metrics'],
+      ] as const) {
+        const at = `http://127.0.0.1:${ports[service]}${path}`;
+        await fetch(at.replace('metrics', 'readyz'));
+        for (const headers of [{}, { authorization: 'Bearer not-the-admin-token-at-all-000' }]) {
+          const refused = await fetch(at, { headers });
+          expect(refused.status, service).toBe(401);
+          expect(refused.headers.get('www-authenticate')).toContain('Bearer');
+          expect(errorBodySchema.parse(await refused.json()).code).toBe('UNAUTHORIZED');
+        }
+        const res = await fetch(at, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+        expect(res.status, service).toBe(200);
+        expect(res.headers.get('content-type')).toContain('text/plain');
+        const text = await res.text();
+        // The readiness request just made is counted, by its route template.
+        expect(text).toMatch(
+          new RegExp(
+            `swarm_http_requests_total\\{service="${service}",method="GET",route="${path.replace('metrics', 'readyz')}",status="200"\\} [1-9]`,
+          ),
+        );
+        for (const m of text.matchAll(/^# TYPE (\S+) (\S+)$/gm)) {
+          const [, name, type] = m as unknown as [string, string, string];
+          names.add(name);
+          if (type === 'histogram')
+            for (const s of ['_bucket', '_sum', '_count']) names.add(name + s);
+          if (type === 'summary') for (const s of ['_sum', '_count']) names.add(name + s);
+        }
+      }
+      const dashboard = JSON.parse(
+        await readFile(join(ROOT, 'deploy/grafana/swarm-node.json'), 'utf8'),
+      ) as { panels: { targets?: { expr: string }[] }[] };
+      const queried = new Set(
+        dashboard.panels
+          .flatMap((p) => p.targets ?? [])
+          .flatMap((t) =>
+            [...t.expr.matchAll(/\b(?:swarm|process|nodejs)_[a-z0-9_]+\b/g)].map((m) => m[0]),
+          ),
+      );
+      expect(queried.size).toBeGreaterThan(10);
+      for (const name of queried) expect(names, `dashboard queries ${name}`).toContain(name);
     });
   });
 }
