@@ -21,6 +21,7 @@ import {
   jsonLines,
   scratchDatabase,
   startTcpProxy,
+  waitForLogLine,
   startWebProcess,
   type TcpProxy,
 } from '../../../packages/testnet/src/ops-harness.ts';
@@ -165,6 +166,8 @@ if (!serverUrl) {
         ['gateway', gateway],
         ['web', web],
       ] as const) {
+        // The readiness check that found the database again says so, once.
+        await waitForLogLine(proc, (l) => l.failure === 'database unavailable' && l.level === 30);
         const text = proc.output().slice(marks[service]);
         // JSON lines only: no multi-line stacks, nothing printed around the logger.
         for (const line of text.split('\n').filter((l) => l.trim() !== '')) {

@@ -161,3 +161,38 @@ export async function sql(url: string, text: string, params: unknown[] = []): Pr
     await client.end();
   }
 }
+
+/**
+ * The first JSON log line of a process matching `predicate`, waiting for it to arrive (its
+ * output comes through a pipe, a moment after the process answered): event-driven, no polling.
+ */
+export async function waitForLogLine(
+  proc: NodeProcess,
+  predicate: (line: Record<string, unknown>) => boolean,
+  timeoutMs = 10_000,
+): Promise<Record<string, unknown>> {
+  const found = () => jsonLines(proc.output()).find(predicate);
+  const now = found();
+  if (now) return now;
+  return new Promise((resolve, reject) => {
+    const streams = [proc.child.stdout, proc.child.stderr].filter((s) => s !== null);
+    const onData = () => {
+      // The NodeProcess's own listener appended the chunk before this one runs.
+      setImmediate(() => {
+        const line = found();
+        if (line) done(() => resolve(line));
+      });
+    };
+    const timer = setTimeout(
+      () =>
+        done(() => reject(new Error(`no such log line within ${timeoutMs} ms:\n${proc.output()}`))),
+      timeoutMs,
+    );
+    function done(settle: () => void) {
+      clearTimeout(timer);
+      for (const s of streams) s.off('data', onData);
+      settle();
+    }
+    for (const s of streams) s.on('data', onData);
+  });
+}
