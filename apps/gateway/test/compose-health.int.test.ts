@@ -196,7 +196,11 @@ if (!serverUrl) {
       ] as const) {
         const at = `http://127.0.0.1:${ports[service]}${path}`;
         await fetch(at.replace('metrics', 'readyz'));
-        for (const headers of [{}, { authorization: 'Bearer not-the-admin-token-at-all-000' }]) {
+        const refusals: Record<string, string>[] = [
+          {},
+          { authorization: 'Bearer not-the-admin-token-at-all-000' },
+        ];
+        for (const headers of refusals) {
           const refused = await fetch(at, { headers });
           expect(refused.status, service).toBe(401);
           expect(refused.headers.get('www-authenticate')).toContain('Bearer');

@@ -6,13 +6,14 @@ import type { RequestEvent } from '@sveltejs/kit';
  * does not come through the proxy: compose's healthcheck, a scraper on the private network.
  * Those get the socket's peer address instead of a 500.
  */
-export function clientAddressOf(event: Pick<RequestEvent, 'getClientAddress' | 'platform'>): string {
+export function clientAddressOf(
+  event: Pick<RequestEvent, 'getClientAddress' | 'platform'>,
+): string {
   try {
     return event.getClientAddress();
   } catch {
     const platform = event.platform as
-      | { req?: { socket?: { remoteAddress?: string } } }
-      | undefined;
+      { req?: { socket?: { remoteAddress?: string } } } | undefined;
     return platform?.req?.socket?.remoteAddress ?? 'unknown';
   }
 }

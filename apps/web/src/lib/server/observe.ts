@@ -1,10 +1,6 @@
 import type { RequestEvent } from '@sveltejs/kit';
 import { errorBody } from '@swarm/contract';
-import {
-  DATABASE_UNAVAILABLE,
-  UNAVAILABLE_RETRY_AFTER_S,
-  type NodeContext,
-} from '@swarm/domain';
+import { DATABASE_UNAVAILABLE, UNAVAILABLE_RETRY_AFTER_S, type NodeContext } from '@swarm/domain';
 
 export const UNAVAILABLE_MESSAGE = "The node's database is unavailable; try again shortly.";
 

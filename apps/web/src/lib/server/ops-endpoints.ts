@@ -10,9 +10,12 @@ export async function opsResponse(
   const { livez, readyz, metrics } = OPS_PATHS.web;
   if (pathname !== livez && pathname !== readyz && pathname !== metrics) return undefined;
   if (request.method !== 'GET' && request.method !== 'HEAD') {
-    return Response.json(errorBody('NOT_FOUND', `No such endpoint: ${request.method} ${pathname}`), {
-      status: 404,
-    });
+    return Response.json(
+      errorBody('NOT_FOUND', `No such endpoint: ${request.method} ${pathname}`),
+      {
+        status: 404,
+      },
+    );
   }
   const noStore = { 'cache-control': 'no-store' };
   if (pathname === livez) return Response.json({ status: 'ok' }, { headers: noStore });
