@@ -139,6 +139,7 @@ describe('auth procedures', () => {
   });
 
   it('changes the password: wrong current one refused, other sessions end, this one stays', async () => {
+    const backup = JSON.stringify({ v: 1, reencrypted: true });
     const other = await (await caller()).auth.logIn({ handle: 'alice', password: PASSWORD });
     const me = await caller(aliceToken);
     expect(
@@ -146,15 +147,35 @@ describe('auth procedures', () => {
         me.auth.changePassword({
           currentPassword: 'not it at all',
           newPassword: 'new password 123',
+          encryptedBackup: backup,
         }),
       ),
     ).toMatchObject({ code: 'UNAUTHORIZED' });
     expect(
-      await failure(me.auth.changePassword({ currentPassword: PASSWORD, newPassword: 'short' })),
+      await failure(
+        me.auth.changePassword({
+          currentPassword: PASSWORD,
+          newPassword: 'short',
+          encryptedBackup: backup,
+        }),
+      ),
     ).toMatchObject({ code: 'BAD_REQUEST' });
+    // The rule lives in the service, not in a form: over /trpc a change without the
+    // re-encrypted backup is refused too, and the old password still works.
+    for (const encryptedBackup of [null, undefined]) {
+      expect(
+        await failure(
+          me.auth.changePassword({
+            currentPassword: PASSWORD,
+            newPassword: 'new password 123',
+            encryptedBackup,
+          }),
+        ),
+      ).toMatchObject({ code: 'BAD_REQUEST', message: expect.stringMatching(/key backup/) });
+    }
+    await (await caller()).auth.logIn({ handle: 'alice', password: PASSWORD });
     expect(await auth.sessions.validate(other.token)).not.toBeNull();
 
-    const backup = JSON.stringify({ v: 1, reencrypted: true });
     await me.auth.changePassword({
       currentPassword: PASSWORD,
       newPassword: 'new password 123',

@@ -380,6 +380,13 @@ export function createAccountService(deps: {
         select: { handle: true, passwordHash: true, did: true },
       });
       if (!user) return notFound();
+      // The key backup is encrypted with the password: changing one without the other would
+      // lock the key out of every other browser, so a user with a key must send both.
+      if (user.did && input.encryptedBackup == null) {
+        return invalid(
+          'Changing the password needs your key backup re-encrypted with the new password; your browser does this, so JavaScript is required.',
+        );
+      }
       if (input.encryptedBackup != null) {
         if (!user.did) return invalid('Register a key before uploading its backup.');
         const badBackup = checkBackup(input.encryptedBackup);

@@ -198,6 +198,7 @@ describe('accounts', () => {
       await auth.accounts.changePassword(caller, {
         currentPassword: 'not the password',
         newPassword: 'a brand new password',
+        encryptedBackup: JSON.stringify({ v: 1, reencrypted: true }),
       }),
     ).toMatchObject({ ok: false, reason: { code: 'WRONG_CREDENTIALS' } });
     expect(

@@ -62,17 +62,6 @@ export const actions: Actions = {
     const form = await request.formData();
     const text = texts(form);
     const encryptedBackup = text('encryptedBackup') || null;
-    // The key backup is encrypted with the password: changing one without the other would
-    // lock the key out of every other browser. Re-encrypting happens in the browser.
-    if (locals.session.user.did && !encryptedBackup) {
-      return fail(400, {
-        password: {
-          errors: {
-            form: 'Changing your password needs JavaScript: your browser re-encrypts your key backup with the new password.',
-          } as FormErrors,
-        },
-      });
-    }
     let endedSessions: number;
     try {
       ({ endedSessions } = await locals.api.auth.changePassword({
