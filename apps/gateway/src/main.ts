@@ -32,6 +32,14 @@ const logger = createLogger(config.logLevel, {
   pretty: process.stdout.isTTY,
 });
 
+// A crash is one JSON line too (Node would print a multi-line stack), then exit 1 as Node does.
+for (const event of ['uncaughtException', 'unhandledRejection'] as const) {
+  process.on(event, (err: unknown) => {
+    logger.fatal({ err }, `${event}: ${err instanceof Error ? err.message : String(err)}`);
+    process.exit(1);
+  });
+}
+
 async function loadWebHandler(): Promise<NodeHandler> {
   const handlerPath = fileURLToPath(new URL('../../web/build/handler.js', import.meta.url));
   if (!existsSync(handlerPath)) {
