@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { HSTS, WEB_SECURITY_HEADERS } from '../packages/contract/src/security-headers.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const read = (path: string) => readFileSync(join(ROOT, path), 'utf8');
@@ -558,6 +559,20 @@ describe('deploy/Caddyfile', () => {
     ['/api/swarm/metrics', 'gateway'],
   ])('routes the health path %s to its own service (%s)', (path, service) => {
     expect(serviceFor(path)).toEqual([service]);
+  });
+
+  it('sends HSTS on every answer and the web app headers where the app sets none', () => {
+    const header = (site?.block ?? []).find((d) => d.args[0] === 'header' && d.block);
+    expect(header, 'a header block in the site').toBeDefined();
+    const fields = new Map((header?.block ?? []).map((d) => [d.args[0]!, d.args[1]]));
+    // Always set (the proxy speaks TLS), the same value the gateway sends.
+    expect(fields.get('Strict-Transport-Security')).toBe(HSTS);
+    // `?`: defaults that keep what the web app or the gateway set themselves.
+    for (const [name, value] of Object.entries(WEB_SECURITY_HEADERS)) {
+      const field = [...fields.keys()].find((k) => k.toLowerCase() === `?${name}`);
+      expect(field, `?${name} in the header block`).toBeDefined();
+      expect(fields.get(field!)).toBe(value);
+    }
   });
 
   it('proxies only to services that compose defines', () => {

@@ -16,6 +16,36 @@ export default defineConfig({
       // code next to themselves (PGlite, Prisma, argon2) are dependencies of this package, which
       // keeps them external and resolvable from build/ (docs/decisions.md).
       adapter: adapter({ out: 'build' }),
+      // The origin check runs for every state-changing request in hooks.server.ts
+      // (lib/server/request-origin.ts), whatever the content type; SvelteKit's own covers form
+      // content types only and would answer /api/* and /trpc in text instead of JSON.
+      csrf: { trustedOrigins: ['*'] },
+      // Pages: scripts only from this origin or with the response's nonce (SvelteKit adds it to
+      // its own inline start-up script). Any script on the node's origin can sign with the
+      // user's key, so nothing else may run. Style attributes (SvelteKit's route announcer,
+      // app.html) are allowed; <style> elements and stylesheets only from this origin.
+      // docs/security.md, "Headers".
+      csp: {
+        mode: 'auto',
+        directives: {
+          'default-src': ['self'],
+          'script-src': ['self'],
+          'style-src': ['self'],
+          'style-src-attr': ['unsafe-inline'],
+          // Remote images come through the node's media proxy (docs/security.md).
+          'img-src': ['self', 'data:', 'blob:'],
+          'font-src': ['self'],
+          'connect-src': ['self'],
+          'media-src': ['self'],
+          'worker-src': ['self'],
+          'manifest-src': ['self'],
+          'object-src': ['none'],
+          'frame-src': ['none'],
+          'base-uri': ['none'],
+          'form-action': ['self'],
+          'frame-ancestors': ['none'],
+        },
+      },
     }),
   ],
 });

@@ -1,5 +1,6 @@
 import { HTTPException } from 'hono/http-exception';
-import { SWARM_PATHS } from '@swarm/contract';
+import { secureHeaders } from 'hono/secure-headers';
+import { HSTS, PERMISSIONS_POLICY, SWARM_PATHS } from '@swarm/contract';
 import { DATABASE_UNAVAILABLE, UNAVAILABLE_RETRY_AFTER_S, type NodeContext } from '@swarm/domain';
 import { errorResponse } from './errors.ts';
 import { nodeSignature, rateLimitByIp, requireAdmin, swarmBodyGuards } from './middleware/index.ts';
@@ -31,6 +32,28 @@ export function isGatewayPath(pathname: string): boolean {
 export function createGatewayApp(node: NodeContext) {
   const app = createRouter();
 
+  // On every answer, errors included (docs/security.md, "Headers"): JSON and one server-rendered
+  // reference page without scripts, so the policy allows nothing but that page's inline style.
+  app.use(
+    secureHeaders({
+      contentSecurityPolicy: {
+        defaultSrc: ["'none'"],
+        styleSrc: ["'unsafe-inline'"],
+        baseUri: ["'none'"],
+        formAction: ["'none'"],
+        frameAncestors: ["'none'"],
+      },
+      xFrameOptions: 'DENY',
+      referrerPolicy: 'no-referrer',
+      strictTransportSecurity: HSTS,
+      // Peers read the gateway from servers; a browser of another origin has no business here.
+      crossOriginResourcePolicy: 'same-origin',
+    }),
+  );
+  app.use(async (c, next) => {
+    await next();
+    c.header('permissions-policy', PERMISSIONS_POLICY);
+  });
   app.use(async (c, next) => {
     c.set('node', node);
     await next();

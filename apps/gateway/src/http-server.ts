@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { getRequestListener } from '@hono/node-server';
+import { WEB_SECURITY_HEADERS } from '@swarm/contract';
 import { isGatewayPath } from './app.ts';
 
 /** A Node middleware such as SvelteKit's adapter-node `build/handler.js`. */
@@ -20,6 +21,9 @@ export function createHttpServer(opts: {
     if (!web || isGatewayPath(pathname)) {
       void gateway(req, res);
     } else {
+      // The web app's hook sets these on what SvelteKit renders; its static files (/_app/*,
+      // robots.txt) never pass the hook. In production the reverse proxy adds them.
+      for (const [name, value] of Object.entries(WEB_SECURITY_HEADERS)) res.setHeader(name, value);
       web(req, res);
     }
   });

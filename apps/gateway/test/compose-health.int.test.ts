@@ -141,7 +141,14 @@ if (!serverUrl) {
     });
 
     it('answers a web request without X-Forwarded-For (ADDRESS_HEADER set) instead of a 500', async () => {
-      for (const path of ['/', '/livez', '/readyz', '/api/users/nobody', '/login']) {
+      for (const path of [
+        '/',
+        '/livez',
+        '/readyz',
+        '/api/users/nobody',
+        '/login',
+        '/media/proxy',
+      ]) {
         const res = await fetch(`http://127.0.0.1:${ports.web}${path}`, { redirect: 'manual' });
         expect(res.status, path).toBeLessThan(500);
       }

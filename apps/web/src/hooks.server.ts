@@ -20,6 +20,8 @@ import {
   unavailableResponse,
 } from '$lib/server/observe';
 import { opsResponse } from '$lib/server/ops-endpoints';
+import { refuseForeignRequest } from '$lib/server/request-origin';
+import { withSecurityHeaders } from '$lib/server/security-headers';
 import { clearSessionCookie, SESSION_COOKIE, setSessionCookie } from '$lib/server/session-cookie';
 
 let node: NodeContext | undefined;
@@ -49,8 +51,12 @@ export const init: ServerInit = async () => {
       );
     }
   }
-  // One per process: the login throttle's buckets live in it.
-  auth = createAuthServices({ db: node.db, clock: node.clock });
+  // One per process: the login and sign-up throttles' buckets live in it.
+  auth = createAuthServices({
+    db: node.db,
+    clock: node.clock,
+    signUpLimits: { perIp: { perHour: node.config.signUpLimitPerHour } },
+  });
 };
 
 export const handle: Handle = async ({ event, resolve }) => {
@@ -79,7 +85,7 @@ export const handle: Handle = async ({ event, resolve }) => {
   ) {
     response = unavailableResponse(event, response);
   }
-  response = withHeader(response, 'x-request-id', requestId);
+  response = withSecurityHeaders(withHeader(response, 'x-request-id', requestId), event.url);
   recordRequest(current, event, {
     requestId,
     clientAddress,
@@ -98,6 +104,10 @@ async function respond(
   // Health and metrics before the session: they must answer whatever the database does.
   const ops = await opsResponse(node, event.request, event.url.pathname);
   if (ops) return ops;
+  // CSRF, for every state-changing request whatever its content type (SvelteKit's own check,
+  // which covers form content types only, is off in vite.config.ts): before anything runs.
+  const refused = refuseForeignRequest(event.request, event.url);
+  if (refused) return refused;
   const token = event.cookies.get(SESSION_COOKIE);
   const session = token ? await auth.sessions.validate(token) : null;
   if (token && !session) clearSessionCookie(event.cookies, event.url);

@@ -18,10 +18,30 @@ const CODES = {
   NOT_FOUND: 'NOT_FOUND',
 } as const;
 
+/** The cause of a TOO_MANY_REQUESTS error: when to try again (for a `Retry-After` header). */
+export class RetryAfter extends Error {
+  constructor(readonly seconds: number) {
+    super(`retry after ${seconds} s`);
+    this.name = 'RetryAfter';
+  }
+}
+
+/** Seconds to wait before retrying, when `error` is a throttled procedure's error. */
+export function retryAfterOf(error: unknown): number | undefined {
+  return error instanceof TRPCError && error.cause instanceof RetryAfter
+    ? error.cause.seconds
+    : undefined;
+}
+
 /** The one place account failures become tRPC errors (the message is already a sentence). */
 export function unwrapAuth<T>(result: Result<T, AuthError>): T {
   if (result.ok) return result.value;
-  throw new TRPCError({ code: CODES[result.reason.code], message: result.reason.message });
+  const { code, message, retryAfterSec } = result.reason;
+  throw new TRPCError({
+    code: CODES[code],
+    message,
+    cause: retryAfterSec === undefined ? undefined : new RetryAfter(retryAfterSec),
+  });
 }
 
 // Shapes and size caps only: the account service checks the rules (handle syntax, password
@@ -50,7 +70,7 @@ export const authRouter = router({
       ),
     )
     .mutation(async ({ ctx, input }) =>
-      sessionAnswer(unwrapAuth(await ctx.auth.accounts.signUp(input))),
+      sessionAnswer(unwrapAuth(await ctx.auth.accounts.signUp(input, { clientIp: ctx.clientIp }))),
     ),
 
   logIn: publicProcedure

@@ -1,2 +1,3 @@
 export { appRouter, createCaller, type AppRouter } from './root.router.ts';
 export type { ApiContext } from './trpc.ts';
+export { retryAfterOf } from './auth.router.ts';

@@ -1,7 +1,7 @@
 import { initTRPC, TRPCError } from '@trpc/server';
 import type { AuthServices, ValidatedSession } from '@swarm/auth';
 import { containsNul, NUL_REFUSED } from '@swarm/contract';
-import { DATABASE_UNAVAILABLE, type NodeContext } from '@swarm/domain';
+import { DATABASE_UNAVAILABLE, withMediaSrc, type NodeContext } from '@swarm/domain';
 
 /** What every procedure sees: the node's services, accounts and sessions, and who is asking. */
 export interface ApiContext {
@@ -18,7 +18,11 @@ const t = initTRPC.context<ApiContext>().create();
 export const router = t.router;
 export const createCallerFactory = t.createCallerFactory;
 
-/** Every procedure: inputs holding U+0000 (which Postgres text cannot store) are refused. */
+/**
+ * Every procedure: inputs holding U+0000 (which Postgres text cannot store) are refused; views
+ * in the answer that name images get their media-proxy paths (pages load images only through
+ * the node, so image hosts never see viewers' addresses).
+ */
 export const publicProcedure = t.procedure.use(async ({ ctx, getRawInput, next }) => {
   if (containsNul(await getRawInput())) {
     throw new TRPCError({ code: 'BAD_REQUEST', message: NUL_REFUSED });
@@ -33,7 +37,8 @@ export const publicProcedure = t.procedure.use(async ({ ctx, getRawInput, next }
       throw new TRPCError({ code: 'SERVICE_UNAVAILABLE', message: UNAVAILABLE_MESSAGE, cause });
     }
   }
-  return result;
+  if (!result.ok) return result;
+  return { ...result, data: withMediaSrc(result.data, ctx.node.media.src) };
 });
 
 export const UNAVAILABLE_MESSAGE = "The node's database is unavailable; try again shortly.";

@@ -50,6 +50,16 @@ export const DEFAULT_LOGIN_LIMITS: LoginLimits = {
   perIp: { burst: 30, perMinute: 10 },
 };
 
+export interface SignUpLimits {
+  /**
+   * Sign-ups per client IP: `perHour` at once, then refilled at `perHour` an hour (each costs
+   * an argon2 hash and makes an account). Charged once the input passed the cheap checks.
+   */
+  perIp: { perHour: number };
+}
+
+export const DEFAULT_SIGN_UP_LIMITS: SignUpLimits = { perIp: { perHour: 5 } };
+
 export interface KeyInput {
   /** SPKI PEM of the user's ECDSA P-256 public key. */
   publicKey: string;
@@ -93,8 +103,11 @@ export interface SettingsInput {
 }
 
 export interface AccountService {
-  /** Sign-up from the web: the first account anyone can log in with becomes admin. */
-  signUp(input: SignUpInput): Promise<Result<SignedIn, AuthError>>;
+  /**
+   * Sign-up from the web: the first account anyone can log in with becomes admin. With a
+   * client IP (every web request), the IP's sign-up budget is charged.
+   */
+  signUp(input: SignUpInput, meta?: { clientIp: string }): Promise<Result<SignedIn, AuthError>>;
   /** Operators (CLI, admin API): explicit admin flag, no session. */
   createUser(
     input: CreateUserInput,
@@ -233,12 +246,14 @@ export function createAccountService(deps: {
   clock: AuthClock;
   sessions: SessionService;
   loginLimits?: LoginLimits;
+  signUpLimits?: SignUpLimits;
 }): AccountService {
   const { prisma } = deps.db;
   const { sessions } = deps;
   const limits = deps.loginLimits ?? DEFAULT_LOGIN_LIMITS;
   const byHandle = createTokenBucketLimiter(limits.perHandle);
   const byIp = createTokenBucketLimiter(limits.perIp);
+  const signUpsByIp = createTokenBucketLimiter((deps.signUpLimits ?? DEFAULT_SIGN_UP_LIMITS).perIp);
 
   // A real argon2id hash to verify against when the handle is unknown: same work, same timing.
   let dummyHash: Promise<string> | undefined;
@@ -256,12 +271,25 @@ export function createAccountService(deps: {
     };
   }
 
+  function throttleSignUp(ip: string): AuthError | null {
+    const taken = signUpsByIp.take(ip, deps.clock.now().getTime());
+    if (taken.ok) return null;
+    const minutes = Math.ceil(taken.retryAfterSec / 60);
+    return {
+      code: 'THROTTLED',
+      message: `Too many sign-ups from your address; try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`,
+      retryAfterSec: taken.retryAfterSec,
+    };
+  }
+
   async function insertUser(input: {
     handle: string;
     displayName: string;
     password: string;
     key?: KeyInput | null;
     isAdmin: boolean | 'if-first';
+    /** Called once the input passed the cheap checks, before the password is hashed. */
+    charge?: () => AuthError | null;
   }): Promise<Result<SessionUser, AuthError>> {
     const handle = parseLocalHandle(input.handle);
     if (!handle.ok) return invalid(`Handle: ${handle.reason}.`);
@@ -275,6 +303,8 @@ export function createAccountService(deps: {
       if (!checked.ok) return checked;
       key = checked.value;
     }
+    const refused = input.charge?.();
+    if (refused) return err(refused);
     const passwordHash = await hashPassword(input.password);
     try {
       const user = await prisma.$transaction(async (tx) => {
@@ -321,8 +351,12 @@ export function createAccountService(deps: {
   }
 
   return {
-    async signUp(input) {
-      const user = await insertUser({ ...input, isAdmin: 'if-first' });
+    async signUp(input, meta) {
+      const user = await insertUser({
+        ...input,
+        isAdmin: 'if-first',
+        charge: meta ? () => throttleSignUp(meta.clientIp) : undefined,
+      });
       if (!user.ok) return user;
       const session = await sessions.create(user.value.id);
       return ok({ ...session, user: user.value });

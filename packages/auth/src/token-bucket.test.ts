@@ -31,6 +31,16 @@ describe('token bucket', () => {
     expect(limiter.take('a', 60_000).ok).toBe(false);
   });
 
+  it('refills slow budgets per hour: 5 an hour is one every 12 minutes', () => {
+    const limiter = createTokenBucketLimiter({ perHour: 5 });
+    for (let i = 0; i < 5; i++) expect(limiter.take('a', 0).ok).toBe(true);
+    expect(limiter.take('a', 0)).toEqual({ ok: false, retryAfterSec: 720 });
+    expect(limiter.take('a', 719_000)).toEqual({ ok: false, retryAfterSec: 1 });
+    expect(limiter.take('a', 720_000).ok).toBe(true);
+    expect(limiter.take('a', 720_000).ok).toBe(false);
+    expect(limiter.take('b', 720_000).ok).toBe(true);
+  });
+
   it('forgets a key on reset', () => {
     const limiter = createTokenBucketLimiter({ perMinute: 1, burst: 2 });
     expect(limiter.take('a', 0).ok).toBe(true);

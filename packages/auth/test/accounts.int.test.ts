@@ -187,6 +187,39 @@ describe('accounts', () => {
     ).toMatchObject({ ok: true });
   });
 
+  it('limits sign-ups per client IP; bad input does not spend the budget', async () => {
+    const tight = createAuthServices({ db, clock, signUpLimits: { perIp: { perHour: 2 } } });
+    const signUp = (handle: string, clientIp: string, password = PASSWORD) =>
+      tight.accounts.signUp({ handle, displayName: '', password }, { clientIp });
+    // Refused before hashing: free.
+    expect(await signUp('su_short', '10.3.0.1', 'short')).toMatchObject({
+      ok: false,
+      reason: { code: 'INVALID' },
+    });
+    expect(await signUp('su_one', '10.3.0.1')).toMatchObject({ ok: true });
+    expect(await signUp('su_two', '10.3.0.1')).toMatchObject({ ok: true });
+    const users = await db.prisma.user.count();
+    // 2 an hour: the next one in 30 minutes.
+    expect(await signUp('su_three', '10.3.0.1')).toEqual({
+      ok: false,
+      reason: {
+        code: 'THROTTLED',
+        message: 'Too many sign-ups from your address; try again in 30 minutes.',
+        retryAfterSec: 1800,
+      },
+    });
+    expect(await db.prisma.user.count()).toBe(users);
+    expect(await signUp('su_three', '10.3.0.2')).toMatchObject({ ok: true });
+    clock.advance(1_800_000);
+    expect(await signUp('su_four', '10.3.0.1')).toMatchObject({ ok: true });
+    // Operators and tests calling the service without a client address are not limited.
+    for (const handle of ['su_op1', 'su_op2', 'su_op3']) {
+      expect(
+        await tight.accounts.signUp({ handle, displayName: '', password: PASSWORD }),
+      ).toMatchObject({ ok: true });
+    }
+  });
+
   it('changes the password: checks the current one, ends the other sessions', async () => {
     const a = await auth.accounts.logIn({ handle: 'carol', password: PASSWORD }, { clientIp: 'c' });
     const b = await auth.accounts.logIn({ handle: 'carol', password: PASSWORD }, { clientIp: 'c' });

@@ -16,3 +16,4 @@ export * from './signing.ts';
 export * from './message-schemas.ts';
 export * from './message-crypto.ts';
 export * from './ops-schemas.ts';
+export * from './security-headers.ts';

@@ -5,7 +5,12 @@ import type { Logger } from './logger.ts';
 import type { NodeContext } from './node-context.ts';
 import { createNodeInfoService } from './node-info.service.ts';
 import { loadOrCreateNodeKeys } from './node-keys.service.ts';
-import { createPeerClient, type PeerTransport, type ResolveHost } from './peers/index.ts';
+import {
+  createPeerClient,
+  createVisitorFetchGate,
+  type PeerTransport,
+  type ResolveHost,
+} from './peers/index.ts';
 import { createSwarmServices } from './registry/index.ts';
 import { createAdminTokenService, createNodeAuthService } from './security/index.ts';
 import { createInboundInteractionService } from './interactions/index.ts';
@@ -29,6 +34,7 @@ import {
   createMetrics,
   createRequestContext,
 } from './ops/index.ts';
+import { createMediaProxyService } from './media/index.ts';
 
 /** Seams for tests and the swarm harness: time, and the network to peers. */
 export interface NodeOverrides {
@@ -68,7 +74,10 @@ export async function createNodeContext(
   // drops the cached answers of the peer it changed something on.
   const seen = createSeenPosts({ db, clock, logger });
   const reader = createPeerReader({ peers, clock, logger, options: deps.peerReads });
-  const reads = { db, clock, logger, config, peers, registry: swarm.registry, seen };
+  // Reads that page views cause (remote profiles and posts): deduplicated, failures remembered,
+  // anonymous visitors on a budget (peers/visitor-fetch.ts).
+  const visitors = createVisitorFetchGate({ peers, clock, logger });
+  const reads = { db, clock, logger, config, peers, registry: swarm.registry, seen, visitors };
   const delivery = createDeliveryService({
     db,
     peers,
@@ -118,6 +127,7 @@ export async function createNodeContext(
     metrics,
     requestContext,
     failures,
+    media: createMediaProxyService({ keys, peers, clock, logger }),
     close: () => db.close(),
   };
 }

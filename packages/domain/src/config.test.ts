@@ -31,6 +31,7 @@ describe('parseConfig', () => {
         trustProxy: false,
         metricsPort: undefined,
         metricsHost: '127.0.0.1',
+        signUpLimitPerHour: 5,
       },
     });
   });
@@ -53,6 +54,7 @@ describe('parseConfig', () => {
       LOG_LEVEL: 'debug',
       ADMIN_TOKEN: 'a'.repeat(32),
       SWARM_NODE_NAME: ' Alpha ',
+      SWARM_SIGNUPS_PER_HOUR: '20',
     });
     expect(result.ok && result.value).toMatchObject({
       port: 4100,
@@ -64,6 +66,7 @@ describe('parseConfig', () => {
       databaseUrl: 'postgres://postgres@127.0.0.1:5432/swarm',
       logLevel: 'debug',
       nodeName: 'Alpha',
+      signUpLimitPerHour: 20,
     });
   });
 
@@ -77,6 +80,7 @@ describe('parseConfig', () => {
     [{ DATABASE_URL: 'mysql://x' }, 'DATABASE_URL must start with postgres:// or pglite:'],
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL must be one of'],
     [{ ADMIN_TOKEN: 'short' }, 'ADMIN_TOKEN must be at least 24 characters'],
+    [{ SWARM_SIGNUPS_PER_HOUR: '0' }, 'SWARM_SIGNUPS_PER_HOUR must be an integer between 1'],
     [
       { SWARM_GOSSIP_INTERVAL_MS: '10' },
       'SWARM_GOSSIP_INTERVAL_MS must be an integer between 1000',

@@ -31,6 +31,8 @@ export interface NodeConfig {
   metricsPort: number | undefined;
   /** Address of that port (METRICS_HOST, default 127.0.0.1): keep it private. */
   metricsHost: string;
+  /** Web sign-ups per client address per hour (a burst of this many, then refilled evenly). */
+  signUpLimitPerHour: number;
 }
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -121,6 +123,7 @@ const envSchema = z.object({
   SWARM_TRUST_PROXY: flag('SWARM_TRUST_PROXY'),
   METRICS_PORT: integer('METRICS_PORT', 1, 65535, -1),
   METRICS_HOST: z.string().optional(),
+  SWARM_SIGNUPS_PER_HOUR: integer('SWARM_SIGNUPS_PER_HOUR', 1, 1_000_000, 5),
 });
 
 export type ConfigResult = { ok: true; value: NodeConfig } | { ok: false; errors: string[] };
@@ -154,6 +157,7 @@ export function parseConfig(env: Record<string, string | undefined>): ConfigResu
       trustProxy: e.SWARM_TRUST_PROXY,
       metricsPort: e.METRICS_PORT >= 0 ? e.METRICS_PORT : undefined,
       metricsHost: e.METRICS_HOST?.trim() || '127.0.0.1',
+      signUpLimitPerHour: e.SWARM_SIGNUPS_PER_HOUR,
     },
   };
 }

@@ -9,6 +9,7 @@ export * from './feeds/index.ts';
 export * from './interactions/index.ts';
 export * from './lifecycle.ts';
 export * from './logger.ts';
+export * from './media/index.ts';
 export * from './messages/index.ts';
 export * from './node-context.ts';
 export * from './node-info.service.ts';

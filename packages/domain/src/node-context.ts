@@ -17,6 +17,7 @@ import type { ActionServices } from './actions/index.ts';
 import type { MessageService } from './messages/index.ts';
 import type { Lifecycle } from './lifecycle.ts';
 import type { FailureLog, HealthService, NodeMetrics, RequestContext } from './ops/index.ts';
+import type { MediaProxyService } from './media/index.ts';
 
 /** Everything one node needs, built by factories and passed in; tests build several. */
 export interface NodeContext {
@@ -63,6 +64,8 @@ export interface NodeContext {
   requestContext: RequestContext;
   /** Repeated failures (database down…) logged once per interval, not once per request. */
   failures: FailureLog;
+  /** Images pages show, fetched by the node and served from its origin (signed URLs only). */
+  media: MediaProxyService;
   close(): Promise<void>;
 }
 

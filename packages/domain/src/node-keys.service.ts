@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto';
 import {
   exportPrivateKeyPkcs8Pem,
   exportPublicKeyPem,
@@ -12,6 +13,11 @@ export interface NodeKeys {
   publicKey: CryptoKey;
   privateKey: CryptoKey;
   publicKeyPem: string;
+  /**
+   * HMAC key of the media proxy's signed URLs, derived from the private key: the same on every
+   * replica and across restarts, unknown to anyone without the key.
+   */
+  mediaSecret: Uint8Array;
 }
 
 const KEY_ROW_ID = 'node';
@@ -47,5 +53,8 @@ async function importKeys(publicKeyPem: string, privateKeyPem: string): Promise<
     throw new Error(`the stored node public key is unreadable: ${publicKey.reason}`);
   if (!privateKey.ok)
     throw new Error(`the stored node private key is unreadable: ${privateKey.reason}`);
-  return { publicKeyPem, publicKey: publicKey.value, privateKey: privateKey.value };
+  const mediaSecret = new Uint8Array(
+    createHmac('sha256', privateKeyPem).update('swarm media proxy url v1').digest(),
+  );
+  return { publicKeyPem, publicKey: publicKey.value, privateKey: privateKey.value, mediaSecret };
 }

@@ -380,7 +380,8 @@ describe('gossip between several nodes', () => {
         domain: 'delta.test',
         isActive: false,
         isVerified: false,
-        discoveredVia: 'gossip:gamma.test',
+        // Unsigned: the sender is only claimed, so its mentions go to the unsigned pool.
+        discoveredVia: 'hint:gamma.test',
         trustScore: 0,
       },
       {

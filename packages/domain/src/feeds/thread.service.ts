@@ -13,7 +13,7 @@ import type { Db, Prisma } from '@swarm/db';
 import type { NodeConfig } from '../config.ts';
 import { REPLIES_PAGE_SIZE } from '../content/content.service.ts';
 import type { Logger } from '../logger.ts';
-import { describePeerError, type PeerClient } from '../peers/index.ts';
+import { describePeerError, type PeerClient, type VisitorFetchGate } from '../peers/index.ts';
 import type { RegistryService } from '../registry/index.ts';
 import type { PostView } from '../views/index.ts';
 import {
@@ -25,7 +25,12 @@ import {
   type PostViewRow,
   type Viewer,
 } from './post-views.ts';
-import { readError, peerReadError, type ReadError } from './read-errors.ts';
+import {
+  gatedReadError,
+  peerUnavailableMessage,
+  readError,
+  type ReadError,
+} from './read-errors.ts';
 import { visibilityFor } from './visibility.ts';
 import type { SeenPosts } from './seen-posts.ts';
 
@@ -51,6 +56,8 @@ export interface ThreadServiceDeps {
   logger: Logger;
   config: Pick<NodeConfig, 'domain'>;
   peers: Pick<PeerClient, 'getJson'>;
+  /** Remote posts are read through it (one request per post in flight, budgets). */
+  visitors: VisitorFetchGate;
   registry: Pick<RegistryService, 'isBlocked'>;
   /** Told of the remote post shown (see seen-posts.ts). */
   seen?: Pick<SeenPosts, 'remember'>;
@@ -62,7 +69,7 @@ const OLDEST_FIRST = [
 ] as const satisfies Prisma.PostOrderByWithRelationInput[];
 
 export function createThreadService(deps: ThreadServiceDeps): ThreadService {
-  const { db, logger, config, peers, registry, seen } = deps;
+  const { db, logger, config, visitors, registry, seen } = deps;
   const prisma = db.prisma;
   const self = config.domain;
 
@@ -109,20 +116,22 @@ export function createThreadService(deps: ThreadServiceDeps): ThreadService {
     where: { domain: string; postId: string },
   ): Promise<Result<ThreadPage, ReadError>> {
     const { domain, postId } = where;
+    const who = { anonymous: viewer === null };
     if (await registry.isBlocked(domain)) {
       return readError('PEER_UNAVAILABLE', `This node does not talk to ${domain} (blocked).`);
     }
     const [postAnswer, repliesAnswer, copy] = await Promise.all([
-      peers.getJson(domain, SWARM_PATHS.post(postId), z.unknown()),
-      peers.getJson(
+      visitors.getJson(domain, SWARM_PATHS.post(postId), z.unknown(), who),
+      visitors.getJson(
         domain,
         `${SWARM_PATHS.replies}?postId=${encodeURIComponent(postId)}`,
         repliesResponseSchema,
+        who,
       ),
       prisma.post.findUnique({ where: { apId: viewId }, select: { id: true } }),
     ]);
     if (!postAnswer.ok) {
-      return peerReadError(postAnswer.error, {
+      return gatedReadError(postAnswer, domain, {
         code: 'POST_NOT_FOUND',
         message: `There is no post ${postId} on ${domain}.`,
       });
@@ -131,10 +140,8 @@ export function createThreadService(deps: ThreadServiceDeps): ThreadService {
     const post = parsed.ok ? singlePostToView(parsed.value, domain, self) : null;
     if (!post) {
       const reason = parsed.ok ? 'an author it names cannot be read' : parsed.reason;
-      return readError(
-        'PEER_UNAVAILABLE',
-        `${domain} sent a post this node could not read: ${reason}.`.slice(0, 300),
-      );
+      logger.info({ peer: domain, postId, reason }, 'remote post unreadable');
+      return readError('PEER_UNAVAILABLE', peerUnavailableMessage(domain));
     }
 
     await seen?.remember([post]);
@@ -148,7 +155,11 @@ export function createThreadService(deps: ThreadServiceDeps): ThreadService {
       });
     } else {
       logger.info(
-        { peer: domain, postId, error: describePeerError(repliesAnswer.error) },
+        {
+          peer: domain,
+          postId,
+          error: 'error' in repliesAnswer ? describePeerError(repliesAnswer.error) : 'budget spent',
+        },
         'replies of a remote post unavailable',
       );
     }

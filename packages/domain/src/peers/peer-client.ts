@@ -64,6 +64,35 @@ export interface PeerClient {
     schema: S,
     options?: PeerPostOptions,
   ): Promise<PeerResult<z.output<S>>>;
+  /**
+   * GET an absolute URL (media for the media proxy) with the same guard, timeout, no redirects
+   * and size cap. The scheme must be the one this node uses for that host (`https`, plain `http`
+   * only for loopback hosts in development mode). Throws on a URL that is not one.
+   */
+  getBytes(url: string, options?: PeerCallOptions & { accept?: string }): Promise<PeerBytesResult>;
+}
+
+/** An answer's bytes and its declared content type (lower-case, without parameters). */
+export type PeerBytesResult =
+  | { ok: true; bytes: Uint8Array; contentType: string; status: number; ms: number }
+  | { ok: false; error: PeerError; ms: number };
+
+/** The host and URL of an absolute http(s) URL a node may fetch, or why not. */
+export function mediaTargetOf(raw: string): Result<{ domain: string; url: URL }> {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return err('not an absolute URL');
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') return err('not an http(s) URL');
+  if (url.username || url.password) return err('a URL with credentials');
+  const domain = parseDomain(url.host);
+  if (!domain.ok) return err(`not a host this node can contact: ${domain.reason}`);
+  const expected = new URL(baseUrlForDomain(domain.value)).protocol;
+  if (url.protocol !== expected) return err(`only ${expected}// URLs are fetched for this host`);
+  url.hash = '';
+  return ok({ domain: domain.value, url });
 }
 
 export interface PeerClientDeps {
@@ -189,7 +218,99 @@ export function createPeerClient(deps: PeerClientDeps): PeerClient {
     return { ok: false, error, ms };
   }
 
+  async function getBytes(
+    raw: string,
+    options: PeerCallOptions & { accept?: string } = {},
+  ): Promise<PeerBytesResult> {
+    const started = performance.now();
+    const target = mediaTargetOf(raw);
+    if (!target.ok) throw new TypeError(`peer client: ${target.reason}: ${raw}`);
+    const { domain, url } = target.value;
+    const timeoutMs = options.timeoutMs ?? defaultTimeoutMs;
+    const maxBytes = options.maxBytes ?? defaultMaxBytes;
+    const timeout = AbortSignal.timeout(timeoutMs);
+    const stop = new AbortController();
+    const signal = AbortSignal.any([timeout, stop.signal]);
+    let drained = false;
+    type BytesOutcome =
+      | { ok: true; bytes: Uint8Array; contentType: string; status: number }
+      | { ok: false; error: DistributiveOmit<PeerError, 'domain'> };
+    let outcome: BytesOutcome;
+    try {
+      const vetted = await untilAborted(
+        vetPeerDomain(domain, { dev: deps.config.dev, resolveHost: deps.resolveHost }),
+        signal,
+      );
+      if (!vetted.ok) {
+        outcome = {
+          ok: false,
+          error:
+            vetted.kind === 'blocked_address'
+              ? { kind: 'blocked_address', address: vetted.address, reason: vetted.reason }
+              : { kind: 'unreachable', reason: vetted.reason },
+        };
+      } else {
+        const response = await untilAborted(
+          transport({
+            url,
+            method: 'GET',
+            headers: {
+              accept: options.accept ?? '*/*',
+              'user-agent': `swarm-node/${SOFTWARE_VERSION}`,
+            },
+            body: undefined,
+            signal,
+            maxBytes,
+            addresses: vetted.addresses,
+          }),
+          signal,
+        );
+        const { status, headers } = response;
+        const declared = Number(headers.get('content-length') ?? Number.NaN);
+        if (status >= 300 && status < 400) {
+          outcome = {
+            ok: false,
+            error: { kind: 'redirect', status, location: headers.get('location') },
+          };
+        } else if (status < 200 || status >= 300) {
+          outcome = {
+            ok: false,
+            error: { kind: 'http', status, body: undefined, retryAfter: undefined },
+          };
+        } else if (declared > maxBytes) {
+          outcome = { ok: false, error: { kind: 'too_large', maxBytes } };
+        } else {
+          const bytes = await readCapped(response.body, maxBytes, signal);
+          drained = bytes !== null;
+          const contentType = (headers.get('content-type') ?? '')
+            .split(';', 1)[0]!
+            .trim()
+            .toLowerCase();
+          outcome =
+            bytes === null
+              ? { ok: false, error: { kind: 'too_large', maxBytes } }
+              : { ok: true, bytes, contentType, status };
+        }
+      }
+    } catch (error) {
+      outcome = timeout.aborted
+        ? { ok: false, error: { kind: 'timeout', timeoutMs } }
+        : { ok: false, error: { kind: 'unreachable', reason: networkReason(error) } };
+    } finally {
+      if (!drained) stop.abort();
+    }
+    const ms = Math.round(performance.now() - started);
+    if (outcome.ok) return { ...outcome, ms };
+    const error = { ...outcome.error, domain } as PeerError;
+    deps.logger.debug(
+      { peer: domain, path: url.pathname, ms, failure: error.kind },
+      'media fetch failed',
+    );
+    return { ok: false, error, ms };
+  }
+
   return {
+    getBytes,
     getJson: (domain, pathWithQuery, schema, options = {}) =>
       exchange({
         method: 'GET',

@@ -22,12 +22,12 @@ import {
   withViewerState,
   type Viewer,
 } from '../feeds/post-views.ts';
-import { peerReadError, readError, type ReadError } from '../feeds/read-errors.ts';
+import { gatedReadError, readError, type ReadError } from '../feeds/read-errors.ts';
 import { visibilityFor } from '../feeds/visibility.ts';
 import type { SeenPosts } from '../feeds/seen-posts.ts';
 import { upsertRemoteActor } from '../interactions/interaction-effects.ts';
 import type { Logger } from '../logger.ts';
-import type { PeerClient } from '../peers/index.ts';
+import type { PeerClient, VisitorFetchGate } from '../peers/index.ts';
 import type { RegistryService } from '../registry/index.ts';
 import type { PostView, ProfileView } from '../views/index.ts';
 
@@ -58,6 +58,8 @@ export interface ProfileServiceDeps {
   logger: Logger;
   config: Pick<NodeConfig, 'domain'>;
   peers: Pick<PeerClient, 'getJson'>;
+  /** Remote profiles are read through it (one request per address in flight, budgets). */
+  visitors: VisitorFetchGate;
   registry: Pick<RegistryService, 'isBlocked'>;
   /** Told of the remote posts shown (see feeds/seen-posts.ts). */
   seen?: Pick<SeenPosts, 'remember'>;
@@ -89,7 +91,7 @@ export function parseProfileAddress(input: string, self: string): Result<ParsedA
 type FollowState = 'none' | 'pending' | 'accepted';
 
 export function createProfileService(deps: ProfileServiceDeps): ProfileService {
-  const { db, clock, logger, config, peers, registry, seen } = deps;
+  const { db, clock, logger, config, visitors, registry, seen } = deps;
   const prisma = db.prisma;
   const self = config.domain;
 
@@ -161,13 +163,14 @@ export function createProfileService(deps: ProfileServiceDeps): ProfileService {
     if (await registry.isBlocked(domain)) {
       return readError('PEER_UNAVAILABLE', `This node does not talk to ${domain} (blocked).`);
     }
-    const answer = await peers.getJson(
+    const answer = await visitors.getJson(
       domain,
       `${SWARM_PATHS.user(asked.handle)}?limit=${limit}`,
       swarmUserResponseSchema,
+      { anonymous: viewer === null },
     );
     if (!answer.ok) {
-      return peerReadError(answer.error, {
+      return gatedReadError(answer, domain, {
         code: 'USER_NOT_FOUND',
         message: `There is no user ${asked.handle} on ${domain}.`,
       });

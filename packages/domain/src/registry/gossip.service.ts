@@ -38,6 +38,33 @@ export const RELAY_CHECK = {
   maxRefused: 20_000,
 } as const;
 
+/**
+ * Handle entries kept per node (docs/protocol.md, "Registry bounds"): what the node reports as
+ * its user count (`userCount` of its info) plus slack, never more than `maxPerNode`. A node's
+ * entries replace its earlier ones: one entry per did (a renamed user's new handle replaces the
+ * old one), and beyond the cap the entries with the oldest `updatedAt` (its own clock) go. Before
+ * anything is dropped, a node over its cap is asked for its info again (its count may have
+ * grown), at most once per `recountEveryMs`.
+ */
+export const HANDLE_BOUNDS = {
+  slackMin: 50,
+  slackRatio: 0.1,
+  maxPerNode: 100_000,
+  recountEveryMs: 10 * 60_000,
+} as const;
+
+/** How many handle entries of a node reporting `userCount` users are kept. */
+export function handleCapFor(userCount: number): number {
+  const users = Math.max(0, userCount);
+  return Math.min(
+    users + Math.max(HANDLE_BOUNDS.slackMin, Math.ceil(users * HANDLE_BOUNDS.slackRatio)),
+    HANDLE_BOUNDS.maxPerNode,
+  );
+}
+
+/** Postgres advisory lock namespace for one node's handle entries (their cap is counted). */
+const HANDLE_LOCK_SPACE = 0x48414e44;
+
 /** Handles whose did this process remembers (beyond this, the database is asked). */
 const HELD_DIDS_MAX = 100_000;
 
@@ -124,6 +151,8 @@ export function createGossipService(deps: GossipDeps): GossipService {
    * replica's writes can make it stale: then a claim is looked up once more, never wrongly taken.
    */
   const heldDids = new Map<string, string>();
+  /** When each node's user count may next be fetched again because its entries passed the cap. */
+  const recounted = new Map<string, number>();
   const remember = (e: { handle: string; nodeDomain: string; did: string }) => {
     if (heldDids.size < HELD_DIDS_MAX) heldDids.set(`${e.handle}@${e.nodeDomain}`, e.did);
   };
@@ -233,7 +262,10 @@ export function createGossipService(deps: GossipDeps): GossipService {
   ): Promise<number> {
     const hints = nodes.filter((n) => n.domain !== sender);
     if (hints.length === 0) return 0;
-    return registry.noteHints(hints, `gossip:${sender}`, { vouched: verified });
+    // Unsigned mentions share one bounded pool (`hint:`), signed ones are capped per sender.
+    return registry.noteHints(hints, verified ? `gossip:${sender}` : `hint:${sender}`, {
+      vouched: verified,
+    });
   }
 
   /**
@@ -248,9 +280,16 @@ export function createGossipService(deps: GossipDeps): GossipService {
   ): Promise<number> {
     const own = new Map<string, HandleEntry>();
     const relayed: HandleEntry[] = [];
+    const byDid = new Map<string, HandleEntry>();
     for (const entry of entries) {
-      if (entry.nodeDomain === sender) own.set(entry.handle, entry);
-      else if (entry.nodeDomain !== self && !blocked.has(entry.nodeDomain)) relayed.push(entry);
+      if (entry.nodeDomain === sender) {
+        // One entry per did: a node's later word about one user replaces its earlier one.
+        const other = byDid.get(entry.did);
+        if (other && Date.parse(other.updatedAt) >= Date.parse(entry.updatedAt)) continue;
+        if (other) own.delete(other.handle);
+        byDid.set(entry.did, entry);
+        own.set(entry.handle, entry);
+      } else if (entry.nodeDomain !== self && !blocked.has(entry.nodeDomain)) relayed.push(entry);
     }
     if (relayed.length > 0) await noteRelayed(sender, relayed);
     if (own.size === 0) return 0;
@@ -278,24 +317,98 @@ export function createGossipService(deps: GossipDeps): GossipService {
       );
     });
     if (changed.length === 0) return 0;
+    const cap = await handleCap(sender, changed.length);
+    const kept = changed
+      .slice()
+      .sort((a, b) => Date.parse(b.updatedAt) - Date.parse(a.updatedAt))
+      .slice(0, cap);
     await observeStoredStamps();
-    await prisma.$transaction(
-      changed.map((entry) => {
+    await writeNodeHandles(
+      sender,
+      cap,
+      kept.map((entry) => ({
+        handle: entry.handle,
+        did: entry.did,
+        updatedAt: new Date(entry.updatedAt),
+        source: `gossip:${sender}`,
+      })),
+    );
+    for (const entry of kept) remember({ ...entry, nodeDomain: sender });
+    return kept.length;
+  }
+
+  /**
+   * The cap on `domain`'s handle entries. When `adding` more would pass it, its info is fetched
+   * again first (at most once per HANDLE_BOUNDS.recountEveryMs), so a node that grew keeps all
+   * its entries.
+   */
+  async function handleCap(domain: string, adding: number): Promise<number> {
+    const read = async () =>
+      (await prisma.swarmNode.findUnique({ where: { domain }, select: { userCount: true } }))
+        ?.userCount ?? 0;
+    const cap = handleCapFor(await read());
+    const held = await prisma.handleRegistryEntry.count({ where: { nodeDomain: domain } });
+    if (held + adding <= cap) return cap;
+    const now = clock.now().getTime();
+    if ((recounted.get(domain) ?? 0) > now) return cap;
+    if (recounted.size >= HELD_DIDS_MAX) recounted.clear();
+    recounted.set(domain, now + HANDLE_BOUNDS.recountEveryMs);
+    await registry.probe(domain, 'gossip');
+    return handleCapFor(await read());
+  }
+
+  /**
+   * Writes entries of `domain` (one per did; the caller keeps at most `cap`) so that they
+   * replace its earlier ones: another handle with the same did and an older `updatedAt` goes,
+   * an entry losing to a newer one with its did is skipped, and beyond `cap` the oldest entries
+   * (by `updatedAt`, then change time) go. Under a per-node lock: concurrent gossip of one node
+   * cannot pass the cap together.
+   */
+  async function writeNodeHandles(
+    domain: string,
+    cap: number,
+    entries: { handle: string; did: string; updatedAt: Date; source: string }[],
+  ) {
+    if (entries.length === 0) return;
+    await prisma.$transaction(async (tx) => {
+      await tx.$queryRaw`
+        SELECT 1 AS locked FROM pg_advisory_xact_lock(${HANDLE_LOCK_SPACE}::int, hashtext(${domain}))`;
+      const sameDid = await tx.handleRegistryEntry.findMany({
+        where: {
+          nodeDomain: domain,
+          did: { in: entries.map((e) => e.did) },
+          handle: { notIn: entries.map((e) => e.handle) },
+        },
+        select: { id: true, did: true, updatedAt: true },
+      });
+      const stale: string[] = [];
+      const skip = new Set<string>();
+      for (const row of sameDid) {
+        const entry = entries.find((e) => e.did === row.did)!;
+        if (row.updatedAt.getTime() > entry.updatedAt.getTime()) skip.add(entry.handle);
+        else stale.push(row.id);
+      }
+      if (stale.length > 0)
+        await tx.handleRegistryEntry.deleteMany({ where: { id: { in: stale } } });
+      for (const entry of entries) {
+        if (skip.has(entry.handle)) continue;
         const data = {
           did: entry.did,
-          updatedAt: new Date(entry.updatedAt),
-          source: `gossip:${sender}`,
+          updatedAt: entry.updatedAt,
+          source: entry.source,
           changedAt: stamper.next(),
         };
-        return prisma.handleRegistryEntry.upsert({
-          where: { handle_nodeDomain: { handle: entry.handle, nodeDomain: sender } },
-          create: { handle: entry.handle, nodeDomain: sender, ...data },
+        await tx.handleRegistryEntry.upsert({
+          where: { handle_nodeDomain: { handle: entry.handle, nodeDomain: domain } },
+          create: { handle: entry.handle, nodeDomain: domain, ...data },
           update: data,
         });
-      }),
-    );
-    for (const entry of changed) remember({ ...entry, nodeDomain: sender });
-    return changed.length;
+      }
+      await tx.$executeRaw`
+        DELETE FROM handle_registry WHERE id IN (
+          SELECT id FROM handle_registry WHERE node_domain = ${domain}
+          ORDER BY updated_at DESC, changed_at DESC, id DESC OFFSET ${cap})`;
+    });
   }
 
   async function writeLog(row: {
@@ -605,22 +718,24 @@ export function createGossipService(deps: GossipDeps): GossipService {
       }
     }
     if (confirmed.length > 0) {
-      await observeStoredStamps();
-      await prisma.$transaction(
-        confirmed.map(({ entry }) => {
-          const data = {
+      const byNode = new Map<string, HandleEntry[]>();
+      for (const { entry } of confirmed) {
+        byNode.set(entry.nodeDomain, [...(byNode.get(entry.nodeDomain) ?? []), entry]);
+      }
+      for (const [domain, entries] of byNode) {
+        const cap = await handleCap(domain, entries.length);
+        await observeStoredStamps();
+        await writeNodeHandles(
+          domain,
+          cap,
+          entries.slice(0, cap).map((entry) => ({
+            handle: entry.handle,
             did: entry.did,
             updatedAt: new Date(entry.updatedAt),
-            source: `lookup:${entry.nodeDomain}`,
-            changedAt: stamper.next(),
-          };
-          return prisma.handleRegistryEntry.upsert({
-            where: { handle_nodeDomain: { handle: entry.handle, nodeDomain: entry.nodeDomain } },
-            create: { handle: entry.handle, nodeDomain: entry.nodeDomain, ...data },
-            update: data,
-          });
-        }),
-      );
+            source: `lookup:${domain}`,
+          })),
+        );
+      }
       for (const { entry } of confirmed) remember(entry);
       report.accepted = confirmed.length;
     }

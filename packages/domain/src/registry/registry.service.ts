@@ -8,7 +8,7 @@ import {
   type NodeSummary,
   type SwarmStats,
 } from '@swarm/contract';
-import type { Db } from '@swarm/db';
+import { Prisma, type Db } from '@swarm/db';
 import type { Clock } from '../clock.ts';
 import type { NodeConfig } from '../config.ts';
 import type { Logger } from '../logger.ts';
@@ -39,7 +39,7 @@ export type AnnounceOutcome =
 
 /** How a node entered the registry (`discovered_via`). */
 export type DiscoveredVia =
-  'seed' | 'announce' | 'admin' | 'discover' | 'gossip' | `gossip:${string}`;
+  'seed' | 'announce' | 'admin' | 'discover' | 'gossip' | `gossip:${string}` | `hint:${string}`;
 
 export interface RegistryService {
   /** Change times for gossip paging; shared with the gossip service. */
@@ -117,6 +117,45 @@ export const PROBES_PER_ROUND = 100;
 export const PROBE_CONCURRENCY = 8;
 /** Domains remembered as having a node row (beyond this, the database is asked). */
 const ROW_KNOWN_MAX = 100_000;
+/**
+ * How long this process trusts that memory: hints that never answer are pruned (possibly by
+ * another replica), and a pruned domain mentioned again must be stored again.
+ */
+const ROW_KNOWN_TTL_MS = 10 * 60_000;
+
+/**
+ * Bounds on nodes known only by hearsay (docs/protocol.md, "Registry bounds"): unverified rows
+ * learnt from a gossip mention or an unsigned announcement. Anyone can send unsigned gossip and
+ * name any sender, so unsigned hints share one small pool; a verified sender's mentions are
+ * capped per sender; all unverified rows together are capped. What does not fit is dropped
+ * (the same node is heard of again from others, or later). Unverified rows whose probes keep
+ * failing, or that stayed unreached for a day, are deleted.
+ */
+export const HINT_BOUNDS = {
+  /** Unverified nodes waiting for a probe that one verified gossip sender made us store. */
+  perSource: 1_000,
+  /** Unverified nodes from unsigned gossip and unsigned announcements, all senders together. */
+  unsigned: 500,
+  /** New hints one unsigned gossip request may add. */
+  unsignedPerRequest: 50,
+  /** Unverified nodes in total. */
+  total: 5_000,
+  /** Of the due probes of a round, at most this many go to unsigned hints. */
+  unsignedProbesPerRound: 20,
+  /** A never-reached node is deleted at this many failed probes (after ~31 min of backoff). */
+  pruneAfterFailedProbes: 6,
+  /** A never-reached node is deleted this long after it was first heard of, probed or not. */
+  pruneAfterMs: 24 * 60 * 60_000,
+} as const;
+
+/** Postgres advisory lock key serialising hint inserts (their caps are counted) ("HINT"). */
+const HINT_LOCK_KEY = 0x48494e54;
+
+/** Unverified rows whose hint nobody vouched for (unsigned gossip or announce). */
+const UNSIGNED_VIA_SQL = `discovered_via IN ('announce', 'gossip') OR discovered_via LIKE 'hint:%'`;
+export function isUnsignedHint(via: string): boolean {
+  return via === 'announce' || via === 'gossip' || via.startsWith('hint:');
+}
 
 export function createRegistryService(deps: RegistryDeps): RegistryService {
   const { config, db, clock, logger, peers, nodeInfo } = deps;
@@ -124,10 +163,12 @@ export function createRegistryService(deps: RegistryDeps): RegistryService {
   const stamper = createChangeStamper(clock);
   const self = config.domain;
   /**
-   * Domains known to have a node row. Rows are never deleted, so the set only grows; it spares
-   * the insert of every gossip mention (a full answer names every node of the swarm).
+   * Domains known to have a node row, until when (our clock). It spares the insert of every
+   * gossip mention (a full answer names every node of the swarm). Pruned rows are forgotten
+   * here at once, and by other replicas when their entry expires.
    */
-  const rowKnown = new Set<string>();
+  const rowKnown = new Map<string, number>();
+  const isRowKnown = (domain: string) => (rowKnown.get(domain) ?? 0) > clock.now().getTime();
   /** Never-verified nodes whose probe failed (waiting on their backoff), per process. */
   const unreached = new Set<string>();
 
@@ -216,7 +257,9 @@ export function createRegistryService(deps: RegistryDeps): RegistryService {
     // Atomic: −5 trust (min 0), +1 failure; a verified node goes inactive at the 5th failure in a
     // row; inactive (or never reached) nodes get their next probe 1 min × 2^(failed probes − 1),
     // at most 24 h. All expressions read the row's values from before this update.
-    const rows = await prisma.$queryRaw<{ is_verified: boolean }[]>`
+    const rows = await prisma.$queryRaw<
+      { is_verified: boolean; last_seen_at: Date | null; consecutive_failures: number }[]
+    >`
       WITH seed AS (
         UPDATE swarm_seeds SET consecutive_failures = consecutive_failures + 1
         WHERE domain = ${domain} AND ${seedContact}::boolean)
@@ -237,8 +280,35 @@ export function createRegistryService(deps: RegistryDeps): RegistryService {
         updated_at = CASE WHEN is_active AND consecutive_failures + 1 >= ${INACTIVE_AFTER_FAILURES}
           THEN ${stamp}::timestamptz ELSE updated_at END
       WHERE domain = ${domain}
-      RETURNING is_verified`;
-    if (rows[0]?.is_verified === false && unreached.size < ROW_KNOWN_MAX) unreached.add(domain);
+      RETURNING is_verified, last_seen_at, consecutive_failures`;
+    const row = rows[0];
+    if (row?.is_verified !== false) return;
+    if (
+      row.last_seen_at === null &&
+      row.consecutive_failures >= HINT_BOUNDS.pruneAfterFailedProbes
+    ) {
+      await pruneHints(Prisma.sql`domain = ${domain}`);
+      return;
+    }
+    if (unreached.size < ROW_KNOWN_MAX) unreached.add(domain);
+  }
+
+  /**
+   * Deletes never-reached, unverified rows matching `where` (never a seed), and forgets them.
+   * Returns how many went.
+   */
+  async function pruneHints(where: Prisma.Sql): Promise<number> {
+    const gone = await prisma.$queryRaw<{ domain: string }[]>`
+      DELETE FROM swarm_nodes
+      WHERE NOT is_verified AND last_seen_at IS NULL AND (${where})
+        AND domain NOT IN (SELECT domain FROM swarm_seeds)
+      RETURNING domain`;
+    for (const { domain } of gone) {
+      rowKnown.delete(domain);
+      unreached.delete(domain);
+    }
+    if (gone.length > 0) logger.debug({ pruned: gone.length }, 'never-reached nodes pruned');
+    return gone.length;
   }
 
   async function noteHint(domain: string, via: DiscoveredVia, name?: string): Promise<boolean> {
@@ -251,7 +321,7 @@ export function createRegistryService(deps: RegistryDeps): RegistryService {
     options: { vouched?: boolean } = {},
   ) {
     if (options.vouched) await vouchFor(hints.map((h) => h.domain));
-    const unknown = hints.filter((h) => h.domain !== self && !rowKnown.has(h.domain));
+    const unknown = hints.filter((h) => h.domain !== self && !isRowKnown(h.domain));
     if (unknown.length === 0) return 0;
     const blocked = await blockedDomains();
     const fresh = new Map<string, string>();
@@ -259,23 +329,66 @@ export function createRegistryService(deps: RegistryDeps): RegistryService {
       if (!blocked.has(domain) && !fresh.has(domain)) fresh.set(domain, name ?? '');
     }
     if (fresh.size === 0) return 0;
+    const unsigned = isUnsignedHint(via);
     const now = clock.now();
-    const created = await prisma.swarmNode.createMany({
-      data: [...fresh].map(([domain, name]) => ({
-        domain,
-        name,
-        discoveredVia: via,
-        discoveredAt: now,
-        isActive: false,
-        isVerified: false,
-        trustScore: 0,
-        nextProbeAt: now,
-        updatedAt: stamper.next(),
-      })),
-      skipDuplicates: true,
+    // Counting and inserting under one lock, so concurrent requests (or replicas) cannot
+    // together overshoot a cap.
+    const outcome = await prisma.$transaction(async (tx) => {
+      await tx.$queryRaw`SELECT 1 AS locked FROM pg_advisory_xact_lock(${HINT_LOCK_KEY}::bigint)`;
+      const existing = await tx.swarmNode.findMany({
+        where: { domain: { in: [...fresh.keys()] } },
+        select: { domain: true },
+      });
+      for (const { domain } of existing) {
+        fresh.delete(domain);
+        rememberRow(domain);
+      }
+      if (fresh.size === 0) return { created: 0, dropped: 0 };
+      const [counts] = await tx.$queryRaw<{ total: number; unsigned: number; source: number }[]>`
+        SELECT count(*)::int AS total,
+          (count(*) FILTER (WHERE ${Prisma.raw(UNSIGNED_VIA_SQL)}))::int AS unsigned,
+          (count(*) FILTER (WHERE discovered_via = ${via}))::int AS source
+        FROM swarm_nodes WHERE NOT is_verified`;
+      const room = Math.max(
+        0,
+        Math.min(
+          HINT_BOUNDS.total - (counts?.total ?? 0),
+          unsigned
+            ? Math.min(
+                HINT_BOUNDS.unsigned - (counts?.unsigned ?? 0),
+                HINT_BOUNDS.unsignedPerRequest,
+              )
+            : HINT_BOUNDS.perSource - (counts?.source ?? 0),
+        ),
+      );
+      const taken = [...fresh].slice(0, room);
+      if (taken.length === 0) return { created: 0, dropped: fresh.size };
+      const created = await tx.swarmNode.createMany({
+        data: taken.map(([domain, name]) => ({
+          domain,
+          name,
+          discoveredVia: via,
+          discoveredAt: now,
+          isActive: false,
+          isVerified: false,
+          trustScore: 0,
+          nextProbeAt: now,
+          updatedAt: stamper.next(),
+        })),
+        skipDuplicates: true,
+      });
+      for (const [domain] of taken) rememberRow(domain);
+      return { created: created.count, dropped: fresh.size - taken.length };
     });
-    if (rowKnown.size < ROW_KNOWN_MAX) for (const domain of fresh.keys()) rowKnown.add(domain);
-    return created.count;
+    if (outcome.dropped > 0) {
+      logger.warn({ via, dropped: outcome.dropped }, 'node hints dropped: registry bounds reached');
+    }
+    return outcome.created;
+  }
+
+  function rememberRow(domain: string) {
+    if (rowKnown.size >= ROW_KNOWN_MAX) rowKnown.clear();
+    rowKnown.set(domain, clock.now().getTime() + ROW_KNOWN_TTL_MS);
   }
 
   /**
@@ -329,15 +442,30 @@ export function createRegistryService(deps: RegistryDeps): RegistryService {
   }
 
   async function probeDue(limit = PROBES_PER_ROUND): Promise<ContactReport[]> {
+    const now = clock.now();
+    // Hints nobody reached within a day go, probed or not (a flood can outpace the probes).
+    await pruneHints(
+      Prisma.sql`discovered_at < ${new Date(now.getTime() - HINT_BOUNDS.pruneAfterMs)}::timestamptz`,
+    );
     const blocked = await blockedDomains();
-    const due = await prisma.swarmNode.findMany({
-      where: { nextProbeAt: { lte: clock.now() }, domain: { notIn: [...blocked, self] } },
-      orderBy: { nextProbeAt: 'asc' },
-      take: limit,
-      select: { domain: true, discoveredVia: true },
-    });
+    const notIn = [...blocked, self];
+    // Unsigned hints get a bounded share of the round; known nodes and vouched hints the rest.
+    const unsignedDue = await prisma.$queryRaw<{ domain: string; discovered_via: string }[]>`
+      SELECT domain, discovered_via FROM swarm_nodes
+      WHERE next_probe_at <= ${now}::timestamptz AND NOT is_verified
+        AND (${Prisma.raw(UNSIGNED_VIA_SQL)}) AND NOT (domain = ANY(${notIn}::text[]))
+      ORDER BY next_probe_at ASC
+      LIMIT ${Math.min(HINT_BOUNDS.unsignedProbesPerRound, limit)}`;
+    const otherDue = await prisma.$queryRaw<{ domain: string; discovered_via: string }[]>`
+      SELECT domain, discovered_via FROM swarm_nodes
+      WHERE next_probe_at <= ${now}::timestamptz
+        AND (is_verified OR NOT (${Prisma.raw(UNSIGNED_VIA_SQL)}))
+        AND NOT (domain = ANY(${notIn}::text[]))
+      ORDER BY next_probe_at ASC
+      LIMIT ${limit - unsignedDue.length}`;
+    const due = [...otherDue, ...unsignedDue];
     return mapBounded(due, PROBE_CONCURRENCY, (n) =>
-      probeUnchecked(n.domain, n.discoveredVia as DiscoveredVia),
+      probeUnchecked(n.domain, n.discovered_via as DiscoveredVia),
     );
   }
 

@@ -13,6 +13,8 @@ export interface ActorView {
   address: string;
   displayName: string;
   avatarUrl: string | null;
+  /** What pages load: `avatarUrl` through this node's media proxy (set by the API layer). */
+  avatarSrc?: string | null;
   isRemote: boolean;
 }
 
@@ -20,6 +22,8 @@ export interface MediaView {
   url: string;
   mimeType: string;
   altText: string;
+  /** What pages load: `url` through this node's media proxy (set by the API layer). */
+  src?: string | null;
 }
 
 export interface LinkPreviewView {
@@ -27,6 +31,8 @@ export interface LinkPreviewView {
   title: string | null;
   description: string | null;
   image: string | null;
+  /** What pages load: `image` through this node's media proxy (set by the API layer). */
+  imageSrc?: string | null;
 }
 
 /** What the signed-in viewer has done with a post (null when nobody is signed in). */
@@ -64,6 +70,8 @@ export interface ProfileView {
   actor: ActorView;
   bio: string;
   headerUrl: string | null;
+  /** What pages load: `headerUrl` through this node's media proxy (set by the API layer). */
+  headerSrc?: string | null;
   website: string | null;
   followersCount: number;
   followingCount: number;

@@ -1,4 +1,5 @@
 import { fail, redirect } from '@sveltejs/kit';
+import { retryAfterOf } from '@swarm/api';
 import { formErrorsFrom } from '$lib/form-errors';
 import { safeNextPath } from '$lib/next-path';
 import { setSessionCookie } from '$lib/server/session-cookie';
@@ -14,7 +15,7 @@ const FIELDS = [
 ] as const;
 
 export const actions: Actions = {
-  default: async ({ request, locals, cookies, url }) => {
+  default: async ({ request, locals, cookies, url, setHeaders }) => {
     const form = await request.formData();
     const handle = String(form.get('handle') ?? '').trim();
     const next = safeNextPath(url.searchParams.get('next'));
@@ -30,6 +31,8 @@ export const actions: Actions = {
         UNAUTHORIZED: 'password',
         TOO_MANY_REQUESTS: 'form',
       });
+      const retryAfter = retryAfterOf(error);
+      if (retryAfter !== undefined) setHeaders({ 'retry-after': String(retryAfter) });
       return fail(status, { handle, errors });
     }
     setSessionCookie(cookies, url, loggedIn.token, loggedIn.expiresAt);

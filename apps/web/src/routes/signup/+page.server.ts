@@ -1,4 +1,5 @@
 import { fail, redirect } from '@sveltejs/kit';
+import { retryAfterOf } from '@swarm/api';
 import { formErrorsFrom } from '$lib/form-errors';
 import { safeNextPath } from '$lib/next-path';
 import { setSessionCookie } from '$lib/server/session-cookie';
@@ -15,7 +16,7 @@ const FIELDS = [
 ] as const;
 
 export const actions: Actions = {
-  default: async ({ request, locals, cookies, url }) => {
+  default: async ({ request, locals, cookies, url, setHeaders }) => {
     const form = await request.formData();
     const text = (name: string) => String(form.get(name) ?? '');
     const handle = text('handle').trim();
@@ -39,7 +40,10 @@ export const actions: Actions = {
       });
       setSessionCookie(cookies, url, signedUp.token, signedUp.expiresAt);
     } catch (error) {
-      const { status, errors } = formErrorsFrom(error, FIELDS);
+      // Too many sign-ups from this address is about the whole form, not a field.
+      const { status, errors } = formErrorsFrom(error, FIELDS, { TOO_MANY_REQUESTS: 'form' });
+      const retryAfter = retryAfterOf(error);
+      if (retryAfter !== undefined) setHeaders({ 'retry-after': String(retryAfter) });
       return fail(status, { handle, displayName, errors });
     }
     redirect(303, safeNextPath(url.searchParams.get('next')));

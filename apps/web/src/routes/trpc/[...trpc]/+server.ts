@@ -1,5 +1,5 @@
 import { fetchRequestHandler } from '@trpc/server/adapters/fetch';
-import { appRouter } from '@swarm/api';
+import { appRouter, retryAfterOf } from '@swarm/api';
 import type { RequestHandler } from './$types';
 
 // tRPC over the fetch adapter: the browser's calls land here; server loads use createCaller.
@@ -16,6 +16,11 @@ const handle: RequestHandler = ({ request, locals }) =>
       session: locals.session,
       clientIp: locals.clientAddress,
     }),
+    // A throttled call (log-in, sign-up) says when to come back.
+    responseMeta: ({ errors }) => {
+      const retryAfter = errors.map(retryAfterOf).find((s) => s !== undefined);
+      return retryAfter === undefined ? {} : { headers: { 'retry-after': String(retryAfter) } };
+    },
     onError: ({ error, path }) => {
       if (error.code === 'INTERNAL_SERVER_ERROR') {
         locals.node.logger.error({ err: error, path }, 'tRPC procedure failed');

@@ -1,0 +1,73 @@
+import { createTokenBucketLimiter, type TokenBucketLimiter } from '@swarm/auth';
+import { MEDIA_PROXY, type NodeContext } from '@swarm/domain';
+import type { RequestHandler } from './$types';
+
+// The media proxy (packages/domain/src/media): images pages show, served from this origin.
+// Per client IP a token bucket (burst 300, then 300 a minute; a page shows a few dozen images)
+// in this process's memory; the node's outbound fetch budget is the media service's.
+const MEDIA_REQUESTS_PER_MIN = 300;
+
+const limiters = new WeakMap<NodeContext, TokenBucketLimiter>();
+
+function limiterFor(node: NodeContext): TokenBucketLimiter {
+  let limiter = limiters.get(node);
+  if (!limiter) {
+    limiter = createTokenBucketLimiter({ perMinute: MEDIA_REQUESTS_PER_MIN });
+    limiters.set(node, limiter);
+  }
+  return limiter;
+}
+
+/** On every answer: never sniffed, never a document that runs anything, never framed. */
+const HARDENED = {
+  'x-content-type-options': 'nosniff',
+  'content-security-policy': "default-src 'none'; sandbox; frame-ancestors 'none'",
+  'cross-origin-resource-policy': 'same-origin',
+  'referrer-policy': 'no-referrer',
+};
+
+function refusal(
+  status: number,
+  code: string,
+  message: string,
+  extra: Record<string, string> = {},
+) {
+  // `new Response`, not `Response.json`: embedded mode replaces the global Response class.
+  return new Response(JSON.stringify({ error: message, code }), {
+    status,
+    headers: {
+      ...HARDENED,
+      ...extra,
+      'content-type': 'application/json',
+      'cache-control': 'no-store',
+    },
+  });
+}
+
+export const GET: RequestHandler = async ({ url, locals }) => {
+  const { node } = locals;
+  const taken = limiterFor(node).take(locals.clientAddress, node.clock.now().getTime());
+  if (!taken.ok) {
+    return refusal(
+      429,
+      'RATE_LIMITED',
+      `Too many images requested; retry in ${taken.retryAfterSec} s.`,
+      { 'retry-after': String(taken.retryAfterSec) },
+    );
+  }
+  const outcome = await node.media.load({
+    url: url.searchParams.get('url'),
+    sig: url.searchParams.get('sig'),
+  });
+  if (!outcome.ok) return refusal(outcome.status, outcome.code, outcome.message);
+  return new Response(outcome.bytes as Uint8Array<ArrayBuffer>, {
+    status: 200,
+    headers: {
+      ...HARDENED,
+      'content-type': outcome.contentType,
+      'content-length': String(outcome.bytes.byteLength),
+      'cache-control': `public, max-age=${MEDIA_PROXY.browserMaxAgeSec}`,
+      'content-disposition': 'inline',
+    },
+  });
+};
