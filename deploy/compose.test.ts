@@ -398,7 +398,8 @@ describe('docker-compose.yml', () => {
 
   it('migrates after Postgres is healthy, and starts gateway and web after the migration succeeded', () => {
     expect(dependenciesOf(services.migrate!)).toMatchObject({ postgres: 'service_healthy' });
-    expect(commandText(services.migrate!)).toMatch(/\bpnpm db:migrate\b/);
+    // The compiled migration entry, run by node itself (no pnpm in the runtime image).
+    expect(commandText(services.migrate!)).toBe('node apps/gateway/dist/migrate.js');
     expect(rootPackage.scripts?.['db:migrate'], 'root package.json has db:migrate').toBeTruthy();
     for (const name of APP_SERVICES) {
       expect(dependenciesOf(services[name]!), name).toMatchObject({
@@ -409,10 +410,9 @@ describe('docker-compose.yml', () => {
 
   it('runs gateway and web as separate processes from one image', () => {
     // The gateway alone: not the embedded mode, which would serve the web app from a second copy.
-    expect(commandText(services.gateway!)).toMatch(
-      /(pnpm --filter @swarm\/gateway start|apps\/gateway\/src\/main\.ts)$/,
-    );
-    expect(gatewayPackage.scripts?.start, 'apps/gateway has a start script').toBeTruthy();
+    // `node` itself, so SIGTERM reaches the process that drains (no pnpm or tsx in between).
+    expect(commandText(services.gateway!)).toBe('node apps/gateway/dist/main.js');
+    expect(gatewayPackage.scripts?.start).toBe('node dist/main.js');
     expect(commandText(services.web!)).toMatch(/^node apps\/web\/build\/index\.js$/);
     const images = ['migrate', 'gateway', 'web'].map((n) => services[n]!.image);
     expect(new Set(images).size, 'one image for migrate, gateway and web').toBe(1);
@@ -525,13 +525,16 @@ describe('deploy/Caddyfile', () => {
     expect(interpolate(caddyEnv.SWARM_DOMAIN!, sampleVars)).toBe(SAMPLE_DOMAIN);
   });
 
-  it.each(['/api/swarm/*', '/.well-known/node-swarm'])('routes %s to the gateway', (path) => {
-    const upstreams = proxied(handleFor(path));
-    expect(upstreams.length, `reverse_proxy in handle ${path}`).toBeGreaterThan(0);
-    for (const upstream of upstreams) {
-      expect(upstream).toEqual({ host: 'gateway', port: portOf('gateway') });
-    }
-  });
+  it.each(['/api/swarm/*', '/.well-known/node-swarm', '/api/node'])(
+    'routes %s to the gateway',
+    (path) => {
+      const upstreams = proxied(handleFor(path));
+      expect(upstreams.length, `reverse_proxy in handle ${path}`).toBeGreaterThan(0);
+      for (const upstream of upstreams) {
+        expect(upstream).toEqual({ host: 'gateway', port: portOf('gateway') });
+      }
+    },
+  );
 
   it('routes everything else to the web app', () => {
     const upstreams = proxied(handleFor(undefined));
@@ -631,6 +634,19 @@ describe('Dockerfile', () => {
     expect(['root', '0']).not.toContain(user);
     const copies = byName.get('runtime')!.instructions.filter((i) => i.op === 'COPY');
     expect(copies.some((c) => /--from=build\b/.test(c.args))).toBe(true);
+  });
+
+  it('copies only the slim runtime into the image and starts node itself', () => {
+    const build = byName.get('build')!;
+    const runs = build.instructions.filter((i) => i.op === 'RUN').map((i) => i.args);
+    expect(runs.some((r) => /\bpnpm runtime \/runtime\b/.test(r))).toBe(true);
+    const runtime = byName.get('runtime')!;
+    const copies = runtime.instructions.filter((i) => i.op === 'COPY').map((i) => i.args);
+    expect(copies).toEqual(['--from=build /runtime /app']);
+    // Its base is the Node image, not the build stage: no pnpm, no dev dependencies.
+    expect(byName.has(runtime.from.toLowerCase())).toBe(false);
+    const cmd = runtime.instructions.find((i) => i.op === 'CMD')?.args ?? '';
+    expect(JSON.parse(cmd)).toEqual(['node', 'apps/gateway/dist/main.js', '--with-web']);
   });
 
   it('.dockerignore keeps local state out but the lockfile and migrations in', () => {

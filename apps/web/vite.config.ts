@@ -1,6 +1,13 @@
 import adapter from '@sveltejs/adapter-node';
 import { sveltekit } from '@sveltejs/kit/vite';
 import { defineConfig } from 'vite';
+import { fingerprint } from '../../scripts/build-inputs.mjs';
+
+// The version name is the fingerprint of the sources, not SvelteKit's default timestamp: the
+// same sources then build to the same files, so rebuilding a checkout does not pull chunks from
+// under a process serving it (docs/deployment.md). scripts/build.mjs passes the value it has
+// already computed.
+const versionName = (process.env.SWARM_WEB_BUILD_ID || fingerprint('web')).slice(0, 16);
 
 export default defineConfig({
   plugins: [
@@ -16,6 +23,7 @@ export default defineConfig({
       // code next to themselves (PGlite, Prisma, argon2) are dependencies of this package, which
       // keeps them external and resolvable from build/ (docs/decisions.md).
       adapter: adapter({ out: 'build' }),
+      version: { name: versionName },
       // The origin check runs for every state-changing request in hooks.server.ts
       // (lib/server/request-origin.ts), whatever the content type; SvelteKit's own covers form
       // content types only and would answer /api/* and /trpc in text instead of JSON.

@@ -10,7 +10,7 @@ import { createRouter } from './router.ts';
 import { adminRoutes } from './routes/admin.routes.ts';
 import { contentRoutes } from './routes/content.routes.ts';
 import { healthRoutes } from './routes/health.routes.ts';
-import { infoRoutes } from './routes/info.routes.ts';
+import { NODE_KEY_PATH, infoRoutes } from './routes/info.routes.ts';
 import { interactionRoutes } from './routes/interactions.routes.ts';
 import { messageRoutes } from './routes/messages.routes.ts';
 import { mountReference } from './routes/reference.routes.ts';
@@ -20,6 +20,7 @@ import { swarmRoutes } from './routes/swarm.routes.ts';
 export function isGatewayPath(pathname: string): boolean {
   return (
     pathname === '/.well-known/node-swarm' ||
+    pathname === NODE_KEY_PATH ||
     pathname === '/api/swarm' ||
     pathname.startsWith('/api/swarm/')
   );

@@ -98,25 +98,46 @@ async function main() {
     logger.info(`Metrics on http://${config.metricsHost}:${config.metricsPort}/metrics`);
   });
 
+  // SIGTERM (docker stop, compose, systemd) or SIGINT (^C): readiness turns false, the server
+  // stops accepting and answers what it has (up to SWARM_DRAIN_TIMEOUT_MS), the background jobs
+  // finish the step they are in, the database closes, exit 0. A second signal stops waiting.
   let closing = false;
-  const shutdown = (signal: string) => {
-    if (closing) return;
+  const shutdown = async (signal: string) => {
+    if (closing) {
+      logger.warn(`${signal} received again: closing the remaining connections now`);
+      server.closeAllConnections();
+      return;
+    }
     closing = true;
-    logger.info(`${signal} received, shutting down`);
     node.lifecycle.beginShutdown();
-    server.close();
-    server.closeAllConnections();
+    const deadline = config.drainTimeoutMs;
+    logger.info(`${signal} received: not ready any more, draining requests (up to ${deadline} ms)`);
+    const jobs = Promise.all([scheduler.stop(), deliveries.stop(), housekeeping.stop()]);
     metricsServer?.close();
-    Promise.all([scheduler.stop(), deliveries.stop(), housekeeping.stop()])
-      .then(() => node.close())
-      .then(() => process.exit(0))
-      .catch((err: unknown) => {
-        logger.error({ err }, 'error while closing the database');
-        process.exit(1);
-      });
+    try {
+      const drained = await server.drain(deadline);
+      logger.info(
+        drained,
+        drained.timedOut
+          ? `drain timed out after ${drained.ms} ms: ${drained.finished} requests answered, ${drained.cut} cut`
+          : `drained in ${drained.ms} ms: ${drained.finished} requests answered, none cut`,
+      );
+      const jobsDone = await Promise.race([
+        jobs.then(() => true),
+        new Promise<false>((r) => setTimeout(r, Math.max(0, deadline - drained.ms), false).unref()),
+      ]);
+      if (!jobsDone) logger.warn('background jobs still running at the deadline: closing anyway');
+      await node.close();
+      logger.info('database closed, exiting');
+      process.exit(0);
+    } catch (err) {
+      logger.error({ err }, 'error while shutting down');
+      process.exit(1);
+    }
   };
-  process.on('SIGINT', () => shutdown('SIGINT'));
-  process.on('SIGTERM', () => shutdown('SIGTERM'));
+  const onSignal = (signal: NodeJS.Signals) => void shutdown(signal);
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
 }
 
 main().catch((err: unknown) => {

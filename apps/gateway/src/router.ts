@@ -27,6 +27,11 @@ export const jsonContent = <S extends z.ZodType>(schema: S, description: string)
   content: { 'application/json': { schema } },
 });
 
+/** `origin` when the verified sender signed the origin profile's way (see node-signature.ts). */
+export function verifiedProfile(c: Context): 'origin' | 'swarm' {
+  return (c.var as Record<string, unknown>)['profile'] === 'origin' ? 'origin' : 'swarm';
+}
+
 /** The sender the node-signature middleware verified; undefined for an unsigned request. */
 export function verifiedSourceDomain(c: Context): string | undefined {
   const value = (c.var as Record<string, unknown>)['sourceDomain'];

@@ -45,11 +45,21 @@ export const init: ServerInit = async () => {
     node = await bootNode(parsed.value, { logger, migrate: false });
     // Optional private port for scrapers without a token (as the gateway's entry does).
     const { metricsPort, metricsHost } = parsed.value;
-    if (metricsPort !== undefined) {
-      createMetricsServer(node.metrics).listen(metricsPort, metricsHost, () =>
-        logger.info(`Metrics on http://${metricsHost}:${metricsPort}/metrics`),
-      );
-    }
+    const metricsServer = metricsPort === undefined ? undefined : createMetricsServer(node.metrics);
+    metricsServer?.listen(metricsPort, metricsHost, () =>
+      logger.info(`Metrics on http://${metricsHost}:${metricsPort}/metrics`),
+    );
+    // Standalone (build/index.js): on SIGTERM/SIGINT readiness turns false while adapter-node
+    // drains its connections (SHUTDOWN_TIMEOUT); once it has, the database closes and the
+    // process exits on its own.
+    const own = node;
+    const beginShutdown = () => own.lifecycle.beginShutdown();
+    process.once('SIGTERM', beginShutdown);
+    process.once('SIGINT', beginShutdown);
+    process.once('sveltekit:shutdown', () => {
+      metricsServer?.close();
+      void own.close();
+    });
   }
   // One per process: the login and sign-up throttles' buckets live in it.
   auth = createAuthServices({

@@ -147,7 +147,11 @@ describe('GET /api/users/[handle]/posts', () => {
       expect.objectContaining({
         id: `swarm:${BETA}:${ids.b2}`,
         content: 'b2',
-        author: `bob@${BETA}`,
+        author: expect.objectContaining({
+          handle: 'bob',
+          nodeDomain: BETA,
+          address: `bob@${BETA}`,
+        }),
       }),
       expect.objectContaining({
         id: `swarm:${BETA}:${ids.b1}`,

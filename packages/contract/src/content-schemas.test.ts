@@ -2,10 +2,13 @@ import { describe, expect, it } from 'vitest';
 import {
   mediaItemSchema,
   parsePeerSinglePost,
+  peerRepliesResponseSchema,
+  peerSwarmUserResponseSchema,
   profilePostSchema,
   profileSchema,
   repliesResponseSchema,
   replySchema,
+  singlePostAnswerSchema,
   singlePostSchema,
   swarmUserResponseSchema,
   timelinePostSchema,
@@ -234,17 +237,57 @@ describe('single post', () => {
   });
 
   it('parsePeerSinglePost reads the bare form and the { post } variant', () => {
-    expect(parsePeerSinglePost(exampleSinglePost)).toEqual({ ok: true, value: exampleSinglePost });
-    expect(parsePeerSinglePost({ post: exampleSinglePost })).toEqual({
+    expect(parsePeerSinglePost(exampleSinglePost, 'beta.example')).toEqual({
       ok: true,
       value: exampleSinglePost,
     });
-    const bad = parsePeerSinglePost({ post: { ...exampleSinglePost, likesCount: 'x' } });
+    expect(parsePeerSinglePost({ post: exampleSinglePost }, 'beta.example')).toEqual({
+      ok: true,
+      value: exampleSinglePost,
+    });
+    const bad = parsePeerSinglePost(
+      { post: { ...exampleSinglePost, likesCount: 'x' } },
+      'beta.example',
+    );
     expect(bad.ok).toBe(false);
     if (!bad.ok) expect(bad.reason).toMatch(/^post: likesCount/);
-    const junk = parsePeerSinglePost('nope');
+    const junk = parsePeerSinglePost('nope', 'beta.example');
     expect(junk.ok).toBe(false);
     if (!junk.ok) expect(junk.reason.length).toBeGreaterThan(0);
+  });
+
+  it('parsePeerSinglePost reads the origin form: { post, replies } without nodeDomain', () => {
+    // The origin's post: no nodeDomain, isNsfw, replyToId nor author.isNsfw; extra members.
+    const { nodeDomain: _domain, isNsfw: _nsfw, replyToId: _reply, ...rest } = exampleSinglePost;
+    const originPost = {
+      ...rest,
+      apId: 'https://origin.example/posts/1',
+      author: { handle: 'alice', displayName: 'Alice', avatarUrl: null },
+      media: [{ url: exampleMedia.url, altText: 'a cat' }],
+      linkPreviewTitle: null,
+    };
+    const parsed = parsePeerSinglePost({ post: originPost, replies: [] }, 'origin.example');
+    expect(parsed).toEqual({
+      ok: true,
+      value: {
+        ...exampleSinglePost,
+        nodeDomain: 'origin.example',
+        author: { handle: 'alice', displayName: 'Alice', avatarUrl: '', isNsfw: false },
+        media: [{ url: exampleMedia.url, mimeType: '', altText: 'a cat' }],
+        replyToId: null,
+      },
+    });
+    // A nodeDomain the post names is kept (the reader decides what to trust).
+    expect(
+      parsePeerSinglePost({ post: { ...originPost, nodeDomain: 'gamma.example' } }, 'o.example'),
+    ).toMatchObject({ ok: true, value: { nodeDomain: 'gamma.example' } });
+    // Our own answer (bare plus `post` and `replies`) reads as the bare post.
+    const ours = { ...exampleSinglePost, post: exampleSinglePost, replies: [exampleReply] };
+    expect(parsePeerSinglePost(ours, 'beta.example')).toEqual({
+      ok: true,
+      value: exampleSinglePost,
+    });
+    expect(singlePostAnswerSchema.parse(ours)).toEqual(ours);
   });
 });
 
@@ -275,6 +318,18 @@ describe('responses', () => {
       required: ['profile', 'nodeDomain', 'timestamp', 'profile.handle'],
       expected: example,
     });
+    it('peerSwarmUserResponseSchema leaves out the origin\'s reposts (content "", repostOfId)', () => {
+      const originRepost = { ...exampleProfilePost, id: 'r1', content: '', repostOfId: 'x-1' };
+      const own = { ...exampleProfilePost, repostOfId: null, originalPostId: null };
+      expect(peerSwarmUserResponseSchema.parse({ ...example, posts: [originRepost, own] })).toEqual(
+        example,
+      );
+      expect(peerSwarmUserResponseSchema.parse(example)).toEqual(example);
+      expect(
+        peerSwarmUserResponseSchema.safeParse({ ...example, posts: [{ ...own, repostOfId: 5 }] })
+          .success,
+      ).toBe(false);
+    });
     it('accepts a profile with no posts (limit=0)', () => {
       expect(swarmUserResponseSchema.parse({ ...example, posts: [] }).posts).toEqual([]);
     });
@@ -296,6 +351,74 @@ describe('responses', () => {
   describe('GET /api/swarm/replies', () => {
     const example = { replies: [exampleReply], nodeDomain: 'beta.example' };
     checkWireShape(repliesResponseSchema, example, { required: ['nodeDomain'], expected: example });
+    it('peerRepliesResponseSchema reads the origin shape into the spec shape', () => {
+      const origin = {
+        postId: POST_ID,
+        nodeDomain: 'origin.example',
+        replies: [
+          {
+            id: POST_ID,
+            content: 'from the origin itself',
+            createdAt: T,
+            author: { handle: 'carol', displayName: 'Carol' },
+            nodeDomain: 'origin.example',
+            likeCount: 2,
+            repostCount: 1,
+            replyCount: 3,
+          },
+          {
+            id: 'r2',
+            content: 'a reply it received from beta',
+            createdAt: T,
+            author: { handle: 'bob', displayName: 'Bob', avatarUrl: '' },
+            nodeDomain: 'Beta.Example',
+            likeCount: 0,
+            repostCount: 0,
+            replyCount: 0,
+          },
+        ],
+      };
+      const parsed = peerRepliesResponseSchema.parse(origin);
+      expect(parsed).toEqual({
+        nodeDomain: 'origin.example',
+        replies: [
+          {
+            id: POST_ID,
+            content: 'from the origin itself',
+            createdAt: T,
+            author: { handle: 'carol', displayName: 'Carol', avatarUrl: '' },
+            likesCount: 2,
+            repostsCount: 1,
+            repliesCount: 3,
+          },
+          {
+            id: 'r2',
+            content: 'a reply it received from beta',
+            createdAt: T,
+            author: { handle: 'bob@beta.example', displayName: 'Bob', avatarUrl: '' },
+            likesCount: 0,
+            repostsCount: 0,
+            repliesCount: 0,
+          },
+        ],
+      });
+      // The spec shape reads unchanged; plural names win over singular ones.
+      const spec = { replies: [exampleReply], nodeDomain: 'beta.example' };
+      expect(peerRepliesResponseSchema.parse(spec)).toEqual(spec);
+      expect(
+        peerRepliesResponseSchema.parse({
+          ...spec,
+          replies: [{ ...exampleReply, likeCount: 99 }],
+        }).replies[0]!.likesCount,
+      ).toBe(exampleReply.likesCount);
+      // A wrongly typed count is still refused.
+      expect(
+        peerRepliesResponseSchema.safeParse({
+          ...spec,
+          replies: [{ ...exampleReply, likesCount: undefined, likeCount: 'x' }],
+        }).success,
+      ).toBe(false);
+    });
     it('rejects a malformed reply entry', () => {
       expect(
         repliesResponseSchema.safeParse({

@@ -6,6 +6,7 @@ import type { Result } from './result.ts';
 import { err } from './result.ts';
 import {
   count,
+  countSchema,
   didSchema,
   flag,
   httpUrlSchema,
@@ -130,20 +131,6 @@ export const singlePostSchema = z.object({
 });
 export type SinglePost = z.output<typeof singlePostSchema>;
 
-/**
- * Reads a peer's `GET /api/swarm/posts/[id]` answer in both forms seen in the swarm: the bare
- * single post (ours) and `{ post: <single post> }`.
- */
-export function parsePeerSinglePost(input: unknown): Result<SinglePost> {
-  const bare = parseWith(singlePostSchema, input);
-  if (bare.ok) return bare;
-  if (typeof input === 'object' && input !== null && 'post' in input) {
-    const wrapped = parseWith(singlePostSchema, (input as { post: unknown }).post);
-    return wrapped.ok ? wrapped : err(`post: ${wrapped.reason}`);
-  }
-  return bare;
-}
-
 /** Reply as listed by `GET /api/swarm/replies`; remote authors' handles are `handle@domain`. */
 export const replySchema = z.object({
   id: postIdSchema,
@@ -160,6 +147,39 @@ export const replySchema = z.object({
 });
 export type Reply = z.output<typeof replySchema>;
 
+/**
+ * Our `GET /api/swarm/posts/[id]` answer: the spec's bare single post, plus the same post again
+ * as `post` and its first replies (spec reply shape) as `replies`, because origin-profile peers
+ * read `{ post, replies }` there (docs/protocol.md "Reading origin peers"). Spec readers ignore
+ * the two extra members.
+ */
+export const singlePostAnswerSchema = singlePostSchema.extend({
+  post: singlePostSchema,
+  replies: z.array(replySchema),
+});
+export type SinglePostAnswer = z.output<typeof singlePostAnswerSchema>;
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/**
+ * Reads a peer's `GET /api/swarm/posts/[id]` answer in the forms seen in the swarm: the bare
+ * single post (ours, which also carries `post` and `replies` for origin-profile readers) and
+ * `{ post: <single post>, replies? }` (the origin's). The origin's post has no `nodeDomain`:
+ * the post is then the asked peer's (`peerDomain`), which is what a post fetched from it is.
+ * Its missing `isNsfw`, `replyToId` and `author.isNsfw` read as false / null.
+ */
+export function parsePeerSinglePost(input: unknown, peerDomain: string): Result<SinglePost> {
+  const wrapped = isRecord(input) && !('id' in input) && 'post' in input;
+  const post = wrapped ? input.post : input;
+  const candidate =
+    isRecord(post) && (post.nodeDomain === undefined || post.nodeDomain === null)
+      ? { ...post, nodeDomain: peerDomain }
+      : post;
+  const parsed = parseWith(singlePostSchema, candidate);
+  return parsed.ok || !wrapped ? parsed : err(`post: ${parsed.reason}`);
+}
+
 /** `GET /api/swarm/users/[handle]` answer. */
 export const swarmUserResponseSchema = z.object({
   profile: profileSchema,
@@ -168,6 +188,24 @@ export const swarmUserResponseSchema = z.object({
   timestamp: timestampSchema,
 });
 export type SwarmUserResponse = z.output<typeof swarmUserResponseSchema>;
+
+/**
+ * A peer's `GET /api/swarm/users/[handle]` answer, read for showing the user's posts: the origin
+ * also lists the user's reposts of other nodes' posts, as posts with `content: ""` and a
+ * `repostOfId`. They are not the user's own posts (the spec's list holds those) and would show
+ * as empty posts: they are left out. Otherwise the spec's shape.
+ */
+export const peerSwarmUserResponseSchema = swarmUserResponseSchema
+  .extend({
+    posts: z
+      .array(profilePostSchema.extend({ repostOfId: z.string().max(512).nullish() }))
+      .default([]),
+  })
+  .transform(({ posts, ...rest }): z.input<typeof swarmUserResponseSchema> => ({
+    ...rest,
+    posts: posts.filter((p) => !p.repostOfId).map(({ repostOfId: _repost, ...p }) => p),
+  }))
+  .pipe(swarmUserResponseSchema);
 
 /** `GET /api/swarm/timeline` answer. */
 export const timelineResponseSchema = z.object({
@@ -184,3 +222,49 @@ export const repliesResponseSchema = z.object({
   nodeDomain: domainSchema,
 });
 export type RepliesResponse = z.output<typeof repliesResponseSchema>;
+
+/**
+ * A reply as peers list it, read leniently: the spec's shape, or the origin's (singular
+ * `likeCount`/`repostCount`/`replyCount`, and the author's domain split out into the reply's
+ * `nodeDomain`). Plural names win when both are present.
+ */
+const peerReplySchema = replySchema.extend({
+  likesCount: countSchema.optional(),
+  repostsCount: countSchema.optional(),
+  repliesCount: countSchema.optional(),
+  likeCount: countSchema.optional(),
+  repostCount: countSchema.optional(),
+  replyCount: countSchema.optional(),
+  nodeDomain: domainSchema.optional().catch(undefined),
+});
+
+/**
+ * Reads a peer's `GET /api/swarm/replies` answer into the spec's shape. An author handle
+ * without `@domain` whose reply names another `nodeDomain` than the answering node is that
+ * node's user (`handle@nodeDomain`), as the origin lists replies it received from elsewhere.
+ */
+export const peerRepliesResponseSchema = z
+  .object({
+    replies: z.array(peerReplySchema).default([]),
+    nodeDomain: domainSchema,
+  })
+  .transform((answer): z.input<typeof repliesResponseSchema> => ({
+    nodeDomain: answer.nodeDomain,
+    replies: answer.replies.map((reply) => {
+      const { likeCount, repostCount, replyCount, nodeDomain, ...rest } = reply;
+      const elsewhere =
+        nodeDomain !== undefined &&
+        nodeDomain !== answer.nodeDomain &&
+        !rest.author.handle.includes('@');
+      return {
+        ...rest,
+        author: elsewhere
+          ? { ...rest.author, handle: `${rest.author.handle}@${nodeDomain}` }
+          : rest.author,
+        likesCount: rest.likesCount ?? likeCount ?? 0,
+        repostsCount: rest.repostsCount ?? repostCount ?? 0,
+        repliesCount: rest.repliesCount ?? replyCount ?? 0,
+      };
+    }),
+  }))
+  .pipe(repliesResponseSchema);

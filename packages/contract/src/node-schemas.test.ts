@@ -155,8 +155,15 @@ describe('discovery document (GET /.well-known/node-swarm)', () => {
 
 describe('handle entry', () => {
   checkWireShape(handleEntrySchema, exampleHandle, {
-    required: ['handle', 'did', 'nodeDomain', 'updatedAt'],
+    required: ['handle', 'did', 'nodeDomain'],
     expected: exampleHandle,
+  });
+  it('reads an entry without updatedAt (the origin treats it as optional)', () => {
+    const { updatedAt: _at, ...rest } = exampleHandle;
+    expect(handleEntrySchema.parse(rest)).toEqual(rest);
+    expect(handleEntrySchema.safeParse({ ...exampleHandle, updatedAt: 'yesterday' }).success).toBe(
+      false,
+    );
   });
   it('accepts other DID methods but not non-DIDs', () => {
     expect(

@@ -42,6 +42,8 @@ export const nodeInfoSchema = z.object({
   logoUrl: optionalUrl().optional(),
   isNsfw: z.boolean().optional(),
   stats: swarmStatsSchema.optional(),
+  /** Our extra: `swarm-node` on nodes of our profile (docs/protocol.md "Peers of the origin profile"). */
+  protocolProfile: z.string().optional(),
 });
 export type NodeInfo = z.output<typeof nodeInfoSchema>;
 
@@ -65,6 +67,8 @@ export type NodeSummary = z.output<typeof nodeSummarySchema>;
 export const nodeListEntrySchema = nodeSummarySchema.extend({
   userCount: count(),
   postCount: count(),
+  /** Our extra: the profile the node speaks (`swarm` or `origin`), when detected. */
+  protocolProfile: z.string().optional(),
 });
 export type NodeListEntry = z.output<typeof nodeListEntrySchema>;
 
@@ -91,12 +95,16 @@ export const discoveryDocumentSchema = z.object({
 });
 export type DiscoveryDocument = z.output<typeof discoveryDocumentSchema>;
 
-/** Handle-to-node mapping carried by gossip. */
+/**
+ * Handle-to-node mapping carried by gossip. We always send `updatedAt`; the origin treats it
+ * as optional, so an entry without one is read (its receiver then has no time claim to compare:
+ * see the gossip service).
+ */
 export const handleEntrySchema = z.object({
   handle: remoteHandleSchema,
   did: didSchema,
   nodeDomain: domainSchema,
-  updatedAt: timestampSchema,
+  updatedAt: timestampSchema.optional(),
 });
 export type HandleEntry = z.output<typeof handleEntrySchema>;
 

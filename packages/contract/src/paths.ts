@@ -11,7 +11,7 @@ export const SWARM_PATHS = {
   replies: '/api/swarm/replies',
   user: (handle: string) => `/api/swarm/users/${encodeURIComponent(handle)}`,
   post: (postId: string) => `/api/swarm/posts/${encodeURIComponent(postId)}`,
-  interaction: (kind: InteractionKind) => `/api/swarm/interactions/${kind}`,
+  interaction: (kind: InteractionKind | 'unrepost') => `/api/swarm/interactions/${kind}`,
   /** Direct messages (extra endpoints, capability `messages`). */
   messages: '/api/swarm/messages',
   messageReceipts: '/api/swarm/messages/receipts',

@@ -177,6 +177,7 @@ export const USER_ACTIONS = [
   'like',
   'unlike',
   'repost',
+  'unrepost',
   'follow',
   'unfollow',
   'mention',

@@ -13,7 +13,18 @@ import { fileURLToPath } from 'node:url';
 
 const packageDir = dirname(dirname(fileURLToPath(import.meta.url)));
 const require = createRequire(import.meta.url);
-const prismaCli = join(dirname(require.resolve('prisma/package.json')), 'build', 'index.js');
+let prismaPackage;
+try {
+  prismaPackage = require.resolve('prisma/package.json');
+} catch {
+  // A production install (`pnpm install --prod`) has no Prisma CLI (a devDependency). Nothing
+  // there needs it: the generated client is compiled into the bundles (pnpm build).
+  console.error(
+    `prisma ${process.argv[2] ?? ''}: the Prisma CLI is not installed (production install), skipped.`,
+  );
+  process.exit(0);
+}
+const prismaCli = join(dirname(prismaPackage), 'build', 'index.js');
 
 const env = { ...process.env, CHECKPOINT_DISABLE: '1', PRISMA_HIDE_UPDATE_MESSAGE: '1' };
 if (!env.PRISMA_SCHEMA_ENGINE_BINARY || !existsSync(env.PRISMA_SCHEMA_ENGINE_BINARY)) {

@@ -1,3 +1,4 @@
+import { execFile } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
@@ -25,18 +26,60 @@ export const PGLITE_VERSION = (
   ) as { version: string }
 ).version;
 
+/**
+ * Settings of the embedded database (docs/benchmarks.md "Memory"). Postgres's default 128 MB of
+ * shared buffers lives in PGlite's WebAssembly heap, in the node's own process: it was ~120 MB
+ * of an idle node's RSS. The data files are ordinary files, so the OS page cache still holds
+ * what the buffers no longer do.
+ */
+export const EMBEDDED_POSTGRESQL_CONF = ['shared_buffers = 16MB', 'wal_buffers = 1MB'];
+
 /** Opens (creating on first use) a PGlite database persisted in `dir`, or in memory for null. */
 export async function openPglite(dir: string | null): Promise<PGlite> {
   if (dir === null) return freshMemoryPglite();
   await mkdir(dir, { recursive: true });
-  // A new data directory starts from the cached empty cluster when this machine has one (after
-  // any test run); otherwise PGlite runs initdb, once.
-  const loadDataDir = existsSync(join(dir, 'PG_VERSION'))
-    ? undefined
-    : await readCachedDump(`pglite-${PGLITE_VERSION}-empty`);
-  const pglite = new PGlite({ dataDir: dir, ...(loadDataDir ? { loadDataDir } : {}) });
+  if (!existsSync(join(dir, 'PG_VERSION'))) await initialiseInChild(dir);
+  const pglite = new PGlite({ dataDir: dir, postgresqlconf: EMBEDDED_POSTGRESQL_CONF });
   await pglite.waitReady;
   return pglite;
+}
+
+/**
+ * Creates the cluster of a new data directory in a short-lived child process: from the cached
+ * empty cluster when this machine has one (after any test run), otherwise by PGlite's initdb.
+ * Either grows a WebAssembly heap to ~650 MB, and a heap never shrinks; in a child that memory
+ * goes back to the system when it exits, so a node's first start idles like any later one
+ * (docs/benchmarks.md "Start-up and idle memory"). Costs one Node start (~0.3 s), once per node.
+ */
+async function initialiseInChild(dir: string): Promise<void> {
+  const pglitePath = createRequire(import.meta.url).resolve('@electric-sql/pglite');
+  const script = `
+    const [pglitePath, dir, dumpFile] = process.argv.slice(1);
+    const { PGlite } = require(pglitePath);
+    let loadDataDir;
+    try {
+      loadDataDir = new Blob([require('node:zlib').gunzipSync(require('node:fs').readFileSync(dumpFile))]);
+    } catch {}
+    (async () => {
+      const pglite = new PGlite({ dataDir: dir, ...(loadDataDir ? { loadDataDir } : {}) });
+      await pglite.waitReady;
+      await pglite.close();
+    })().catch((error) => {
+      console.error(error instanceof Error ? error.message : String(error));
+      process.exit(1);
+    });`;
+  const dumpFile = cacheFile(`pglite-${PGLITE_VERSION}-empty`);
+  await new Promise<void>((resolve, reject) => {
+    execFile(
+      process.execPath,
+      ['-e', script, pglitePath, dir, dumpFile],
+      { maxBuffer: 1 << 20 },
+      (error, _stdout, stderr) =>
+        error
+          ? reject(new Error(`could not create the database in ${dir}: ${stderr || error.message}`))
+          : resolve(),
+    );
+  });
 }
 
 /** A new, empty in-memory cluster (from the cached dump; the first call per machine runs initdb). */

@@ -1,12 +1,15 @@
 import { createDb, migrateDb, type Db } from '@swarm/db';
 import { systemClock, type Clock } from './clock.ts';
 import type { NodeConfig } from './config.ts';
+import { createLifecycle } from './lifecycle.ts';
 import type { Logger } from './logger.ts';
 import type { NodeContext } from './node-context.ts';
 import { createNodeInfoService } from './node-info.service.ts';
 import { loadOrCreateNodeKeys } from './node-keys.service.ts';
 import {
   createPeerClient,
+  createPeerProfiles,
+  withPeerProfiles,
   createVisitorFetchGate,
   type PeerTransport,
   type ResolveHost,
@@ -27,7 +30,6 @@ import { createNotificationService } from './notifications/index.ts';
 import { createDeliveryService } from './delivery/index.ts';
 import { createActionServices } from './actions/index.ts';
 import { createMessageService } from './messages/index.ts';
-import { createLifecycle } from './lifecycle.ts';
 import {
   createFailureLog,
   createHealthService,
@@ -58,7 +60,7 @@ export async function createNodeContext(
   const failures = createFailureLog({ logger });
   const metrics = createMetrics({ db, clock });
   const requestContext = createRequestContext();
-  const peers = createPeerClient({
+  const rawPeers = createPeerClient({
     config,
     keys,
     clock,
@@ -68,7 +70,18 @@ export async function createNodeContext(
     timeoutMs: deps.peerTimeoutMs,
     requestId: () => requestContext.current()?.requestId,
   });
-  const swarm = createSwarmServices({ config, db, clock, logger, peers, keys });
+  // Every POST goes out in the receiving peer's own profile (ours, or the origin's).
+  const peerProfiles = createPeerProfiles({ db, peers: rawPeers, clock, logger });
+  const peers = withPeerProfiles(rawPeers, { profiles: peerProfiles, keys, config });
+  const swarm = createSwarmServices({
+    config,
+    db,
+    clock,
+    logger,
+    peers,
+    keys,
+    profiles: peerProfiles,
+  });
   const content = createContentService({ db, clock, config });
   // Shared by reads and actions: an action on a post just shown can use what was shown, and
   // drops the cached answers of the peer it changed something on.
@@ -91,12 +104,14 @@ export async function createNodeContext(
     db,
     logger,
     clock,
+    lifecycle,
     keys,
     peers,
     nodeInfo: createNodeInfoService({ config, db, keys }),
     ...swarm,
     interactions: createInboundInteractionService({ db, peers, clock, logger, config }),
-    nodeAuth: createNodeAuthService({ db, peers, clock, logger, config }),
+    peerProfiles,
+    nodeAuth: createNodeAuthService({ db, peers, clock, logger, config, profiles: peerProfiles }),
     adminTokens: createAdminTokenService({ db, config, clock }),
     content,
     feeds: createFeedService({ ...reads, content, reader }),
@@ -122,7 +137,6 @@ export async function createNodeContext(
       delivery,
       registry: swarm.registry,
     }),
-    lifecycle,
     health: createHealthService({ db, lifecycle, failures }),
     metrics,
     requestContext,

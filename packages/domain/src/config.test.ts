@@ -21,6 +21,7 @@ describe('parseConfig', () => {
         seeds: [],
         dev: false,
         gossipIntervalMs: 60_000,
+        drainTimeoutMs: 10_000,
         logLevel: 'info',
         adminToken: undefined,
         nodeName: 'localhost:3000',
@@ -31,6 +32,7 @@ describe('parseConfig', () => {
         trustProxy: false,
         metricsPort: undefined,
         metricsHost: '127.0.0.1',
+        originCompat: true,
         signUpLimitPerHour: 5,
       },
     });
@@ -44,12 +46,21 @@ describe('parseConfig', () => {
     ]);
   });
 
+  it('SWARM_ORIGIN_COMPAT is on by default and off with 0', () => {
+    const off = parseConfig({ SWARM_ORIGIN_COMPAT: '0' });
+    expect(off.ok && off.value.originCompat).toBe(false);
+    const on = parseConfig({ SWARM_ORIGIN_COMPAT: '1' });
+    expect(on.ok && on.value.originCompat).toBe(true);
+    expect(parseConfig({ SWARM_ORIGIN_COMPAT: 'yes' }).ok).toBe(false);
+  });
+
   it('derives the default domain from PORT and reads every variable', () => {
     const result = parseConfig({
       PORT: '4100',
       SWARM_SEEDS: 'Seed.Example, localhost:4100,other.example:8443,seed.example',
       SWARM_DEV: '1',
       SWARM_GOSSIP_INTERVAL_MS: '5000',
+      SWARM_DRAIN_TIMEOUT_MS: '2500',
       DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/swarm',
       LOG_LEVEL: 'debug',
       ADMIN_TOKEN: 'a'.repeat(32),
@@ -63,6 +74,7 @@ describe('parseConfig', () => {
       seeds: ['seed.example', 'other.example:8443'],
       dev: true,
       gossipIntervalMs: 5000,
+      drainTimeoutMs: 2500,
       databaseUrl: 'postgres://postgres@127.0.0.1:5432/swarm',
       logLevel: 'debug',
       nodeName: 'Alpha',
@@ -79,6 +91,7 @@ describe('parseConfig', () => {
     [{ SWARM_DEV: 'yes' }, 'SWARM_DEV must be 1 or 0'],
     [{ DATABASE_URL: 'mysql://x' }, 'DATABASE_URL must start with postgres:// or pglite:'],
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL must be one of'],
+    [{ SWARM_DRAIN_TIMEOUT_MS: '-1' }, 'SWARM_DRAIN_TIMEOUT_MS must be an integer between 0 and'],
     [{ ADMIN_TOKEN: 'short' }, 'ADMIN_TOKEN must be at least 24 characters'],
     [{ SWARM_SIGNUPS_PER_HOUR: '0' }, 'SWARM_SIGNUPS_PER_HOUR must be an integer between 1'],
     [

@@ -16,6 +16,8 @@ export interface NodeConfig {
   /** Development mode: plain http and private addresses allowed for loopback peers. */
   dev: boolean;
   gossipIntervalMs: number;
+  /** On SIGTERM/SIGINT, how long in-flight requests and background steps may take to finish. */
+  drainTimeoutMs: number;
   logLevel: LogLevel;
   adminToken: string | undefined;
   nodeName: string;
@@ -31,6 +33,11 @@ export interface NodeConfig {
   metricsPort: number | undefined;
   /** Address of that port (METRICS_HOST, default 127.0.0.1): keep it private. */
   metricsHost: string;
+  /**
+   * Accept writes from peers of the origin profile (body-signed, no user signatures; docs/protocol.md
+   * "Peers of the origin profile"). Off: their writes get 401, reads still work.
+   */
+  originCompat: boolean;
   /** Web sign-ups per client address per hour (a burst of this many, then refilled evenly). */
   signUpLimitPerHour: number;
 }
@@ -105,6 +112,7 @@ const envSchema = z.object({
     }),
   SWARM_DEV: flag('SWARM_DEV'),
   SWARM_GOSSIP_INTERVAL_MS: integer('SWARM_GOSSIP_INTERVAL_MS', 1000, 86_400_000, 60_000),
+  SWARM_DRAIN_TIMEOUT_MS: integer('SWARM_DRAIN_TIMEOUT_MS', 0, 600_000, 10_000),
   LOG_LEVEL: z
     .enum(LOG_LEVELS, { error: `LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}` })
     .optional(),
@@ -123,6 +131,10 @@ const envSchema = z.object({
   SWARM_TRUST_PROXY: flag('SWARM_TRUST_PROXY'),
   METRICS_PORT: integer('METRICS_PORT', 1, 65535, -1),
   METRICS_HOST: z.string().optional(),
+  SWARM_ORIGIN_COMPAT: z
+    .enum(['0', '1', 'true', 'false', ''], { error: 'SWARM_ORIGIN_COMPAT must be 1 or 0' })
+    .optional()
+    .transform((v) => v !== '0' && v !== 'false'),
   SWARM_SIGNUPS_PER_HOUR: integer('SWARM_SIGNUPS_PER_HOUR', 1, 1_000_000, 5),
 });
 
@@ -147,6 +159,7 @@ export function parseConfig(env: Record<string, string | undefined>): ConfigResu
       seeds: e.SWARM_SEEDS.filter((s) => s !== domainValue),
       dev: e.SWARM_DEV,
       gossipIntervalMs: e.SWARM_GOSSIP_INTERVAL_MS,
+      drainTimeoutMs: e.SWARM_DRAIN_TIMEOUT_MS,
       logLevel: e.LOG_LEVEL ?? 'info',
       adminToken: e.ADMIN_TOKEN || undefined,
       nodeName: e.SWARM_NODE_NAME?.trim() || domainValue,
@@ -157,6 +170,7 @@ export function parseConfig(env: Record<string, string | undefined>): ConfigResu
       trustProxy: e.SWARM_TRUST_PROXY,
       metricsPort: e.METRICS_PORT >= 0 ? e.METRICS_PORT : undefined,
       metricsHost: e.METRICS_HOST?.trim() || '127.0.0.1',
+      originCompat: e.SWARM_ORIGIN_COMPAT,
       signUpLimitPerHour: e.SWARM_SIGNUPS_PER_HOUR,
     },
   };

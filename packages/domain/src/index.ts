@@ -12,6 +12,7 @@ export * from './logger.ts';
 export * from './media/index.ts';
 export * from './messages/index.ts';
 export * from './node-context.ts';
+export * from './lifecycle.ts';
 export * from './node-info.service.ts';
 export * from './node-keys.service.ts';
 export * from './notifications/index.ts';

@@ -1,10 +1,11 @@
 import type { Db } from '@swarm/db';
 import type { Clock } from './clock.ts';
 import type { NodeConfig } from './config.ts';
+import type { Lifecycle } from './lifecycle.ts';
 import type { Logger } from './logger.ts';
 import type { NodeInfoService } from './node-info.service.ts';
 import type { NodeKeys } from './node-keys.service.ts';
-import type { PeerClient } from './peers/index.ts';
+import type { PeerClient, PeerProfiles } from './peers/index.ts';
 import type { GossipService, RegistryService } from './registry/index.ts';
 import type { AdminTokenService, NodeAuthService } from './security/index.ts';
 import type { InboundInteractionService } from './interactions/index.ts';
@@ -15,7 +16,6 @@ import type { NotificationService } from './notifications/index.ts';
 import type { DeliveryService } from './delivery/index.ts';
 import type { ActionServices } from './actions/index.ts';
 import type { MessageService } from './messages/index.ts';
-import type { Lifecycle } from './lifecycle.ts';
 import type { FailureLog, HealthService, NodeMetrics, RequestContext } from './ops/index.ts';
 import type { MediaProxyService } from './media/index.ts';
 
@@ -25,9 +25,13 @@ export interface NodeContext {
   db: Db;
   logger: Logger;
   clock: Clock;
+  /** Shutting down or not: the entry point begins the shutdown, readiness reads it. */
+  lifecycle: Lifecycle;
   keys: NodeKeys;
   /** Outbound HTTP to other nodes: SSRF-guarded, time-limited, node-signed POSTs. */
   peers: PeerClient;
+  /** Which profile each peer speaks (ours or the origin's), detected and recorded. */
+  peerProfiles: PeerProfiles;
   nodeInfo: NodeInfoService;
   /** Node registry and trust, seeds, announce and discovery (DESIGN §3). */
   registry: RegistryService;
@@ -54,8 +58,6 @@ export interface NodeContext {
   actions: ActionServices;
   /** Direct messages: end-to-end encrypted envelopes, stored and relayed (issue #5). */
   messages: MessageService;
-  /** Whether the process is shutting down (readiness turns false first). */
-  lifecycle: Lifecycle;
   /** `/readyz` checks, and whether an error means the database is unreachable. */
   health: HealthService;
   /** Prometheus registry of this node (`/metrics`). */

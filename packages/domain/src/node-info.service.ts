@@ -1,4 +1,4 @@
-import type { Capability, NodeInfo } from '@swarm/contract';
+import { SWARM_PROFILE_MARKER, type Capability, type NodeInfo } from '@swarm/contract';
 import type { Db } from '@swarm/db';
 import type { NodeConfig } from './config.ts';
 import type { NodeKeys } from './node-keys.service.ts';
@@ -38,6 +38,8 @@ export function createNodeInfoService(deps: {
         userCount,
         postCount,
         capabilities: [...ENABLED_CAPABILITIES],
+        // Tells peers we speak our profile (docs/protocol.md "Peers of the origin profile").
+        protocolProfile: SWARM_PROFILE_MARKER,
       };
     },
   };

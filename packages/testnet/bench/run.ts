@@ -2,12 +2,13 @@ import { fileURLToPath } from 'node:url';
 import { benchGossip } from './gossip-report.ts';
 import { benchIngest } from './ingest.bench.ts';
 import { benchReads } from './reads.bench.ts';
+import { benchStartup } from './startup.bench.ts';
 import { benchSwarmFeed } from './swarm-feed.bench.ts';
 import { writeReport } from './report.ts';
 
 // `pnpm bench`: every benchmark, results as JSON + markdown under bench/results/ at the repo
 // root. Speed targets live here, never in timed tests. `pnpm bench ingest gossip` runs only
-// the named ones (reads, swarm-feed, ingest, gossip).
+// the named ones (reads, swarm-feed, ingest, gossip, startup).
 const resultsDir = fileURLToPath(new URL('../../../bench/results', import.meta.url));
 const only = process.argv.slice(2);
 const wanted = (name: string) => only.length === 0 || only.includes(name);
@@ -36,4 +37,9 @@ if (wanted('ingest')) {
 if (wanted('gossip')) {
   console.log('gossip: N = 50 and 200 in-process nodes, 10 % loss, 10 % dead (minutes)…');
   await benchGossip(resultsDir, [50, 200], log);
+}
+
+if (wanted('startup')) {
+  console.log('startup: `pnpm start` to the first page, and idle memory, 3 rounds…');
+  await benchStartup(resultsDir, log);
 }

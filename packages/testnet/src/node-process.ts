@@ -1,13 +1,25 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
+import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
-import { dirname } from 'node:path';
+import { dirname, join } from 'node:path';
 
-// Real nodes as real processes, started the way an operator does: the gateway's entry point
-// under tsx. Used by the gateway's start-up tests and the web app's browser tests; both import
-// this file by path (neither app can depend on testnet: it depends on the gateway).
+// Real nodes as real processes, started the way an operator and the Docker image do: the
+// gateway's compiled entry point, `node dist/main.js` (built by `pnpm build`, which `pnpm test`
+// runs first when the sources changed). Used by the gateway's start-up tests and the web app's
+// browser tests; both import this file by path (neither app can depend on testnet: it depends on
+// the gateway).
 const gatewayDir = dirname(dirname(createRequire(import.meta.url).resolve('@swarm/gateway')));
+/** The node's entry point, as `pnpm start` and the Docker image run it. */
+export const NODE_ENTRY = join(gatewayDir, 'dist', 'main.js');
+
+function entryArgs(args: string[]): string[] {
+  if (!existsSync(NODE_ENTRY)) {
+    throw new Error(`${NODE_ENTRY} is missing: run \`pnpm build\` first (pnpm test does).`);
+  }
+  return [NODE_ENTRY, ...args];
+}
 
 /** A free TCP port on loopback, from the OS. */
 export async function freePort(): Promise<number> {
@@ -32,14 +44,14 @@ const START_TIMEOUT_MS = 60_000;
 const STOP_GRACE_MS = 15_000;
 
 /**
- * Starts a node the way an operator does (the gateway entry point under tsx) and resolves once
- * it logs that it is up, or rejects with its output if it exits first.
+ * Starts a node the way an operator does (`node dist/main.js`) and resolves once it logs that it
+ * is up, or rejects with its output if it exits first.
  */
 export async function startNodeProcess(
   env: Record<string, string>,
   args: string[] = ['--with-web'],
 ): Promise<NodeProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', ...args], {
+  const child = spawn(process.execPath, entryArgs(args), {
     cwd: gatewayDir,
     env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -80,7 +92,7 @@ export async function startNodeProcess(
 
 /** Runs the entry point to completion (for configurations that must be refused). */
 export async function runNodeProcessToExit(env: Record<string, string>) {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+  const child = spawn(process.execPath, entryArgs([]), {
     cwd: gatewayDir,
     env: { PATH: process.env.PATH ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,5 +1,4 @@
 import { execFile } from 'node:child_process';
-import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -357,8 +356,8 @@ describe('admin API routes', () => {
 });
 
 describe('operator CLI against the admin API (real HTTP)', () => {
-  const tsxCli = createRequire(import.meta.url).resolve('tsx/cli');
-  const cliMain = fileURLToPath(new URL('../../../apps/gateway/src/cli/main.ts', import.meta.url));
+  // The compiled CLI, as `pnpm swarm` runs it (built by `pnpm build`, which `pnpm test` runs).
+  const cliMain = fileURLToPath(new URL('../../../apps/gateway/dist/cli.js', import.meta.url));
 
   it('creates and lists tokens, blocks and unblocks, lists seeds; fails with exit 1 without a token', async () => {
     await alpha.node.registry.addSeed('seed.test', 3);
@@ -368,11 +367,10 @@ describe('operator CLI against the admin API (real HTTP)', () => {
     const swarm = async (args: string[], token = ADMIN_TOKEN) => {
       const env = { ...process.env, SWARM_ADMIN_TOKEN: token, ADMIN_TOKEN: '' };
       try {
-        const out = await promisify(execFile)(
-          process.execPath,
-          [tsxCli, cliMain, '--node', url, ...args],
-          { env, timeout: 60_000 },
-        );
+        const out = await promisify(execFile)(process.execPath, [cliMain, '--node', url, ...args], {
+          env,
+          timeout: 60_000,
+        });
         return { code: 0, stdout: out.stdout, stderr: out.stderr };
       } catch (error) {
         const e = error as { code: number; stdout: string; stderr: string };
@@ -414,7 +412,7 @@ describe('operator CLI against the admin API (real HTTP)', () => {
       new Promise<{ code: number; stdout: string; stderr: string }>((done) => {
         const child = execFile(
           process.execPath,
-          [tsxCli, cliMain, '--node', url, ...args],
+          [cliMain, '--node', url, ...args],
           {
             env: { ...process.env, SWARM_ADMIN_TOKEN: ADMIN_TOKEN, ADMIN_TOKEN: '' },
             timeout: 60_000,

@@ -5,6 +5,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } 
 import {
   errorBodySchema,
   repliesResponseSchema,
+  singlePostAnswerSchema,
   singlePostSchema,
   swarmUserResponseSchema,
   timelineResponseSchema,
@@ -410,16 +411,26 @@ describe('public reads about content', () => {
         replyToId: parent.id,
         repostOfId: null,
       });
-      // Bare, not wrapped in { post } (docs/protocol.md).
-      expect(body).not.toHaveProperty('post');
+      // Bare (the spec's shape), plus `post` and `replies` for origin-profile readers
+      // (docs/protocol.md "Reading origin peers").
+      expect((body as { post: unknown }).post).toEqual(singlePostSchema.parse(body));
+      expect(body).toMatchObject({ replies: [] });
 
-      const top = singlePostSchema.parse((await getJson(t, `/api/swarm/posts/${parent.id}`)).body);
+      const answer = (await getJson(t, `/api/swarm/posts/${parent.id}`)).body;
+      const top = singlePostSchema.parse(answer);
       expect(top).toMatchObject({
         content: 'parent',
         replyToId: null,
         repostOfId: null,
         repliesCount: 1,
       });
+      expect(singlePostAnswerSchema.parse(answer).replies).toEqual([
+        expect.objectContaining({
+          id: reply.id,
+          content: 'a reply',
+          author: expect.objectContaining({ handle: 'bob' }),
+        }),
+      ]);
     });
 
     it('refers to copies of remote posts by their swarm id', async () => {

@@ -1,10 +1,16 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const GATEWAY_DIR = fileURLToPath(new URL('../..', import.meta.url));
+/** The gateway package: the nearest folder up with a package.json (from src/cli/ or dist/). */
+const GATEWAY_DIR = (() => {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  while (!existsSync(join(dir, 'package.json')) && dirname(dir) !== dir) dir = dirname(dir);
+  return dir;
+})();
+const NODE_ENTRY = join(GATEWAY_DIR, 'dist', 'main.js');
 
 export interface LocalSwarmOptions {
   nodes: number;
@@ -21,8 +27,8 @@ export interface LocalSwarmOptions {
  * converges, then runs until ^C.
  */
 export async function runLocalSwarm(opts: LocalSwarmOptions): Promise<void> {
-  if (!existsSync(join(GATEWAY_DIR, '../web/build/handler.js'))) {
-    throw new Error('the web app is not built: run `pnpm build` first.');
+  if (!existsSync(join(GATEWAY_DIR, '../web/build/handler.js')) || !existsSync(NODE_ENTRY)) {
+    throw new Error('the node is not built: run `pnpm build` first.');
   }
   const adminToken = `local_${randomBytes(24).toString('base64url')}`;
   const domains = Array.from({ length: opts.nodes }, (_, i) => `localhost:${opts.basePort + i}`);
@@ -104,7 +110,7 @@ function startNode(
   baseEnv: Record<string, string | undefined>,
   env: Record<string, string>,
 ): ChildProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', '--with-web'], {
+  const child = spawn(process.execPath, [NODE_ENTRY, '--with-web'], {
     cwd: GATEWAY_DIR,
     env: { ...baseEnv, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

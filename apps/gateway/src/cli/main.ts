@@ -88,13 +88,21 @@ program
         userCount: number;
         postCount: number;
         lastSeenAt: string;
+        protocolProfile?: string;
       }[];
       stats?: { totalNodes: number; activeNodes: number };
     };
     console.log(
       table(
-        ['domain', 'name', 'people', 'posts', 'last seen'],
-        body.nodes.map((n) => [n.domain, n.name, n.userCount, n.postCount, ago(n.lastSeenAt)]),
+        ['domain', 'name', 'profile', 'people', 'posts', 'last seen'],
+        body.nodes.map((n) => [
+          n.domain,
+          n.name,
+          n.protocolProfile ?? '?',
+          n.userCount,
+          n.postCount,
+          ago(n.lastSeenAt),
+        ]),
       ),
     );
     if (body.stats) console.log(`${body.stats.totalNodes} known, ${body.stats.activeNodes} active`);

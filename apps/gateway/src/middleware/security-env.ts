@@ -5,6 +5,8 @@ import type { GatewayEnv } from '../router.ts';
 export interface SecurityVariables {
   /** The verified sender of a node-signed request; undefined when the request was unsigned. */
   sourceDomain?: string;
+  /** `origin` when the sender signed the origin profile's way (body or reply header signature). */
+  profile?: 'origin';
   /** The exact body bytes received (what the signature covers). */
   rawBody?: Uint8Array;
   /** The body parsed once from `rawBody`. */

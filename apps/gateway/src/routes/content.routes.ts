@@ -4,7 +4,7 @@ import {
   errorBodySchema,
   repliesQuerySchema,
   repliesResponseSchema,
-  singlePostSchema,
+  singlePostAnswerSchema,
   SWARM_PATHS,
   swarmUserQuerySchema,
   swarmUserResponseSchema,
@@ -55,7 +55,10 @@ const getPost = createRoute({
   summary: 'One local post with its author',
   request: { params: z.object({ id: z.string().min(1) }) },
   responses: {
-    200: jsonContent(singlePostSchema, 'The post (bare, not wrapped in `{ post }`)'),
+    200: jsonContent(
+      singlePostAnswerSchema,
+      'The post, bare (the spec shape), plus `post` (the same post) and `replies` (its first replies) for readers that expect `{ post, replies }`',
+    ),
     404: jsonContent(errorBodySchema, 'Unknown, deleted or non-public post (POST_NOT_FOUND)'),
   },
 });

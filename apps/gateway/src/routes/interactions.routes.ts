@@ -13,12 +13,13 @@ import {
   repostBodySchema,
   unfollowBodySchema,
   unlikeBodySchema,
+  unrepostBodySchema,
   type InteractionKind,
 } from '@swarm/contract';
 import type { InboundInteractionError } from '@swarm/domain';
 import { refusal } from '../errors.ts';
 import { readJsonBody } from '../middleware/body.ts';
-import { createRouter, jsonContent, verifiedSourceDomain } from '../router.ts';
+import { createRouter, jsonContent, verifiedProfile, verifiedSourceDomain } from '../router.ts';
 
 // Interaction receiving endpoints (spec "Interaction receiving endpoints", DESIGN §3). They must
 // be node-signed: `nodeSignature({ required: true })`, mounted for these paths in app.ts, verifies
@@ -38,23 +39,24 @@ const errors = {
   404: jsonContent(errorBodySchema, 'Unknown post or handle (POST_NOT_FOUND / USER_NOT_FOUND)'),
 };
 
-const SUMMARIES: Record<InteractionKind, string> = {
+const SUMMARIES: Record<InteractionKind | 'unrepost', string> = {
   like: 'Receive a like of a post on this node',
   unlike: 'Receive the undoing of a like',
   repost: 'Receive a repost of a post on this node',
   follow: 'Receive a follow of a user on this node',
   unfollow: 'Receive the undoing of a follow',
   mention: 'Receive a mention of a user on this node',
+  unrepost: 'Receive the undoing of a repost (the origin profile’s endpoint, not in the spec)',
 };
 
-function interactionRoute<S extends z.ZodType>(kind: InteractionKind, schema: S) {
+function interactionRoute<S extends z.ZodType>(kind: InteractionKind | 'unrepost', schema: S) {
   return createRoute({
     method: 'post',
     path: SWARM_PATHS.interaction(kind),
     tags: ['Interactions'],
     summary: SUMMARIES[kind],
     description:
-      'Node-signed (X-Swarm-* headers). Idempotent by (actorNodeDomain, interactionId): a repeat answers the same success and changes nothing.',
+      'Node-signed (X-Swarm-* headers, or a body `signature` from a peer of the origin profile). Idempotent by (actorNodeDomain, interactionId): a repeat answers the same success and changes nothing.',
     request: { body: { content: { 'application/json': { schema } }, required: true } },
     responses: { 200: jsonContent(interactionResponseSchema, 'Received'), ...errors },
   });
@@ -68,6 +70,8 @@ const routes = {
   unfollow: interactionRoute('unfollow', unfollowBodySchema),
   mention: interactionRoute('mention', mentionBodySchema),
 };
+
+const unrepostRoute = interactionRoute('unrepost', unrepostBodySchema);
 
 const postReply = createRoute({
   method: 'post',
@@ -131,7 +135,9 @@ export function interactionRoutes() {
         const service = c.get('node').interactions;
         // The route for `kind` validated with that kind's schema; TS can't tie the union back.
         const body = c.req.valid('json') as never;
-        const outcome = await service[kind](source, body, await rawJsonOf(c));
+        const outcome = await service[kind](source, body, await rawJsonOf(c), {
+          profile: verifiedProfile(c),
+        });
         if (!outcome.ok) return refusal(c, outcome.reason);
         return c.json({ success: true as const, message: outcome.value.message }, 200);
       },
@@ -140,13 +146,31 @@ export function interactionRoutes() {
   }
 
   app.openapi(
+    unrepostRoute,
+    async (c) => {
+      const source = verifiedSourceDomain(c);
+      if (!source) return refusal(c, UNSIGNED);
+      const outcome = await c
+        .get('node')
+        .interactions.unrepost(source, c.req.valid('json'), await rawJsonOf(c), {
+          profile: verifiedProfile(c),
+        });
+      if (!outcome.ok) return refusal(c, outcome.reason);
+      return c.json({ success: true as const, message: outcome.value.message }, 200);
+    },
+    validationHook,
+  );
+
+  app.openapi(
     postReply,
     async (c) => {
       const source = verifiedSourceDomain(c);
       if (!source) return refusal(c, UNSIGNED);
       const outcome = await c
         .get('node')
-        .interactions.reply(source, c.req.valid('json'), await rawJsonOf(c));
+        .interactions.reply(source, c.req.valid('json'), await rawJsonOf(c), {
+          profile: verifiedProfile(c),
+        });
       if (!outcome.ok) return refusal(c, outcome.reason);
       return c.json({ success: true as const, replyId: outcome.value.replyId }, 200);
     },

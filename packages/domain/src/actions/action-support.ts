@@ -110,12 +110,23 @@ export function localEffectActor(user: ActingUser): EffectActor {
 
 export const localKey = (user: { id: string }) => localActorKey(user.id);
 
-/** The actor fields of an interaction body, as this node describes its user to peers. */
-export function actorFields(user: ActingUser, self: string) {
+/**
+ * The actor fields of an interaction body, as this node describes its user to peers.
+ * `actorAvatarUrl` is absent when the user has none (see `wireUrlMember`).
+ */
+export function actorFields(
+  user: ActingUser,
+  self: string,
+): {
+  actorHandle: string;
+  actorDisplayName: string;
+  actorAvatarUrl?: string;
+  actorNodeDomain: string;
+} {
   return {
     actorHandle: user.handle,
     actorDisplayName: user.displayName,
-    actorAvatarUrl: wireUrl(user.avatarUrl),
+    ...wireUrlMember('actorAvatarUrl', user.avatarUrl),
     actorNodeDomain: self,
   };
 }
@@ -123,4 +134,17 @@ export function actorFields(user: ActingUser, self: string) {
 /** A URL as wire shapes carry it: absolute http(s), or '' (what the contract's readers make of anything else). */
 export function wireUrl(value: string | null): string {
   return value && isHttpUrl(value) ? value : '';
+}
+
+/**
+ * An optional URL member of a body we send: `{ [name]: url }` when the URL is usable, `{}`
+ * otherwise. Never `""`: the origin refuses empty and relative URLs (fact sheet §3), the spec
+ * says nothing of required members, and our readers take absence as "none".
+ */
+export function wireUrlMember<K extends string>(
+  name: K,
+  value: string | null,
+): Partial<Record<K, string>> {
+  const url = wireUrl(value);
+  return (url ? { [name]: url } : {}) as Partial<Record<K, string>>;
 }

@@ -221,7 +221,7 @@ export function createTargetResolver(deps: Omit<ActionDeps, 'delivery'>) {
         `${reason} The post could not be looked up: open it again, or try later.`,
       );
     }
-    const parsed = parsePeerSinglePost(answer.value);
+    const parsed = parsePeerSinglePost(answer.value, target.domain);
     if (!parsed.ok) {
       return refuse(
         'BAD_GATEWAY',

@@ -29,7 +29,7 @@ import {
   localEffectActor,
   localKey,
   refuse,
-  wireUrl,
+  wireUrlMember,
   type ActionDeps,
   type ActionOutcome,
   type ActingUser,
@@ -228,7 +228,7 @@ export function createInteractionActions(deps: ActionDeps): InteractionActions {
       const mine = actorFields(user, self);
       if (
         inner.actorDisplayName !== mine.actorDisplayName ||
-        inner.actorAvatarUrl !== mine.actorAvatarUrl
+        (inner.actorAvatarUrl ?? '') !== (mine.actorAvatarUrl ?? '')
       ) {
         return refuse(
           'BAD_REQUEST',
@@ -529,7 +529,7 @@ export function createInteractionActions(deps: ActionDeps): InteractionActions {
           follow: {
             followerHandle: user.handle,
             followerDisplayName: user.displayName,
-            followerAvatarUrl: wireUrl(user.avatarUrl),
+            ...wireUrlMember('followerAvatarUrl', user.avatarUrl),
             followerBio: user.bio,
             followerNodeDomain: self,
             interactionId,

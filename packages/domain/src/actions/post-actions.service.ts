@@ -10,7 +10,7 @@ import {
   loadActingUser,
   localEffectActor,
   refuse,
-  wireUrl,
+  wireUrlMember,
   type ActionDeps,
   type ActionOutcome,
   type ActingUser,
@@ -193,7 +193,7 @@ export function createPostActions(deps: ActionDeps): PostActions {
                     author: {
                       handle: user.handle,
                       displayName: user.displayName,
-                      avatarUrl: wireUrl(user.avatarUrl),
+                      ...wireUrlMember('avatarUrl', user.avatarUrl),
                     },
                     nodeDomain: self,
                     mediaUrls: input.media.map((item) => item.url),

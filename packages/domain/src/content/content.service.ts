@@ -6,8 +6,9 @@ import {
   type ErrorCode,
   type RepliesQuery,
   type RepliesResponse,
+  type Reply,
   type Result,
-  type SinglePost,
+  type SinglePostAnswer,
   type SwarmUserQuery,
   type SwarmUserResponse,
   type TimelineQuery,
@@ -51,8 +52,11 @@ export interface ContentService {
   ): Promise<Result<SwarmUserResponse, ContentError>>;
   /** `GET /api/swarm/timeline`: listed local top-level posts, newest first. */
   timeline(query: TimelineQuery): Promise<TimelineResponse>;
-  /** `GET /api/swarm/posts/[id]`: one visible local post. */
-  post(id: string): Promise<Result<SinglePost, ContentError>>;
+  /**
+   * `GET /api/swarm/posts/[id]`: one visible local post, bare, with `post` and `replies` added
+   * for origin-profile readers (see `singlePostAnswerSchema`).
+   */
+  post(id: string): Promise<Result<SinglePostAnswer, ContentError>>;
   /** `GET /api/swarm/replies`: replies to a visible local post, oldest first. */
   replies(query: RepliesQuery): Promise<Result<RepliesResponse, ContentError>>;
 }
@@ -175,35 +179,44 @@ export function createContentService(deps: ContentServiceDeps): ContentService {
         select: singlePostSelect,
       });
       if (!row?.author) return postNotFound(id);
-      return ok(toSinglePost({ ...row, author: row.author }, node));
+      const post = toSinglePost({ ...row, author: row.author }, node);
+      // The post is visible, so its replies are listed (an empty page at worst).
+      const replies = (await repliesOf(row.id)) ?? [];
+      return ok({ ...post, post, replies });
     },
 
     async replies(query) {
-      const parent = await prisma.post.findFirst({
-        where: { id: query.postId, ...LOCAL_LIVE, ...VISIBLE },
-        select: { id: true },
-      });
-      if (!parent) return postNotFound(query.postId);
-      // The newest page before the cursor, shown oldest first (reading order); the next page
-      // back is `before` = the first reply's createdAt.
-      const rows = await prisma.post.findMany({
-        where: {
-          replyToId: parent.id,
-          deletedAt: null,
-          ...VISIBLE,
-          ...before(query.before),
-        },
-        orderBy: NEWEST_FIRST,
-        take: REPLIES_PAGE_SIZE + 1,
-        select: replySelect,
-      });
-      const replies = pageNewestFirst(rows, REPLIES_PAGE_SIZE)
-        .reverse()
-        .flatMap((row) => {
-          const reply = toReply(row);
-          return reply ? [reply] : [];
-        });
+      const replies = await repliesOf(query.postId, query.before);
+      if (!replies) return postNotFound(query.postId);
       return ok({ replies, nodeDomain: node.domain });
     },
   };
+
+  /** The newest page of replies to a visible local post, oldest first; undefined if none. */
+  async function repliesOf(postId: string, cursor?: string): Promise<Reply[] | undefined> {
+    const parent = await prisma.post.findFirst({
+      where: { id: postId, ...LOCAL_LIVE, ...VISIBLE },
+      select: { id: true },
+    });
+    if (!parent) return undefined;
+    // The newest page before the cursor, shown oldest first (reading order); the next page
+    // back is `before` = the first reply's createdAt.
+    const rows = await prisma.post.findMany({
+      where: {
+        replyToId: parent.id,
+        deletedAt: null,
+        ...VISIBLE,
+        ...before(cursor),
+      },
+      orderBy: NEWEST_FIRST,
+      take: REPLIES_PAGE_SIZE + 1,
+      select: replySelect,
+    });
+    return pageNewestFirst(rows, REPLIES_PAGE_SIZE)
+      .reverse()
+      .flatMap((row) => {
+        const reply = toReply(row);
+        return reply ? [reply] : [];
+      });
+  }
 }

@@ -1,7 +1,7 @@
 import {
   LIMITS,
   SWARM_PATHS,
-  swarmUserResponseSchema,
+  peerSwarmUserResponseSchema,
   timelineResponseSchema,
   type TimelineResponse,
 } from '@swarm/contract';
@@ -193,7 +193,7 @@ export function createFeedService(deps: FeedServiceDeps): FeedService {
             reader.read(
               actor.nodeDomain,
               `${SWARM_PATHS.user(actor.handle)}?limit=${REMOTE_USER_POSTS}`,
-              swarmUserResponseSchema,
+              peerSwarmUserResponseSchema,
             ),
           ),
         ),

@@ -5,7 +5,7 @@ import {
   ok,
   parsePeerSinglePost,
   parseSwarmPostId,
-  repliesResponseSchema,
+  peerRepliesResponseSchema,
   uuidSchema,
   type Result,
 } from '@swarm/contract';
@@ -125,7 +125,7 @@ export function createThreadService(deps: ThreadServiceDeps): ThreadService {
       visitors.getJson(
         domain,
         `${SWARM_PATHS.replies}?postId=${encodeURIComponent(postId)}`,
-        repliesResponseSchema,
+        peerRepliesResponseSchema,
         who,
       ),
       prisma.post.findUnique({ where: { apId: viewId }, select: { id: true } }),
@@ -136,7 +136,7 @@ export function createThreadService(deps: ThreadServiceDeps): ThreadService {
         message: `There is no post ${postId} on ${domain}.`,
       });
     }
-    const parsed = parsePeerSinglePost(postAnswer.value);
+    const parsed = parsePeerSinglePost(postAnswer.value, domain);
     const post = parsed.ok ? singlePostToView(parsed.value, domain, self) : null;
     if (!post) {
       const reason = parsed.ok ? 'an author it names cannot be read' : parsed.reason;

@@ -16,6 +16,7 @@ import {
   type Result,
   type UnfollowBody,
   type UnlikeBody,
+  type UnrepostBody,
   type UserAction,
 } from '@swarm/contract';
 import { Prisma, localActorKey, type Db } from '@swarm/db';
@@ -34,6 +35,7 @@ import {
   remoteEffectActor,
   removeFollow,
   removeLike,
+  removeRepost,
   upsertRemoteActor,
   type RemoteActorFields,
   type RemoteActorUpsertOptions,
@@ -67,14 +69,65 @@ export interface InboundInteractionError {
 export type InteractionOutcome = Result<{ message: string }, InboundInteractionError>;
 export type ReplyOutcome = Result<{ replyId: string }, InboundInteractionError>;
 
+/**
+ * How the request was authenticated. `origin`: a peer of the origin profile signed the body with
+ * its node key (docs/protocol.md "Peers of the origin profile"); its `signature` member is that
+ * node signature, and there is no user signature to check: the node speaks for its users.
+ */
+export interface InboundOptions {
+  profile?: 'swarm' | 'origin';
+}
+
 export interface InboundInteractionService {
-  like(sourceDomain: string, body: LikeBody, rawBody: unknown): Promise<InteractionOutcome>;
-  unlike(sourceDomain: string, body: UnlikeBody, rawBody: unknown): Promise<InteractionOutcome>;
-  repost(sourceDomain: string, body: RepostBody, rawBody: unknown): Promise<InteractionOutcome>;
-  follow(sourceDomain: string, body: FollowBody, rawBody: unknown): Promise<InteractionOutcome>;
-  unfollow(sourceDomain: string, body: UnfollowBody, rawBody: unknown): Promise<InteractionOutcome>;
-  mention(sourceDomain: string, body: MentionBody, rawBody: unknown): Promise<InteractionOutcome>;
-  reply(sourceDomain: string, body: ReplyBody, rawBody: unknown): Promise<ReplyOutcome>;
+  like(
+    sourceDomain: string,
+    body: LikeBody,
+    rawBody: unknown,
+    options?: InboundOptions,
+  ): Promise<InteractionOutcome>;
+  unlike(
+    sourceDomain: string,
+    body: UnlikeBody,
+    rawBody: unknown,
+    options?: InboundOptions,
+  ): Promise<InteractionOutcome>;
+  repost(
+    sourceDomain: string,
+    body: RepostBody,
+    rawBody: unknown,
+    options?: InboundOptions,
+  ): Promise<InteractionOutcome>;
+  /** The origin's `unrepost` (not in the spec): undoes exactly that actor's repost. */
+  unrepost(
+    sourceDomain: string,
+    body: UnrepostBody,
+    rawBody: unknown,
+    options?: InboundOptions,
+  ): Promise<InteractionOutcome>;
+  follow(
+    sourceDomain: string,
+    body: FollowBody,
+    rawBody: unknown,
+    options?: InboundOptions,
+  ): Promise<InteractionOutcome>;
+  unfollow(
+    sourceDomain: string,
+    body: UnfollowBody,
+    rawBody: unknown,
+    options?: InboundOptions,
+  ): Promise<InteractionOutcome>;
+  mention(
+    sourceDomain: string,
+    body: MentionBody,
+    rawBody: unknown,
+    options?: InboundOptions,
+  ): Promise<InteractionOutcome>;
+  reply(
+    sourceDomain: string,
+    body: ReplyBody,
+    rawBody: unknown,
+    options?: InboundOptions,
+  ): Promise<ReplyOutcome>;
 }
 
 export interface InboundInteractionDeps {
@@ -90,6 +143,7 @@ export const INTERACTION_MESSAGES = {
   like: 'Like received',
   unlike: 'Unlike received',
   repost: 'Repost received',
+  unrepost: 'Unrepost received',
   follow: 'Follow received',
   unfollow: 'Unfollow received',
   mention: 'Mention received',
@@ -119,6 +173,8 @@ interface AdmitInput {
   rawBody: unknown;
   /** The ledger key; the reply has none (its apId plays that part). */
   interactionId?: string;
+  /** `origin`: node-signed body, no user signature (its `signature` is the node's). */
+  profile?: 'swarm' | 'origin' | undefined;
 }
 
 interface Admitted {
@@ -220,6 +276,9 @@ export function createInboundInteractionService(
         'The interaction timestamp is stale (over 7 days old) or in the future (over 5 minutes ahead).',
       );
     }
+    // The origin profile has no user signatures: its node's body signature (verified at the edge)
+    // is all there is. Dedup by interactionId still applies (the claim in the transaction).
+    if (input.profile === 'origin') return ok({ didToPin: undefined, seen: false });
     const raw = input.rawBody;
     const signature =
       typeof raw === 'object' && raw !== null && !Array.isArray(raw)
@@ -441,7 +500,7 @@ export function createInboundInteractionService(
   const done = (message: string): InteractionOutcome => ok({ message });
 
   return {
-    async like(sourceDomain, body, rawBody) {
+    async like(sourceDomain, body, rawBody, options = {}) {
       const { like } = body;
       return receiveOnPost({
         action: 'like',
@@ -449,12 +508,13 @@ export function createInboundInteractionService(
         actor: actorOf(like.actorHandle, like.actorNodeDomain, like),
         timestamp: like.timestamp,
         rawBody,
+        profile: options.profile,
         interactionId: like.interactionId,
         postId: body.postId,
       });
     },
 
-    async unlike(sourceDomain, body, rawBody) {
+    async unlike(sourceDomain, body, rawBody, options = {}) {
       const { unlike } = body;
       const actor = actorOf(unlike.actorHandle, unlike.actorNodeDomain, {});
       const admitted = await admit({
@@ -463,6 +523,7 @@ export function createInboundInteractionService(
         actor,
         timestamp: unlike.timestamp,
         rawBody,
+        profile: options.profile,
         interactionId: unlike.interactionId,
       });
       if (!admitted.ok) return admitted;
@@ -476,7 +537,7 @@ export function createInboundInteractionService(
       return outcome.ok ? done(INTERACTION_MESSAGES.unlike) : outcome;
     },
 
-    async repost(sourceDomain, body, rawBody) {
+    async repost(sourceDomain, body, rawBody, options = {}) {
       const { repost } = body;
       return receiveOnPost({
         action: 'repost',
@@ -484,13 +545,37 @@ export function createInboundInteractionService(
         actor: actorOf(repost.actorHandle, repost.actorNodeDomain, repost),
         timestamp: repost.timestamp,
         rawBody,
+        profile: options.profile,
         interactionId: repost.interactionId,
         postId: body.postId,
         remoteRepostId: repost.repostId,
       });
     },
 
-    async follow(sourceDomain, body, rawBody) {
+    async unrepost(sourceDomain, body, rawBody, options = {}) {
+      const { unrepost } = body;
+      const actor = actorOf(unrepost.actorHandle, unrepost.actorNodeDomain, {});
+      const admitted = await admit({
+        action: 'unrepost',
+        sourceDomain,
+        actor,
+        timestamp: unrepost.timestamp,
+        rawBody,
+        profile: options.profile,
+        interactionId: unrepost.interactionId,
+      });
+      if (!admitted.ok) return admitted;
+      if (admitted.value.seen) return done(INTERACTION_MESSAGES.unrepost);
+      const outcome = await inTransaction(async (tx) => {
+        if (!(await claim(tx, actor.domain, unrepost.interactionId, 'unrepost'))) return;
+        const post = await findPost(tx, body.postId);
+        await pinDid(tx, actor, admitted.value.didToPin);
+        await removeRepost(tx, { postId: post.id, actorKey: formatActorUrl(actor) });
+      });
+      return outcome.ok ? done(INTERACTION_MESSAGES.unrepost) : outcome;
+    },
+
+    async follow(sourceDomain, body, rawBody, options = {}) {
       const { follow } = body;
       const actor = actorOf(follow.followerHandle, follow.followerNodeDomain, {
         actorDisplayName: follow.followerDisplayName,
@@ -503,6 +588,7 @@ export function createInboundInteractionService(
         actor,
         timestamp: follow.timestamp,
         rawBody,
+        profile: options.profile,
         interactionId: follow.interactionId,
       });
       if (!admitted.ok) return admitted;
@@ -532,7 +618,7 @@ export function createInboundInteractionService(
       return outcome.ok ? done(INTERACTION_MESSAGES.follow) : outcome;
     },
 
-    async unfollow(sourceDomain, body, rawBody) {
+    async unfollow(sourceDomain, body, rawBody, options = {}) {
       const { unfollow } = body;
       const actor = actorOf(unfollow.followerHandle, unfollow.followerNodeDomain, {});
       const admitted = await admit({
@@ -541,6 +627,7 @@ export function createInboundInteractionService(
         actor,
         timestamp: unfollow.timestamp,
         rawBody,
+        profile: options.profile,
         interactionId: unfollow.interactionId,
       });
       if (!admitted.ok) return admitted;
@@ -557,7 +644,7 @@ export function createInboundInteractionService(
       return outcome.ok ? done(INTERACTION_MESSAGES.unfollow) : outcome;
     },
 
-    async mention(sourceDomain, body, rawBody) {
+    async mention(sourceDomain, body, rawBody, options = {}) {
       const { mention } = body;
       const actor = actorOf(mention.actorHandle, mention.actorNodeDomain, mention);
       const admitted = await admit({
@@ -566,6 +653,7 @@ export function createInboundInteractionService(
         actor,
         timestamp: mention.timestamp,
         rawBody,
+        profile: options.profile,
         interactionId: mention.interactionId,
       });
       if (!admitted.ok) return admitted;
@@ -587,7 +675,7 @@ export function createInboundInteractionService(
       return outcome.ok ? done(INTERACTION_MESSAGES.mention) : outcome;
     },
 
-    async reply(sourceDomain, body, rawBody) {
+    async reply(sourceDomain, body, rawBody, options = {}) {
       const { reply } = body;
       // The author may be written `handle@domain`; the domain part must be the reply's node.
       let handle = reply.author.handle;
@@ -611,6 +699,7 @@ export function createInboundInteractionService(
         actor,
         timestamp: reply.createdAt,
         rawBody,
+        profile: options.profile,
       });
       if (!admitted.ok) return admitted;
       // A reply is identified by its id on its node: a repeat answers the same replyId.

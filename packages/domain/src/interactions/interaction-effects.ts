@@ -187,6 +187,25 @@ export async function removeLike(
   return true;
 }
 
+/** Undoes exactly a remote actor's repost: the row, one off the count, its notification. */
+export async function removeRepost(
+  tx: Tx,
+  input: { postId: string; actorKey: string },
+): Promise<boolean> {
+  const { count } = await tx.repost.deleteMany({
+    where: { postId: input.postId, actorKey: input.actorKey },
+  });
+  if (count === 0) return false;
+  await tx.post.updateMany({
+    where: { id: input.postId, repostsCount: { gt: 0 } },
+    data: { repostsCount: { decrement: 1 } },
+  });
+  await tx.notification.deleteMany({
+    where: { type: 'repost', postId: input.postId, actorKey: input.actorKey },
+  });
+  return true;
+}
+
 /** One repost per actor and post; true when it was new (and `repostsCount` went up). */
 export async function addRepost(
   tx: Tx,

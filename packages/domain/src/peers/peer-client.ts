@@ -46,6 +46,8 @@ export interface PeerCallOptions {
 export interface PeerPostOptions extends PeerCallOptions {
   /** Add the four X-Swarm-* headers (default true: every node-to-node POST is signed). */
   sign?: boolean;
+  /** Extra request headers (the origin profile's `X-Swarm-Signature` on replies). */
+  headers?: Record<string, string>;
 }
 
 export interface PeerClient {
@@ -134,6 +136,7 @@ export function createPeerClient(deps: PeerClientDeps): PeerClient {
     schema: S;
     sign: boolean;
     options: PeerCallOptions;
+    headers?: Record<string, string> | undefined;
   }): Promise<PeerResult<z.output<S>>> {
     const started = performance.now();
     const { domain, url } = targetOf(call.domain, call.path);
@@ -146,6 +149,7 @@ export function createPeerClient(deps: PeerClientDeps): PeerClient {
     if (call.body) headers['content-type'] = 'application/json';
     const requestId = deps.requestId?.();
     if (requestId) headers['x-request-id'] = requestId;
+    if (call.headers) Object.assign(headers, call.headers);
     if (call.sign) {
       Object.assign(
         headers,
@@ -332,6 +336,7 @@ export function createPeerClient(deps: PeerClientDeps): PeerClient {
         schema,
         sign: options.sign ?? true,
         options,
+        headers: options.headers,
       });
     },
   };
@@ -364,12 +369,14 @@ async function interpret<S extends z.ZodType>(
   }
   if (status < 200 || status >= 300) {
     const bytes = await read(Math.min(ERROR_BODY_BYTES, maxBytes)).catch(() => null);
+    const body = parseErrorBody(bytes);
     return {
       ok: false,
       error: {
         kind: 'http',
         status,
-        body: parseErrorBody(bytes),
+        body,
+        message: body ? undefined : peerErrorText(bytes),
         retryAfter: parseRetryAfter(headers.get('retry-after'), clock.now()),
       },
     };
@@ -410,6 +417,15 @@ function parseErrorBody(bytes: Uint8Array | null): ErrorBody | undefined {
   if (!json.ok) return undefined;
   const body = parseWith(errorBodySchema, json.value);
   return body.ok ? body.value : undefined;
+}
+
+/** The `error` text of a non-conforming error body (e.g. the origin's `{error, details}`). */
+function peerErrorText(bytes: Uint8Array | null): string | undefined {
+  if (!bytes) return undefined;
+  const json = parseJsonBytes(bytes);
+  if (!json.ok || typeof json.value !== 'object' || json.value === null) return undefined;
+  const text = (json.value as { error?: unknown }).error;
+  return typeof text === 'string' && text !== '' ? text.slice(0, REASON_CHARS) : undefined;
 }
 
 /** `Retry-After` as seconds: delta-seconds or an HTTP date (RFC 9110 §10.2.3). */

@@ -18,11 +18,15 @@ export type PeerError =
       status: number;
       /** The peer's `{ error, code, details? }` body, when it sent one. */
       body: ErrorBody | undefined;
+      /** The `error` text of a body without our `code` (the origin's `{error, details}`). */
+      message?: string;
       /** `Retry-After` in seconds, when present. */
       retryAfter: number | undefined;
     }
   /** 2xx, but not JSON or not the expected shape. */
-  | { kind: 'invalid_response'; domain: string; status: number; reason: string };
+  | { kind: 'invalid_response'; domain: string; status: number; reason: string }
+  /** Nothing was sent: the peer's protocol profile has no such request (e.g. a direct message to an origin-profile node). */
+  | { kind: 'unsupported'; domain: string; reason: string };
 
 export type PeerErrorKind = PeerError['kind'];
 
@@ -37,6 +41,21 @@ export function isRetryable(error: PeerError): boolean {
     default:
       return false;
   }
+}
+
+/**
+ * A refusal: the peer answered, with a 4xx other than 408/429. It disagrees with our request
+ * (e.g. a node of the origin profile rejects a shape), which says nothing about its health:
+ * the registry records it without counting a failed contact (DESIGN §3).
+ */
+export function isRefusal(error: PeerError): boolean {
+  return (
+    error.kind === 'http' &&
+    error.status >= 400 &&
+    error.status < 500 &&
+    error.status !== 408 &&
+    error.status !== 429
+  );
 }
 
 /** One sentence for people (UI, admin sync log), naming the peer. */
@@ -54,9 +73,11 @@ export function describePeerError(error: PeerError): string {
     case 'too_large':
       return `${peer} sent an answer larger than ${error.maxBytes} bytes.`;
     case 'http':
-      return `${peer} answered with HTTP ${error.status}${error.body ? ` (${error.body.code})` : ''}.`;
+      return `${peer} answered with HTTP ${error.status}${error.body ? ` (${error.body.code})` : ''}${error.message ? `: "${error.message}"` : ''}.`;
     case 'invalid_response':
       return `${peer} sent an answer this node could not read: ${error.reason}.`;
+    case 'unsupported':
+      return `${peer} was not contacted: ${error.reason}.`;
   }
 }
 

@@ -5,7 +5,7 @@ import {
   ok,
   parseHandleAddress,
   parseRemoteHandle,
-  swarmUserResponseSchema,
+  peerSwarmUserResponseSchema,
   type Result,
 } from '@swarm/contract';
 import { localActorKey, type Db } from '@swarm/db';
@@ -166,7 +166,7 @@ export function createProfileService(deps: ProfileServiceDeps): ProfileService {
     const answer = await visitors.getJson(
       domain,
       `${SWARM_PATHS.user(asked.handle)}?limit=${limit}`,
-      swarmUserResponseSchema,
+      peerSwarmUserResponseSchema,
       { anonymous: viewer === null },
     );
     if (!answer.ok) {

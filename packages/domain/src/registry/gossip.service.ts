@@ -13,7 +13,7 @@ import type { Db } from '@swarm/db';
 import type { Clock } from '../clock.ts';
 import type { NodeConfig } from '../config.ts';
 import type { Logger } from '../logger.ts';
-import { describePeerError, type PeerClient } from '../peers/index.ts';
+import { describePeerError, isRefusal, type PeerClient } from '../peers/index.ts';
 import { mapBounded } from './bounded.ts';
 import type { ContactReport, RegistryService } from './registry.service.ts';
 import { weightedSample } from './trust.ts';
@@ -283,9 +283,15 @@ export function createGossipService(deps: GossipDeps): GossipService {
     const byDid = new Map<string, HandleEntry>();
     for (const entry of entries) {
       if (entry.nodeDomain === sender) {
-        // One entry per did: a node's later word about one user replaces its earlier one.
+        // One entry per did: a node's later word about one user replaces its earlier one
+        // (without both times, the later entry in the list).
         const other = byDid.get(entry.did);
-        if (other && Date.parse(other.updatedAt) >= Date.parse(entry.updatedAt)) continue;
+        if (
+          other?.updatedAt &&
+          entry.updatedAt &&
+          Date.parse(other.updatedAt) >= Date.parse(entry.updatedAt)
+        )
+          continue;
         if (other) own.delete(other.handle);
         byDid.set(entry.did, entry);
         own.set(entry.handle, entry);
@@ -304,6 +310,8 @@ export function createGossipService(deps: GossipDeps): GossipService {
     const changed = [...own.values()].filter((entry) => {
       const known = existing.get(entry.handle);
       if (!known) return true;
+      // No time claim (the origin treats `updatedAt` as optional): only another did is news.
+      if (entry.updatedAt === undefined) return entry.did !== known.did;
       const at = new Date(entry.updatedAt).getTime();
       // An entry confirmed by lookup carries the relay's `updatedAt`: the node's own word
       // replaces it whenever it differs.
@@ -318,9 +326,13 @@ export function createGossipService(deps: GossipDeps): GossipService {
     });
     if (changed.length === 0) return 0;
     const cap = await handleCap(sender, changed.length);
+    // An entry without a time claim (the origin's `updatedAt` is optional) counts as now.
+    const now = clock.now();
+    const at = (entry: HandleEntry) =>
+      entry.updatedAt ? Date.parse(entry.updatedAt) : now.getTime();
     const kept = changed
       .slice()
-      .sort((a, b) => Date.parse(b.updatedAt) - Date.parse(a.updatedAt))
+      .sort((a, b) => at(b) - at(a))
       .slice(0, cap);
     await observeStoredStamps();
     await writeNodeHandles(
@@ -329,7 +341,7 @@ export function createGossipService(deps: GossipDeps): GossipService {
       kept.map((entry) => ({
         handle: entry.handle,
         did: entry.did,
-        updatedAt: new Date(entry.updatedAt),
+        updatedAt: entry.updatedAt ? new Date(entry.updatedAt) : now,
         source: `gossip:${sender}`,
       })),
     );
@@ -419,6 +431,7 @@ export function createGossipService(deps: GossipDeps): GossipService {
     handlesReceived: number;
     handlesSent: number;
     success: boolean;
+    refused?: boolean;
     errorMessage?: string;
     durationMs: number;
     createdAt: Date;
@@ -480,12 +493,16 @@ export function createGossipService(deps: GossipDeps): GossipService {
     const result = await peers.postJson(domain, SWARM_PATHS.gossip, request, gossipResponseSchema);
     if (!result.ok) {
       const error = describePeerError(result.error);
-      await registry.recordFailure(domain, error);
+      // A 4xx is the peer disagreeing with our request (DESIGN §3), not the peer being down.
+      const refused = isRefusal(result.error);
+      if (refused) await registry.recordRefusal(domain, error);
+      else await registry.recordFailure(domain, error);
       const report = {
         domain,
         ok: false,
         ms: result.ms,
         error,
+        ...(refused ? { refused } : {}),
         ...sent,
         nodesReceived: 0,
         handlesReceived: 0,
@@ -497,6 +514,7 @@ export function createGossipService(deps: GossipDeps): GossipService {
         nodesReceived: 0,
         handlesReceived: 0,
         success: false,
+        refused,
         errorMessage: error,
         durationMs: Math.round(performance.now() - started),
         createdAt: clock.now(),
@@ -731,7 +749,7 @@ export function createGossipService(deps: GossipDeps): GossipService {
           entries.slice(0, cap).map((entry) => ({
             handle: entry.handle,
             did: entry.did,
-            updatedAt: new Date(entry.updatedAt),
+            updatedAt: entry.updatedAt ? new Date(entry.updatedAt) : clock.now(),
             source: `lookup:${domain}`,
           })),
         );

@@ -92,6 +92,8 @@ export interface AdminNodeRecord extends AdminNodeRow {
   isNsfw: boolean;
   hasPublicKey: boolean;
   keyPinnedAt: Date | null;
+  /** `swarm` (ours), `origin` (body signatures, docs/protocol.md), null until detected. */
+  protocolProfile: string | null;
   lastSyncAt: Date | null;
   nextProbeAt: Date | null;
   lastError: string | null;
@@ -105,6 +107,8 @@ export interface SyncLogRow {
   handlesSent: number;
   handlesReceived: number;
   success: boolean;
+  /** The peer refused the exchange (4xx): a disagreement, not an outage. */
+  refused: boolean;
   errorMessage: string | null;
   durationMs: number;
   createdAt: Date;
@@ -299,6 +303,7 @@ export function createRegistryAdminService(deps: RegistryAdminDeps): RegistryAdm
           isNsfw: true,
           publicKey: true,
           keyPinnedAt: true,
+          protocolProfile: true,
           lastSyncAt: true,
           nextProbeAt: true,
           lastError: true,
@@ -318,6 +323,7 @@ export function createRegistryAdminService(deps: RegistryAdminDeps): RegistryAdm
           handlesSent: true,
           handlesReceived: true,
           success: true,
+          refused: true,
           errorMessage: true,
           durationMs: true,
           createdAt: true,

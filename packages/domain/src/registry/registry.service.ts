@@ -13,7 +13,13 @@ import type { Clock } from '../clock.ts';
 import type { NodeConfig } from '../config.ts';
 import type { Logger } from '../logger.ts';
 import type { NodeInfoService } from '../node-info.service.ts';
-import { describePeerError, type PeerClient, type PeerResult } from '../peers/index.ts';
+import {
+  describePeerError,
+  isRefusal,
+  type PeerClient,
+  type PeerProfiles,
+  type PeerResult,
+} from '../peers/index.ts';
 import { mapBounded } from './bounded.ts';
 import { createChangeStamper, type ChangeStamper } from './change-stamp.ts';
 import { INACTIVE_AFTER_FAILURES, PROBE_BACKOFF, TRUST } from './trust.ts';
@@ -25,6 +31,8 @@ export interface ContactReport {
   /** Wall time of the exchange. */
   ms: number;
   error?: string;
+  /** The peer answered with a refusal (4xx): recorded, not counted as a failed contact. */
+  refused?: boolean;
 }
 
 /** Why an inbound announcement was refused (mapped to HTTP at the edge). */
@@ -50,6 +58,11 @@ export interface RegistryService {
   recordSuccess(domain: string, info: NodeInfo | undefined, via: DiscoveredVia): Promise<void>;
   /** A failed direct contact with a known node. */
   recordFailure(domain: string, reason: string): Promise<void>;
+  /**
+   * The node answered our request with a refusal (4xx, see `isRefusal`): it is up but disagrees.
+   * Only `last_error` changes: no failed contact, no trust change, no deactivation.
+   */
+  recordRefusal(domain: string, reason: string): Promise<void>;
   /**
    * A node we only heard of (gossip mention, unsigned announcement): stored inactive and
    * unverified, due for a probe now. Returns true when it was new.
@@ -103,6 +116,8 @@ export interface RegistryDeps {
   logger: Logger;
   peers: PeerClient;
   nodeInfo: NodeInfoService;
+  /** Which profile each peer speaks: stored once the node's row exists. */
+  profiles?: Pick<PeerProfiles, 'persist'> | undefined;
 }
 
 const ERROR_CHARS = 500;
@@ -243,10 +258,17 @@ export function createRegistryService(deps: RegistryDeps): RegistryService {
         user_count = COALESCE(${info?.userCount ?? null}::int, swarm_nodes.user_count),
         post_count = COALESCE(${info?.postCount ?? null}::int, swarm_nodes.post_count),
         capabilities = COALESCE(${capabilities}::text, swarm_nodes.capabilities)`;
+    await deps.profiles?.persist(domain);
   }
 
   async function recordFailure(domain: string, reason: string) {
     await contactFailed(domain, reason, false);
+  }
+
+  async function recordRefusal(domain: string, reason: string) {
+    // Raw SQL: Prisma would bump updated_at, which peers must only see for gossiped changes.
+    await prisma.$executeRaw`
+      UPDATE swarm_nodes SET last_error = ${reason.slice(0, ERROR_CHARS)} WHERE domain = ${domain}`;
   }
 
   /** A failed contact in one statement: the seed's health when `seedContact`, the node row. */
@@ -433,6 +455,11 @@ export function createRegistryService(deps: RegistryDeps): RegistryService {
     else if (result.value.domain !== domain) {
       error = `${domain} answered as ${result.value.domain}.`;
     }
+    if (!result.ok && isRefusal(result.error)) {
+      // It answered: a refusal of what we sent (e.g. our announce), not an outage.
+      await recordRefusal(domain, error!);
+      return { domain, ok: false, ms: result.ms, error, refused: true };
+    }
     if (error !== undefined) {
       await contactFailed(domain, error, true);
       return { domain, ok: false, ms: result.ms, error };
@@ -562,7 +589,14 @@ export function createRegistryService(deps: RegistryDeps): RegistryService {
       where: { isVerified: true, lastSeenAt: { not: null }, domain: { notIn: [...blocked, self] } },
       orderBy: [{ isActive: 'desc' }, { lastSeenAt: 'desc' }, { domain: 'asc' }],
       take: limit,
-      select: { domain: true, name: true, lastSeenAt: true, userCount: true, postCount: true },
+      select: {
+        domain: true,
+        name: true,
+        lastSeenAt: true,
+        userCount: true,
+        postCount: true,
+        protocolProfile: true,
+      },
     });
   }
 
@@ -573,6 +607,7 @@ export function createRegistryService(deps: RegistryDeps): RegistryService {
       lastSeenAt: formatTimestamp(n.lastSeenAt!),
       userCount: n.userCount,
       postCount: n.postCount,
+      ...(n.protocolProfile ? { protocolProfile: n.protocolProfile } : {}),
     }));
   }
 
@@ -619,6 +654,7 @@ export function createRegistryService(deps: RegistryDeps): RegistryService {
     blockedDomains,
     recordSuccess,
     recordFailure,
+    recordRefusal,
     noteHint,
     noteHints,
     probe,

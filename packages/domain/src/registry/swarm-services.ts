@@ -4,7 +4,7 @@ import type { NodeConfig } from '../config.ts';
 import type { Logger } from '../logger.ts';
 import { createNodeInfoService } from '../node-info.service.ts';
 import type { NodeKeys } from '../node-keys.service.ts';
-import type { PeerClient } from '../peers/index.ts';
+import type { PeerClient, PeerProfiles } from '../peers/index.ts';
 import { createGossipService, type GossipService } from './gossip.service.ts';
 import { createRegistryService, type RegistryService } from './registry.service.ts';
 
@@ -21,6 +21,7 @@ export function createSwarmServices(deps: {
   logger: Logger;
   peers: PeerClient;
   keys: NodeKeys;
+  profiles?: PeerProfiles;
 }): SwarmServices {
   const nodeInfo = createNodeInfoService(deps);
   const registry = createRegistryService({ ...deps, nodeInfo });

@@ -5,6 +5,9 @@ import {
   isWithinClockWindow,
   nodeInfoSchema,
   ok,
+  originKeyAsPem,
+  originNodeKeySchema,
+  verifyOriginPayload,
   parseDomain,
   readNodeSignatureHeaders,
   verifyNodeRequestSignature,
@@ -15,7 +18,7 @@ import { Prisma, type Db } from '@swarm/db';
 import type { Clock } from '../clock.ts';
 import type { NodeConfig } from '../config.ts';
 import type { Logger } from '../logger.ts';
-import { describePeerError, type PeerClient } from '../peers/index.ts';
+import { describePeerError, type PeerClient, type PeerProfiles } from '../peers/index.ts';
 import { createBatchedStatement } from './batched-statement.ts';
 import { driverQuery } from './driver-query.ts';
 import { importNodeKey } from './key-cache.ts';
@@ -41,9 +44,27 @@ export interface NodeRequestToVerify {
   rawBody: Uint8Array;
 }
 
+/** An origin-profile signature (docs/protocol.md "Peers of the origin profile"). */
+export interface OriginRequestToVerify {
+  /** The domain whose node key must have signed (fact sheet §2: body member or header). */
+  signerDomain: string;
+  /** What was signed: the body without `signature` (replies: the whole body). */
+  payload: unknown;
+  /** Standard base64 DER ECDSA signature. */
+  signature: string;
+}
+
 export interface NodeAuthService {
   verifyNodeRequest(
     request: NodeRequestToVerify,
+  ): Promise<Result<{ sourceDomain: string }, NodeAuthFailure>>;
+  /**
+   * Verifies a body (or reply header) signature of the origin profile with the signer's pinned
+   * key; a first contact fetches the key from `GET /api/node` and pins it (the same pin as our
+   * profile's). No nonce: the caller's timestamp window and id deduplication stop replays.
+   */
+  verifyOriginRequest(
+    request: OriginRequestToVerify,
   ): Promise<Result<{ sourceDomain: string }, NodeAuthFailure>>;
   /**
    * Admin action after a node legitimately changed its key: forget the pinned key, so the next
@@ -58,6 +79,8 @@ export interface NodeAuthDeps {
   clock: Clock;
   logger: Logger;
   config: Pick<NodeConfig, 'domain'>;
+  /** Records the profile a verified request showed (optional in unit tests). */
+  profiles?: Pick<PeerProfiles, 'record'>;
 }
 
 /** How long a fetched key is reused when a pinned key fails (bounds outbound fetches per sender). */
@@ -262,11 +285,12 @@ export function createNodeAuthService(deps: NodeAuthDeps): NodeAuthService {
     domain: string,
     pinnedPem: string,
     verify: (key: CryptoKey) => Promise<boolean>,
+    fetchKey: typeof fetchPublishedKey = fetchPublishedKey,
   ): Promise<Result<never, NodeAuthFailure>> {
     const nowMs = clock.now().getTime();
     let entry = rechecked.get(domain);
     if (!entry || nowMs - entry.at >= KEY_RECHECK_MS) {
-      const published = await fetchPublishedKey(domain);
+      const published = await fetchKey(domain);
       entry = { at: nowMs, pem: published.ok ? published.value.pem : undefined };
       if (rechecked.size >= RECHECK_CACHE_MAX) rechecked.clear();
       rechecked.set(domain, entry);
@@ -354,7 +378,97 @@ export function createNodeAuthService(deps: NodeAuthDeps): NodeAuthService {
     }
     const pin = { pem: published.value.pem, name: published.value.name };
     const accepted = await accept(domain, headers, pin);
-    if (accepted.ok) rememberPinned(domain, pin.pem);
+    if (accepted.ok) {
+      rememberPinned(domain, pin.pem);
+      // A first header-signed contact shows the sender speaks our profile.
+      await deps.profiles?.record(domain, 'swarm');
+    }
+    return accepted;
+  }
+
+  /** The key an origin-profile node publishes at `GET /api/node` (PEM or bare base64 SPKI). */
+  async function fetchOriginKey(
+    domain: string,
+  ): Promise<Result<{ pem: string; key: CryptoKey; name: string }, string>> {
+    const answer = await deps.peers.getJson(domain, '/api/node', originNodeKeySchema);
+    if (!answer.ok) return err(describePeerError(answer.error));
+    const key = await importNodeKey(originKeyAsPem(answer.value.publicKey));
+    if (!key.ok) return err(`the public key published by ${domain} is unusable: ${key.reason}`);
+    return ok({ ...key.value, name: answer.value.name ?? '' });
+  }
+
+  /** Pins a first-contact key (no nonce); a different key pinned meanwhile is a conflict. */
+  async function pinOriginKey(
+    domain: string,
+    pin: { pem: string; name: string },
+  ): Promise<Result<{ sourceDomain: string }, NodeAuthFailure>> {
+    const now = clock.now();
+    const pinned = await prisma.$queryRaw<{ public_key: string | null }[]>`
+      INSERT INTO swarm_nodes (domain, name, public_key, key_pinned_at, discovered_via,
+        discovered_at, updated_at, protocol_profile)
+      VALUES (${domain}, ${pin.name}, ${pin.pem}, ${now}::timestamptz, 'signed-request',
+        ${now}::timestamptz, ${now}::timestamptz, 'origin')
+      ON CONFLICT (domain) DO UPDATE SET
+        public_key = EXCLUDED.public_key, key_pinned_at = EXCLUDED.key_pinned_at,
+        protocol_profile = 'origin'
+      WHERE swarm_nodes.key_pinned_at IS NULL OR swarm_nodes.public_key IS NULL
+      RETURNING public_key`;
+    if (pinned.length === 0) {
+      const row = await prisma.swarmNode.findUnique({
+        where: { domain },
+        select: { publicKey: true },
+      });
+      const current = row?.publicKey ? await importNodeKey(row.publicKey) : undefined;
+      if (!current?.ok || current.value.pem !== pin.pem) {
+        return fail('KEY_CONFLICT', keyConflictMessage(domain));
+      }
+    }
+    rememberPinned(domain, pin.pem);
+    return ok({ sourceDomain: domain });
+  }
+
+  async function verifyOriginRequest(
+    request: OriginRequestToVerify,
+  ): Promise<Result<{ sourceDomain: string }, NodeAuthFailure>> {
+    const parsed = parseDomain(request.signerDomain);
+    if (!parsed.ok) return fail('INVALID_SIGNATURE', `signer domain: ${parsed.reason}`);
+    const domain = parsed.value;
+    if (domain === self) {
+      return fail('INVALID_SIGNATURE', 'The request claims to come from this node itself.');
+    }
+    const verify = (publicKey: CryptoKey) =>
+      verifyOriginPayload(publicKey, request.payload, request.signature);
+    const [known] = await driverQuery<{ blocked: boolean; pinned: string | null }>(
+      deps.db,
+      Prisma.sql`
+        SELECT EXISTS (SELECT 1 FROM node_blocks WHERE domain = ${domain}) AS blocked,
+          (SELECT public_key FROM swarm_nodes
+            WHERE domain = ${domain} AND key_pinned_at IS NOT NULL) AS pinned`,
+    );
+    if (known?.blocked) return fail('NODE_BLOCKED', `${domain} is blocked on this node.`);
+    const pinned = known?.pinned ? await importNodeKey(known.pinned) : undefined;
+    if (pinned?.ok) {
+      if (await verify(pinned.value.key)) {
+        await deps.profiles?.record(domain, 'origin');
+        return ok({ sourceDomain: domain });
+      }
+      return explainPinnedFailure(domain, pinned.value.pem, verify, fetchOriginKey);
+    }
+    const published = await fetchOriginKey(domain);
+    if (!published.ok) {
+      return fail(
+        'INVALID_SIGNATURE',
+        `The key of ${domain} is unknown here and could not be fetched: ${published.reason}`,
+      );
+    }
+    if (!(await verify(published.value.key))) {
+      return fail(
+        'INVALID_SIGNATURE',
+        `The signature does not verify with the key ${domain} publishes.`,
+      );
+    }
+    const accepted = await pinOriginKey(domain, published.value);
+    if (accepted.ok) await deps.profiles?.record(domain, 'origin');
     return accepted;
   }
 
@@ -371,5 +485,5 @@ export function createNodeAuthService(deps: NodeAuthDeps): NodeAuthService {
     return reset.count > 0;
   }
 
-  return { verifyNodeRequest, resetPinnedKey };
+  return { verifyNodeRequest, verifyOriginRequest, resetPinnedKey };
 }

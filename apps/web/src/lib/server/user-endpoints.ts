@@ -41,7 +41,12 @@ export function toProfileJson(profile: ProfileView) {
   };
 }
 
-/** The spec's "post as listed in a profile response"; remote ids are `swarm:{domain}:{id}`. */
+/**
+ * The spec's "post as listed in a profile response"; remote ids are `swarm:{domain}:{id}`.
+ * `author` is an object (the spec leaves this shape open; origin-profile nodes read their peers'
+ * `GET /api/users/<h>/posts` and need `author.handle`): `handle` and `nodeDomain` as in the
+ * profile, `address` (what `/@{address}` takes), `avatarUrl` only when there is one.
+ */
 export function toPostJson(post: PostView) {
   const media: MediaItem[] = post.media.map((m) => ({ ...m }));
   return {
@@ -57,7 +62,13 @@ export function toPostJson(post: PostView) {
     linkPreviewTitle: post.linkPreview?.title ?? '',
     linkPreviewDescription: post.linkPreview?.description ?? '',
     linkPreviewImage: post.linkPreview?.image ?? '',
-    author: post.author.address,
+    author: {
+      handle: post.author.handle,
+      displayName: post.author.displayName,
+      ...(post.author.avatarUrl ? { avatarUrl: post.author.avatarUrl } : {}),
+      nodeDomain: post.author.domain,
+      address: post.author.address,
+    },
     nodeDomain: post.nodeDomain,
   };
 }

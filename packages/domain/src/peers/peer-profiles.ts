@@ -1,0 +1,236 @@
+import { z } from 'zod';
+import {
+  SWARM_PATHS,
+  SWARM_PROFILE_MARKER,
+  isOriginWritePath,
+  originNodeKeySchema,
+  signOriginBody,
+  signOriginPayload,
+  toOriginBody,
+  type ProtocolProfile,
+} from '@swarm/contract';
+import type { Db } from '@swarm/db';
+import type { Clock } from '../clock.ts';
+import type { NodeConfig } from '../config.ts';
+import type { Logger } from '../logger.ts';
+import type { NodeKeys } from '../node-keys.service.ts';
+import type { PeerClient, PeerPostOptions, PeerResult } from './peer-client.ts';
+import type { PeerError } from './peer-errors.ts';
+
+// Which profile of the interface each peer speaks (docs/protocol.md "Peers of the origin
+// profile"), and the outbound side of speaking to each in its own: our header signatures, or the
+// origin's body signatures over only what its rules accept.
+
+export interface PeerProfiles {
+  /** The peer's profile as recorded (memory, then the registry); undefined when not known yet. */
+  known(domain: string): Promise<ProtocolProfile | undefined>;
+  /** Detects from what the peer serves: our marker in its info, else a key at `GET /api/node`. */
+  detect(domain: string): Promise<ProtocolProfile | undefined>;
+  /** Records what a verified request or a probe showed. */
+  record(domain: string, profile: ProtocolProfile): Promise<void>;
+  /** A probe's info showed our marker (or not): record ours, or detect when unknown. */
+  noteInfo(domain: string, info: { protocolProfile?: string | undefined }): Promise<void>;
+  /**
+   * The registry just wrote the node's row: store a profile learnt before the row existed
+   * (detected right before a first announce, for instance). Usually no query.
+   */
+  persist(domain: string): Promise<void>;
+}
+
+/** How long a detection (or a recorded value) is kept in memory before the database is read again. */
+const MEMORY_MS = 10 * 60_000;
+const MEMORY_MAX = 5_000;
+
+const markerSchema = z.object({ protocolProfile: z.string().optional() });
+
+export function createPeerProfiles(deps: {
+  db: Db;
+  peers: Pick<PeerClient, 'getJson'>;
+  clock: Clock;
+  logger: Logger;
+}): PeerProfiles {
+  const { prisma } = deps.db;
+  /** `stored`: the registry row is known to hold it (else `persist` writes it once there is one). */
+  const memory = new Map<string, { profile: ProtocolProfile; at: number; stored: boolean }>();
+  const inFlight = new Map<string, Promise<ProtocolProfile | undefined>>();
+
+  const remember = (domain: string, profile: ProtocolProfile, stored: boolean) => {
+    if (memory.size >= MEMORY_MAX) memory.clear();
+    memory.set(domain, { profile, at: deps.clock.now().getTime(), stored });
+  };
+
+  async function record(domain: string, profile: ProtocolProfile, force = false) {
+    const known = memory.get(domain);
+    if (!force && known?.stored && known.profile === profile) {
+      remember(domain, profile, true);
+      return;
+    }
+    // Only nodes the registry holds (the column is informative, not a registration).
+    const { count } = await prisma.swarmNode.updateMany({
+      where: { domain },
+      data: { protocolProfile: profile },
+    });
+    remember(domain, profile, count > 0);
+  }
+
+  async function persist(domain: string) {
+    const known = memory.get(domain);
+    if (!known || known.stored) return;
+    const { count } = await prisma.swarmNode.updateMany({
+      where: { domain },
+      data: { protocolProfile: known.profile },
+    });
+    known.stored = count > 0;
+  }
+
+  async function detectUncached(domain: string): Promise<ProtocolProfile | undefined> {
+    const info = await deps.peers.getJson(domain, SWARM_PATHS.info, markerSchema);
+    if (info.ok && info.value.protocolProfile === SWARM_PROFILE_MARKER) return 'swarm';
+    // Down (or hung): ask again next time rather than wait on a second request now.
+    if (!info.ok && (info.error.kind === 'timeout' || info.error.kind === 'unreachable')) {
+      return undefined;
+    }
+    const node = await deps.peers.getJson(domain, '/api/node', originNodeKeySchema);
+    if (node.ok) return 'origin';
+    // Neither: a node of our profile from before the marker, or a peer we could not reach.
+    return info.ok ? 'swarm' : undefined;
+  }
+
+  async function detect(domain: string): Promise<ProtocolProfile | undefined> {
+    let pending = inFlight.get(domain);
+    if (!pending) {
+      pending = detectUncached(domain).finally(() => inFlight.delete(domain));
+      inFlight.set(domain, pending);
+    }
+    const profile = await pending;
+    if (profile) {
+      await record(domain, profile, true);
+      deps.logger.debug({ peer: domain, profile }, 'peer profile detected');
+    }
+    return profile;
+  }
+
+  async function known(domain: string): Promise<ProtocolProfile | undefined> {
+    const cached = memory.get(domain);
+    if (cached && deps.clock.now().getTime() - cached.at < MEMORY_MS) return cached.profile;
+    const row = await prisma.swarmNode.findUnique({
+      where: { domain },
+      select: { protocolProfile: true },
+    });
+    if (row?.protocolProfile === 'swarm' || row?.protocolProfile === 'origin') {
+      remember(domain, row.protocolProfile, true);
+      return row.protocolProfile;
+    }
+    return undefined;
+  }
+
+  async function noteInfo(domain: string, info: { protocolProfile?: string | undefined }) {
+    if (info.protocolProfile === SWARM_PROFILE_MARKER) return record(domain, 'swarm');
+    const row = await prisma.swarmNode.findUnique({
+      where: { domain },
+      select: { protocolProfile: true },
+    });
+    // Unknown: ask once (a node of ours from before the marker stays `swarm` without asking again).
+    if (row && row.protocolProfile === null) await detect(domain);
+  }
+
+  return { known, detect, record, noteInfo, persist };
+}
+
+/** What an origin node answers to a reply: no `replyId` (fact sheet §4). */
+const originReplyAnswerSchema = z.looseObject({ success: z.literal(true) });
+
+/**
+ * The peer client every service uses: to a peer of our profile exactly `inner`; to a peer of the
+ * origin profile, POSTs reshaped to what its rules accept and signed its way (body `signature`,
+ * or `X-Swarm-Source-Domain` + `X-Swarm-Signature` on replies), without our headers. Requests
+ * the origin profile has no place for (direct messages) are not sent.
+ */
+export function withPeerProfiles(
+  inner: PeerClient,
+  deps: {
+    profiles: PeerProfiles;
+    keys: Pick<NodeKeys, 'privateKey'>;
+    config: Pick<NodeConfig, 'domain'>;
+  },
+): PeerClient {
+  const client: PeerClient = {
+    getBytes: inner.getBytes,
+    async getJson(domain, pathWithQuery, schema, options) {
+      const answer = await inner.getJson(domain, pathWithQuery, schema, options);
+      // A successful probe of a peer's info tells its profile (our marker), or prompts detection.
+      if (answer.ok && pathWithQuery === SWARM_PATHS.info) {
+        const value = answer.value as { protocolProfile?: unknown };
+        await deps.profiles.noteInfo(domain, {
+          protocolProfile:
+            typeof value.protocolProfile === 'string' ? value.protocolProfile : undefined,
+        });
+      }
+      return answer;
+    },
+    async postJson(domain, path, body, schema, options: PeerPostOptions = {}) {
+      if (options.sign === false) return inner.postJson(domain, path, body, schema, options);
+      const profile = await deps.profiles.known(domain);
+      if (profile === 'origin') return sendOrigin(domain, path, body, schema, options);
+      const answer = await inner.postJson(domain, path, body, schema, options);
+      // It took our header signature: it speaks our profile (origin nodes never accept it).
+      if (profile === undefined && answer.ok) await deps.profiles.record(domain, 'swarm');
+      // Not known yet and refused: a peer of the origin profile refuses our headers-only
+      // signature (its rules want a body `signature`). Find out, and if so speak its way. A
+      // peer of ours costs nothing extra: its profile is learnt from its info when probed.
+      if (profile === undefined && !answer.ok && isRefusalStatus(answer.error)) {
+        if ((await deps.profiles.detect(domain)) === 'origin') {
+          return sendOrigin(domain, path, body, schema, options);
+        }
+      }
+      return answer;
+    },
+  };
+  return client;
+
+  async function sendOrigin<S extends z.ZodType>(
+    domain: string,
+    path: string,
+    body: unknown,
+    schema: S,
+    options: PeerPostOptions,
+  ): Promise<PeerResult<z.output<S>>> {
+    if (!isOriginWritePath(path)) {
+      return {
+        ok: false,
+        ms: 0,
+        error: {
+          kind: 'unsupported',
+          domain,
+          reason: `${domain} speaks the origin profile, which has no ${path}`,
+        },
+      };
+    }
+    const shaped = toOriginBody(path, body) ?? {};
+    if (path === SWARM_PATHS.replies) {
+      const signature = await signOriginPayload(deps.keys.privateKey, shaped);
+      const answer = await inner.postJson(domain, path, shaped, originReplyAnswerSchema, {
+        ...options,
+        sign: false,
+        headers: {
+          'X-Swarm-Source-Domain': deps.config.domain,
+          'X-Swarm-Signature': signature,
+        },
+      });
+      return answer as PeerResult<z.output<S>>;
+    }
+    const signed = await signOriginBody(deps.keys.privateKey, shaped);
+    return inner.postJson(domain, path, signed, schema, { ...options, sign: false });
+  }
+}
+
+/** A 4xx other than 408 and 429: the peer answered, and disagreed. */
+function isRefusalStatus(error: PeerError): boolean {
+  return (
+    error.kind === 'http' &&
+    error.status >= 400 &&
+    error.status < 500 &&
+    error.status !== 408 &&
+    error.status !== 429
+  );
+}
