@@ -31,7 +31,11 @@ const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 const serverUrl = process.env.TEST_DATABASE_URL;
 const ADMIN_TOKEN = 'compose-health-admin-token-0123456789';
 
-type Service = { environment?: Record<string, unknown>; healthcheck?: { test?: string[] } };
+type Service = {
+  command?: string[];
+  environment?: Record<string, unknown>;
+  healthcheck?: { test?: string[] };
+};
 
 /** `${VAR}`, `${VAR:-default}` and `${VAR:?message}` as compose resolves them. */
 function interpolate(value: string, vars: Record<string, string>): string {
@@ -112,15 +116,17 @@ if (!serverUrl) {
       services = compose.services;
       database = await scratchDatabase(serverUrl);
       dataDir = await mkdtemp(join(tmpdir(), 'swarm-compose-health-'));
-      // The migrate job: `pnpm db:migrate` against the database.
-      const migrate = await run('pnpm', ['db:migrate'], {
+      // The migrate job: its compose command against the database.
+      const [command, ...args] = services.migrate!.command ?? [];
+      expect(command).toBe('node');
+      const migrate = await run(process.execPath, args, {
         PATH: process.env.PATH ?? '',
         DATABASE_URL: database.url,
       });
       expect(migrate.code, migrate.output).toBe(0);
       ports.gateway = await freePort();
       ports.web = await freePort();
-      // compose: ['pnpm', '--filter', '@swarm/gateway', 'start'] and ['node', 'apps/web/build/index.js'].
+      // compose: `node apps/gateway/dist/main.js` and `node apps/web/build/index.js`.
       [gateway, web] = await Promise.all([
         startNodeProcess(composeEnv('gateway', ports.gateway), []),
         startWebProcess(composeEnv('web', ports.web)),
