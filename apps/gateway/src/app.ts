@@ -8,6 +8,7 @@ import { observeRequests } from './middleware/observe.ts';
 import { readCache } from './middleware/read-cache.ts';
 import { createRouter } from './router.ts';
 import { adminRoutes } from './routes/admin.routes.ts';
+import { backupRoutes } from './routes/backup.routes.ts';
 import { contentRoutes } from './routes/content.routes.ts';
 import { healthRoutes } from './routes/health.routes.ts';
 import { NODE_KEY_PATH, infoRoutes } from './routes/info.routes.ts';
@@ -64,8 +65,16 @@ export function createGatewayApp(node: NodeContext) {
   // Health and metrics first: never cached, never rate limited, no body guards.
   app.route('/', healthRoutes());
 
-  // Public GETs from a 1 s read-through cache; successful writes invalidate it.
-  app.use('/api/swarm/*', readCache({ clock: node.clock }));
+  // Public GETs from a 1 s read-through cache; successful writes invalidate it, here and in
+  // the node's other processes.
+  app.use(
+    '/api/swarm/*',
+    readCache({
+      clock: node.clock,
+      ttlMs: node.config.readCacheTtlMs,
+      invalidations: node.invalidations,
+    }),
+  );
 
   // Inbound security (DESIGN §3), before any route: every write is rate-limited per IP; admin
   // paths authenticate before their body is read (without a token: 401, whatever the body);
@@ -87,6 +96,7 @@ export function createGatewayApp(node: NodeContext) {
   app.route('/', messageRoutes());
   app.route('/', contentRoutes());
   app.route('/', adminRoutes());
+  app.route('/', backupRoutes());
   mountReference(app);
 
   app.notFound((c) =>

@@ -51,7 +51,7 @@ export const init: ServerInit = async () => {
     );
     // Standalone (build/index.js): on SIGTERM/SIGINT readiness turns false while adapter-node
     // drains its connections (SHUTDOWN_TIMEOUT); once it has, the database closes and the
-    // process exits on its own.
+    // process exits on its own. Closing what this process opened (pool, Redis) lets it exit.
     const own = node;
     const beginShutdown = () => own.lifecycle.beginShutdown();
     process.once('SIGTERM', beginShutdown);
@@ -61,10 +61,11 @@ export const init: ServerInit = async () => {
       void own.close();
     });
   }
-  // One per process: the login and sign-up throttles' buckets live in it.
+  // Login and sign-up throttles take from the node's shared limits (one budget across replicas).
   auth = createAuthServices({
     db: node.db,
     clock: node.clock,
+    limits: node.limits,
     signUpLimits: { perIp: { perHour: node.config.signUpLimitPerHour } },
   });
 };

@@ -22,7 +22,7 @@ import {
   type NewSession,
   type SessionService,
 } from './session.service.ts';
-import { createTokenBucketLimiter } from './token-bucket.ts';
+import { createMemoryLimits, type Limits } from '@swarm/domain';
 import type { AuthClock, AuthError, KeyBackup, SessionUser, UserSettings } from './types.ts';
 
 export const DISPLAY_NAME_MAX_LENGTH = 64;
@@ -49,6 +49,17 @@ export const DEFAULT_LOGIN_LIMITS: LoginLimits = {
   perHandle: { burst: 10, perMinute: 1 },
   perIp: { burst: 30, perMinute: 10 },
 };
+
+/** Names of the login and sign-up limits in the node's shared `Limits` (docs/deployment.md "Replicas"). */
+export const LOGIN_HANDLE_LIMIT = 'login-handle';
+export const LOGIN_IP_LIMIT = 'login-ip';
+export const SIGN_UP_IP_LIMIT = 'signup-ip';
+
+const rule = (limit: { burst: number; perMinute: number }) => ({
+  points: limit.perMinute,
+  windowMs: 60_000,
+  burst: limit.burst,
+});
 
 export interface SignUpLimits {
   /**
@@ -247,22 +258,28 @@ export function createAccountService(deps: {
   sessions: SessionService;
   loginLimits?: LoginLimits;
   signUpLimits?: SignUpLimits;
+  /** Where the buckets live: the node context's shared `limits` (default: this process's memory). */
+  limits?: Limits;
 }): AccountService {
   const { prisma } = deps.db;
   const { sessions } = deps;
-  const limits = deps.loginLimits ?? DEFAULT_LOGIN_LIMITS;
-  const byHandle = createTokenBucketLimiter(limits.perHandle);
-  const byIp = createTokenBucketLimiter(limits.perIp);
-  const signUpsByIp = createTokenBucketLimiter((deps.signUpLimits ?? DEFAULT_SIGN_UP_LIMITS).perIp);
+  const loginLimits = deps.loginLimits ?? DEFAULT_LOGIN_LIMITS;
+  const limits = deps.limits ?? createMemoryLimits({ clock: deps.clock });
+  const perHandle = rule(loginLimits.perHandle);
+  const perIp = rule(loginLimits.perIp);
+  const signUpsPerHour = (deps.signUpLimits ?? DEFAULT_SIGN_UP_LIMITS).perIp.perHour;
+  const signUpsPerIp = { points: signUpsPerHour, windowMs: 3_600_000 };
 
   // A real argon2id hash to verify against when the handle is unknown: same work, same timing.
   let dummyHash: Promise<string> | undefined;
   const dummy = () => (dummyHash ??= hashPassword(randomPassword()));
 
-  function throttle(keys: { ip?: string; handle: string }): AuthError | null {
-    const at = deps.clock.now().getTime();
-    const ip = keys.ip === undefined ? { ok: true as const } : byIp.take(keys.ip, at);
-    const handle = ip.ok ? byHandle.take(keys.handle, at) : ip;
+  async function throttle(keys: { ip?: string; handle: string }): Promise<AuthError | null> {
+    const ip =
+      keys.ip === undefined
+        ? { ok: true as const }
+        : await limits.take(LOGIN_IP_LIMIT, keys.ip, perIp);
+    const handle = ip.ok ? await limits.take(LOGIN_HANDLE_LIMIT, keys.handle, perHandle) : ip;
     if (handle.ok) return null;
     return {
       code: 'THROTTLED',
@@ -271,8 +288,8 @@ export function createAccountService(deps: {
     };
   }
 
-  function throttleSignUp(ip: string): AuthError | null {
-    const taken = signUpsByIp.take(ip, deps.clock.now().getTime());
+  async function throttleSignUp(ip: string): Promise<AuthError | null> {
+    const taken = await limits.take(SIGN_UP_IP_LIMIT, ip, signUpsPerIp);
     if (taken.ok) return null;
     const minutes = Math.ceil(taken.retryAfterSec / 60);
     return {
@@ -289,7 +306,7 @@ export function createAccountService(deps: {
     key?: KeyInput | null;
     isAdmin: boolean | 'if-first';
     /** Called once the input passed the cheap checks, before the password is hashed. */
-    charge?: () => AuthError | null;
+    charge?: () => Promise<AuthError | null>;
   }): Promise<Result<SessionUser, AuthError>> {
     const handle = parseLocalHandle(input.handle);
     if (!handle.ok) return invalid(`Handle: ${handle.reason}.`);
@@ -303,7 +320,7 @@ export function createAccountService(deps: {
       if (!checked.ok) return checked;
       key = checked.value;
     }
-    const refused = input.charge?.();
+    const refused = await input.charge?.();
     if (refused) return err(refused);
     const passwordHash = await hashPassword(input.password);
     try {
@@ -377,7 +394,7 @@ export function createAccountService(deps: {
     async logIn(input, meta) {
       const typed = typeof input.handle === 'string' ? input.handle.trim().toLowerCase() : '';
       const handleKey = typed.slice(0, 64);
-      const throttled = throttle({ ip: meta.clientIp, handle: handleKey });
+      const throttled = await throttle({ ip: meta.clientIp, handle: handleKey });
       if (throttled) return err(throttled);
       const wrong = err<AuthError>({
         code: 'WRONG_CREDENTIALS',
@@ -397,7 +414,7 @@ export function createAccountService(deps: {
       }
       if (!(await verifyPassword(user.passwordHash, password))) return wrong;
       // The owner is in: earlier failures on this handle stop counting (the IP budget stays).
-      byHandle.reset(handleKey);
+      await limits.reset(LOGIN_HANDLE_LIMIT, handleKey);
       const session = await sessions.create(user.id);
       return ok({ ...session, user: toSessionUser(user), keyBackup: await loadKeyBackup(user.id) });
     },
@@ -427,7 +444,7 @@ export function createAccountService(deps: {
         if (badBackup) return err(badBackup);
       }
       // Same budget as logins: a stolen session must not become a password-guessing oracle.
-      const throttled = throttle({ handle: user.handle });
+      const throttled = await throttle({ handle: user.handle });
       if (throttled) return err(throttled);
       if (!(await verifyPassword(user.passwordHash, String(input.currentPassword ?? '')))) {
         return err({ code: 'WRONG_CREDENTIALS', message: 'The current password is wrong.' });
@@ -456,12 +473,12 @@ export function createAccountService(deps: {
         select: { handle: true, passwordHash: true },
       });
       if (!owner) return notFound();
-      const throttled = throttle({ handle: owner.handle });
+      const throttled = await throttle({ handle: owner.handle });
       if (throttled) return err(throttled);
       if (!(await verifyPassword(owner.passwordHash, String(input.currentPassword ?? '')))) {
         return err({ code: 'WRONG_CREDENTIALS', message: 'The password is wrong.' });
       }
-      byHandle.reset(owner.handle);
+      await limits.reset(LOGIN_HANDLE_LIMIT, owner.handle);
       try {
         // Conditional update: two browsers racing to register different keys cannot both win.
         const updated = await prisma.user.updateMany({

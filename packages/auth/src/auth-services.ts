@@ -1,4 +1,5 @@
 import type { Db } from '@swarm/db';
+import type { Limits } from '@swarm/domain';
 import {
   createAccountService,
   type AccountService,
@@ -8,7 +9,10 @@ import {
 import { createSessionService, type SessionService } from './session.service.ts';
 import type { AuthClock } from './types.ts';
 
-/** Accounts and sessions of one node; login and sign-up throttles live in here (one per process). */
+/**
+ * Accounts and sessions of one node. Login and sign-up throttles take from `limits` (the node
+ * context's, shared by its processes); without it, from buckets in this object's memory.
+ */
 export interface AuthServices {
   sessions: SessionService;
   accounts: AccountService;
@@ -19,6 +23,7 @@ export function createAuthServices(deps: {
   clock: AuthClock;
   loginLimits?: LoginLimits;
   signUpLimits?: SignUpLimits;
+  limits?: Limits;
 }): AuthServices {
   const sessions = createSessionService({ db: deps.db, clock: deps.clock });
   const accounts = createAccountService({ ...deps, sessions });

@@ -25,5 +25,6 @@ export type {
 export { MIGRATIONS_DIR, SCHEMA_PATH } from './paths.ts';
 export { SCHEMA_HEAD } from './migrations/schema-head.ts';
 export { localActorKey } from './actor-keys.ts';
+export { restorePgliteDataDir } from './pglite.ts';
 // The generated client: PrismaClient, the Prisma namespace, model types and enums.
 export * from './generated/prisma/client.ts';

@@ -191,3 +191,18 @@ async function emptyClusterDump(): Promise<Blob> {
     await pglite.close();
   }
 }
+
+/**
+ * Makes `dir` the data directory of `dump` (a tar, gzipped or not, made by `dumpDataDir`): a
+ * restore of the embedded database. `dir` must not hold a database; nothing may have it open.
+ */
+export async function restorePgliteDataDir(dir: string, dump: Blob): Promise<void> {
+  await mkdir(dir, { recursive: true });
+  const pglite = new PGlite({ dataDir: dir, loadDataDir: dump });
+  try {
+    await pglite.waitReady;
+    await pglite.exec('CHECKPOINT');
+  } finally {
+    await pglite.close();
+  }
+}

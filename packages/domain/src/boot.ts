@@ -36,6 +36,7 @@ import {
   createMetrics,
   createRequestContext,
 } from './ops/index.ts';
+import { createSharedState } from './replicas/index.ts';
 import { createMediaProxyService } from './media/index.ts';
 
 /** Seams for tests and the swarm harness: time, and the network to peers. */
@@ -60,6 +61,7 @@ export async function createNodeContext(
   const failures = createFailureLog({ logger });
   const metrics = createMetrics({ db, clock });
   const requestContext = createRequestContext();
+  const shared = createSharedState({ config, db, clock, logger });
   const rawPeers = createPeerClient({
     config,
     keys,
@@ -105,6 +107,8 @@ export async function createNodeContext(
     logger,
     clock,
     lifecycle,
+    limits: shared.limits,
+    invalidations: shared.invalidations,
     keys,
     peers,
     nodeInfo: createNodeInfoService({ config, db, keys }),
@@ -142,7 +146,10 @@ export async function createNodeContext(
     requestContext,
     failures,
     media: createMediaProxyService({ keys, peers, clock, logger }),
-    close: () => db.close(),
+    close: async () => {
+      await shared.close();
+      await db.close();
+    },
   };
 }
 

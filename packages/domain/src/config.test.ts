@@ -33,6 +33,8 @@ describe('parseConfig', () => {
         metricsPort: undefined,
         metricsHost: '127.0.0.1',
         originCompat: true,
+        redisUrl: undefined,
+        readCacheTtlMs: 1_000,
         signUpLimitPerHour: 5,
       },
     });

@@ -38,6 +38,10 @@ export interface NodeConfig {
    * "Peers of the origin profile"). Off: their writes get 401, reads still work.
    */
   originCompat: boolean;
+  /** Rate limits and cache invalidations shared through Redis instead of Postgres (replicas). */
+  redisUrl: string | undefined;
+  /** How long the gateway may answer a public read from its cache. */
+  readCacheTtlMs: number;
   /** Web sign-ups per client address per hour (a burst of this many, then refilled evenly). */
   signUpLimitPerHour: number;
 }
@@ -135,6 +139,14 @@ const envSchema = z.object({
     .enum(['0', '1', 'true', 'false', ''], { error: 'SWARM_ORIGIN_COMPAT must be 1 or 0' })
     .optional()
     .transform((v) => v !== '0' && v !== 'false'),
+  REDIS_URL: z
+    .string()
+    .optional()
+    .refine(
+      (v) => !v || /^rediss?:\/\//.test(v),
+      'REDIS_URL must start with redis:// or rediss:// (leave it unset to share limits through the database)',
+    ),
+  SWARM_READ_CACHE_TTL_MS: integer('SWARM_READ_CACHE_TTL_MS', 0, 3_600_000, 1_000),
   SWARM_SIGNUPS_PER_HOUR: integer('SWARM_SIGNUPS_PER_HOUR', 1, 1_000_000, 5),
 });
 
@@ -171,6 +183,8 @@ export function parseConfig(env: Record<string, string | undefined>): ConfigResu
       metricsPort: e.METRICS_PORT >= 0 ? e.METRICS_PORT : undefined,
       metricsHost: e.METRICS_HOST?.trim() || '127.0.0.1',
       originCompat: e.SWARM_ORIGIN_COMPAT,
+      redisUrl: e.REDIS_URL?.trim() || undefined,
+      readCacheTtlMs: e.SWARM_READ_CACHE_TTL_MS,
       signUpLimitPerHour: e.SWARM_SIGNUPS_PER_HOUR,
     },
   };

@@ -21,6 +21,7 @@ export * from './peers/index.ts';
 export * from './profiles/index.ts';
 export * from './read-cache.ts';
 export * from './registry/index.ts';
+export * from './replicas/index.ts';
 export * from './security/index.ts';
 export * from './version.ts';
 export * from './views/index.ts';

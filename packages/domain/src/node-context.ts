@@ -17,6 +17,7 @@ import type { DeliveryService } from './delivery/index.ts';
 import type { ActionServices } from './actions/index.ts';
 import type { MessageService } from './messages/index.ts';
 import type { FailureLog, HealthService, NodeMetrics, RequestContext } from './ops/index.ts';
+import type { Invalidations, Limits } from './replicas/index.ts';
 import type { MediaProxyService } from './media/index.ts';
 
 /** Everything one node needs, built by factories and passed in; tests build several. */
@@ -27,6 +28,10 @@ export interface NodeContext {
   clock: Clock;
   /** Shutting down or not: the entry point begins the shutdown, readiness reads it. */
   lifecycle: Lifecycle;
+  /** Named rate limits, shared by the node's processes (memory, Postgres or Redis). */
+  limits: Limits;
+  /** Tells the node's other processes to drop cached reads after a write. */
+  invalidations: Invalidations;
   keys: NodeKeys;
   /** Outbound HTTP to other nodes: SSRF-guarded, time-limited, node-signed POSTs. */
   peers: PeerClient;

@@ -14,15 +14,21 @@ export interface AdminClient {
   adminPost(path: string, body?: Record<string, unknown>): Promise<unknown>;
   adminPut(path: string, body?: Record<string, unknown>): Promise<unknown>;
   adminDelete(path: string): Promise<unknown>;
+  /** An admin GET whose answer is a file (a backup): its body, unread. */
+  adminDownload(path: string): Promise<ReadableStream<Uint8Array>>;
 }
 
 export function createAdminClient(opts: { node: string; token: string | undefined }): AdminClient {
   const base = opts.node.replace(/\/+$/, '');
 
   async function send(path: string, init: RequestInit): Promise<unknown> {
-    let res: Response;
+    const res = await request(path, init);
+    return readJson(path, res);
+  }
+
+  async function request(path: string, init: RequestInit, timeoutMs = 60_000): Promise<Response> {
     try {
-      res = await fetch(`${base}${path}`, { ...init, signal: AbortSignal.timeout(60_000) });
+      return await fetch(`${base}${path}`, { ...init, signal: AbortSignal.timeout(timeoutMs) });
     } catch (error) {
       const reason =
         error instanceof Error
@@ -32,6 +38,9 @@ export function createAdminClient(opts: { node: string; token: string | undefine
         `cannot reach ${base} (${reason}). Is the node running? Use --node <url>.`,
       );
     }
+  }
+
+  async function readJson(path: string, res: Response): Promise<unknown> {
     const text = await res.text();
     let json: unknown;
     try {
@@ -49,6 +58,15 @@ export function createAdminClient(opts: { node: string; token: string | undefine
       throw new AdminRequestError(`${path}: ${detail}.${hint}`);
     }
     return json;
+  }
+
+  function authorization(): string {
+    if (!opts.token) {
+      throw new AdminRequestError(
+        'this command needs an admin token: set SWARM_ADMIN_TOKEN (or ADMIN_TOKEN) in the environment.',
+      );
+    }
+    return `Bearer ${opts.token}`;
   }
 
   /** A request with the bearer token; every write to /api/swarm/* carries a JSON body. */
@@ -74,5 +92,14 @@ export function createAdminClient(opts: { node: string; token: string | undefine
     adminPost: (path, body) => admin('POST', path, body),
     adminPut: (path, body) => admin('PUT', path, body),
     adminDelete: (path) => admin('DELETE', path),
+    async adminDownload(path) {
+      // A backup is as big as the database: time for the whole download, not for an answer.
+      const res = await request(path, { headers: { authorization: authorization() } }, 3_600_000);
+      if (!res.ok || !res.body) {
+        await readJson(path, res);
+        throw new AdminRequestError(`${path}: HTTP ${res.status} without a body.`);
+      }
+      return res.body;
+    },
   };
 }

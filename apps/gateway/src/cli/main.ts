@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { Command, InvalidArgumentError } from 'commander';
 import { AdminRequestError, createAdminClient } from './admin-client.ts';
+import { backup, BackupError, restore, type DatabaseEnv } from './backup.ts';
 import { ago, formatReport, table } from './format.ts';
 import { runLocalSwarm } from './local-swarm.ts';
 
@@ -337,6 +338,48 @@ program
     console.log(formatReport(await client().action({ action: 'discover', domain })));
   });
 
+/** pnpm runs scripts in the package folder; paths are the caller's. */
+const callerDir = () => process.env.INIT_CWD ?? process.cwd();
+/** The database the node is configured with: the same variables as the node's. */
+const databaseEnv = (): DatabaseEnv => ({
+  databaseUrl: process.env.DATABASE_URL || undefined,
+  dataDir: process.env.DATA_DIR?.trim() || './data',
+  baseDir: callerDir(),
+});
+
+program
+  .command('backup <file>')
+  .description(
+    'back up the node while it runs: pg_dump when DATABASE_URL is Postgres, else the running embedded node dumps its database (admin token)',
+  )
+  .action(async (file: string) => {
+    await backup({
+      file: resolve(callerDir(), file),
+      env: databaseEnv(),
+      client,
+      log: console.log,
+    });
+  });
+
+program
+  .command('restore <file>')
+  .description(
+    'restore a backup into the database DATABASE_URL / DATA_DIR names; it must be empty (embedded: node stopped)',
+  )
+  .option(
+    '--force',
+    'replace a database that is not empty (stop every node process on it first)',
+    false,
+  )
+  .action(async (file: string, opts: { force: boolean }) => {
+    await restore({
+      file: resolve(callerDir(), file),
+      env: databaseEnv(),
+      force: opts.force,
+      log: console.log,
+    });
+  });
+
 program
   .command('local')
   .description('start a local swarm of embedded nodes on consecutive ports and watch it converge')
@@ -358,7 +401,7 @@ program
   );
 
 program.parseAsync(process.argv).catch((error: unknown) => {
-  if (error instanceof AdminRequestError) {
+  if (error instanceof AdminRequestError || error instanceof BackupError) {
     console.error(`swarm: ${error.message}`);
   } else {
     console.error(`swarm: ${error instanceof Error ? error.message : String(error)}`);

@@ -51,7 +51,7 @@ export function nodeSignature(opts: { required: boolean }): MiddlewareHandler<Se
       rawBody: await readRawBody(c),
     });
     if (!verified.ok) return errorResponse(c, verified.reason.code, verified.reason.message);
-    const limited = chargeSourceDomain(c, verified.value.sourceDomain);
+    const limited = await chargeSourceDomain(c, verified.value.sourceDomain);
     if (limited) return limited;
     c.set('sourceDomain', verified.value.sourceDomain);
     return next();

@@ -1,33 +1,20 @@
 import type { Context, MiddlewareHandler } from 'hono';
-import type { NodeContext } from '@swarm/domain';
+import type { LimitResult, LimitRule } from '@swarm/domain';
 import { errorResponse } from '../errors.ts';
 import { clientIp } from './client-ip.ts';
 import { isWriteMethod, type SecurityEnv } from './security-env.ts';
-import { createTokenBucketLimiter, type TokenBucketLimiter } from '@swarm/auth';
 
 // Rate limits on POSTs to /api/swarm/*: one budget per client IP and one per verified source
-// node (SWARM_RATE_LIMIT_PER_MIN each). The buckets live in this process's memory: with N
-// gateway replicas behind a load balancer a client gets up to N times the budget.
+// node (SWARM_RATE_LIMIT_PER_MIN each). The buckets are the node context's `limits`: in memory
+// in embedded mode, shared by every replica through Postgres or Redis otherwise
+// (docs/deployment.md "Replicas").
 
-interface NodeLimiters {
-  ip: TokenBucketLimiter;
-  source: TokenBucketLimiter;
-}
+/** Limit names (the buckets' namespace in the shared store). */
+export const SWARM_IP_LIMIT = 'swarm-ip';
+export const SWARM_SOURCE_LIMIT = 'swarm-source';
 
-/** One set of buckets per node context (tests run several nodes in one process). */
-const limitersByNode = new WeakMap<NodeContext, NodeLimiters>();
-
-function limitersFor(node: NodeContext): NodeLimiters {
-  let limiters = limitersByNode.get(node);
-  if (!limiters) {
-    const perMinute = node.config.rateLimitPerMin;
-    limiters = {
-      ip: createTokenBucketLimiter({ perMinute }),
-      source: createTokenBucketLimiter({ perMinute }),
-    };
-    limitersByNode.set(node, limiters);
-  }
-  return limiters;
+function perMinute(c: Context<SecurityEnv>): LimitRule {
+  return { points: c.get('node').config.rateLimitPerMin, windowMs: 60_000 };
 }
 
 function rateLimited(c: Context<SecurityEnv>, retryAfterSec: number, who: string) {
@@ -46,7 +33,7 @@ export function rateLimitByIp(): MiddlewareHandler<SecurityEnv> {
     if (!isWriteMethod(c.req.method)) return next();
     const node = c.get('node');
     const ip = clientIp(c, node.config.trustProxy);
-    const taken = limitersFor(node).ip.take(ip, node.clock.now().getTime());
+    const taken: LimitResult = await node.limits.take(SWARM_IP_LIMIT, ip, perMinute(c));
     if (!taken.ok) return rateLimited(c, taken.retryAfterSec, 'this address');
     return next();
   };
@@ -56,11 +43,10 @@ export function rateLimitByIp(): MiddlewareHandler<SecurityEnv> {
  * The per-node budget, charged after the signature verified (an unverified claim of a domain
  * must not spend that domain's budget). Undefined when allowed, else the 429 answer.
  */
-export function chargeSourceDomain(
+export async function chargeSourceDomain(
   c: Context<SecurityEnv>,
   sourceDomain: string,
-): Response | undefined {
-  const node = c.get('node');
-  const taken = limitersFor(node).source.take(sourceDomain, node.clock.now().getTime());
+): Promise<Response | undefined> {
+  const taken = await c.get('node').limits.take(SWARM_SOURCE_LIMIT, sourceDomain, perMinute(c));
   return taken.ok ? undefined : rateLimited(c, taken.retryAfterSec, sourceDomain);
 }

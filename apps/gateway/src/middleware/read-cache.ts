@@ -4,9 +4,13 @@ import {
   READ_CACHE_MAX_ENTRIES,
   READ_CACHE_TTL_MS,
   type Clock,
+  type Invalidations,
   type ReadCache,
 } from '@swarm/domain';
 import { isWriteMethod, type SecurityEnv } from './security-env.ts';
+
+/** The topic of `Invalidations` that drops the gateways' read caches. */
+export const READS_TOPIC = 'reads';
 
 /** The public reads worth caching: node info, timeline, profiles, posts, replies. */
 const CACHED_READ = /^\/api\/swarm\/(?:info|timeline|replies|users\/[^/]+|posts\/[^/]+)$/;
@@ -20,23 +24,30 @@ interface CachedRead {
  * Serves successful public GETs from a read-through cache keyed by path and query, as the JSON
  * text answered the first time, skipping validation, database and serialisation. Only 200s are
  * kept (a 404 must not outlive the user's creation); any successful write through this gateway
- * invalidates the whole cache, so the node's own changes show at once. Changes made behind the
- * gateway's back (the web app, direct database writes) show within `ttlMs`.
+ * invalidates the whole cache, so the node's own changes show at once, and tells the node's
+ * other processes (`invalidations`: Postgres NOTIFY or Redis), whose caches drop too. Changes
+ * made behind the gateways' backs (the web app, direct database writes) show within `ttlMs`.
  */
 export function readCache(options: {
   clock: Clock;
   ttlMs?: number;
   maxEntries?: number;
+  invalidations?: Invalidations;
 }): MiddlewareHandler<SecurityEnv> {
   const cache: ReadCache<CachedRead> = createReadCache({
     clock: options.clock,
     ttlMs: options.ttlMs ?? READ_CACHE_TTL_MS,
     maxEntries: options.maxEntries ?? READ_CACHE_MAX_ENTRIES,
   });
+  options.invalidations?.subscribe(READS_TOPIC, () => cache.invalidate());
   return async (c, next) => {
     if (c.req.method !== 'GET' || !CACHED_READ.test(c.req.path)) {
       await next();
-      if (isWriteMethod(c.req.method) && c.res.status < 400) cache.invalidate();
+      if (isWriteMethod(c.req.method) && c.res.status < 400) {
+        cache.invalidate();
+        // Before the answer leaves: a client that reads next from another replica sees it.
+        await options.invalidations?.publish(READS_TOPIC);
+      }
       return;
     }
     const url = c.req.url;

@@ -1,22 +1,12 @@
-import { createTokenBucketLimiter, type TokenBucketLimiter } from '@swarm/auth';
-import { MEDIA_PROXY, type NodeContext } from '@swarm/domain';
+import { MEDIA_PROXY } from '@swarm/domain';
 import type { RequestHandler } from './$types';
 
 // The media proxy (packages/domain/src/media): images pages show, served from this origin.
 // Per client IP a token bucket (burst 300, then 300 a minute; a page shows a few dozen images)
-// in this process's memory; the node's outbound fetch budget is the media service's.
-const MEDIA_REQUESTS_PER_MIN = 300;
-
-const limiters = new WeakMap<NodeContext, TokenBucketLimiter>();
-
-function limiterFor(node: NodeContext): TokenBucketLimiter {
-  let limiter = limiters.get(node);
-  if (!limiter) {
-    limiter = createTokenBucketLimiter({ perMinute: MEDIA_REQUESTS_PER_MIN });
-    limiters.set(node, limiter);
-  }
-  return limiter;
-}
+// in the node's shared limits (one budget across web replicas, docs/deployment.md "Replicas");
+// the node's outbound fetch budget is the media service's.
+const MEDIA_LIMIT = 'media-ip';
+const MEDIA_PER_IP = { points: 300, windowMs: 60_000 };
 
 /** On every answer: never sniffed, never a document that runs anything, never framed. */
 const HARDENED = {
@@ -46,7 +36,7 @@ function refusal(
 
 export const GET: RequestHandler = async ({ url, locals }) => {
   const { node } = locals;
-  const taken = limiterFor(node).take(locals.clientAddress, node.clock.now().getTime());
+  const taken = await node.limits.take(MEDIA_LIMIT, locals.clientAddress, MEDIA_PER_IP);
   if (!taken.ok) {
     return refusal(
       429,
