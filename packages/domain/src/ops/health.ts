@@ -14,7 +14,7 @@ export interface HealthService {
    * without a telling code, by a database ping (answered from a 1 s cache).
    */
   isDatabaseUnavailable(error: unknown): Promise<boolean>;
-  /** A `SELECT 1` within the timeout (answered from a 1 s cache). */
+  /** A `SELECT 1` within the timeout (a failure is remembered for 1 s). */
   databaseAnswers(): Promise<boolean>;
 }
 
@@ -50,15 +50,28 @@ export function createHealthService(deps: {
     return { head: rows[0]?.head === true, failed: Number(rows[0]?.failed ?? 0) };
   }
 
-  async function ping(): Promise<boolean> {
+  let inFlight: Promise<boolean> | undefined;
+
+  /**
+   * `fresh`: after an error a cached "it answered" proves nothing, so ask again (a cached
+   * failure still counts, and concurrent pings share one query).
+   */
+  async function ping(fresh = false): Promise<boolean> {
     const t = now();
-    if (lastPing && t - lastPing.at < PING_CACHE_MS) return lastPing.ok;
-    const ok = await withTimeout(db.prisma.$queryRaw`SELECT 1`, timeoutMs).then(
-      () => true,
-      () => false,
-    );
-    lastPing = { at: t, ok };
-    return ok;
+    if (lastPing && t - lastPing.at < PING_CACHE_MS && (!fresh || !lastPing.ok)) {
+      return lastPing.ok;
+    }
+    inFlight ??= withTimeout(db.prisma.$queryRaw`SELECT 1`, timeoutMs)
+      .then(
+        () => true,
+        () => false,
+      )
+      .then((ok) => {
+        lastPing = { at: now(), ok };
+        inFlight = undefined;
+        return ok;
+      });
+    return inFlight;
   }
 
   return {
@@ -80,7 +93,7 @@ export function createHealthService(deps: {
         failures.recovered(DATABASE_UNAVAILABLE);
       } catch (error) {
         // No history table yet: the database answers, but nothing is migrated.
-        if (!isDatabaseUnavailableError(error) && (await ping())) {
+        if (!isDatabaseUnavailableError(error) && (await ping(true))) {
           migrations = 'failing';
           reasons.push('the database has no migration history (run the migrate job)');
         } else {
@@ -101,8 +114,8 @@ export function createHealthService(deps: {
     },
     async isDatabaseUnavailable(error) {
       if (isDatabaseUnavailableError(error)) return true;
-      return !(await ping());
+      return !(await ping(true));
     },
-    databaseAnswers: ping,
+    databaseAnswers: () => ping(true),
   };
 }
