@@ -137,7 +137,7 @@ async function verifyOrigin(
     signature: origin.signature,
   });
   if (!verified.ok) return errorResponse(c, verified.reason.code, verified.reason.message);
-  const limited = chargeSourceDomain(c, verified.value.sourceDomain);
+  const limited = await chargeSourceDomain(c, verified.value.sourceDomain);
   if (limited) return limited;
   c.set('sourceDomain', verified.value.sourceDomain);
   c.set('profile', 'origin');
