@@ -382,15 +382,13 @@ describe('docker-compose.yml', () => {
     }
   });
 
-  it('checks the gateway on GET /api/swarm/info and the web app over HTTP, without curl', () => {
+  it('checks the gateway on GET /api/swarm/readyz and the web app on GET /readyz, without curl', () => {
     const gatewayPort = resolvedEnv('gateway').PORT ?? '3000';
     const webPort = resolvedEnv('web').PORT ?? '3000';
     expect(healthcheckText(services.gateway!)).toContain(
-      `http://127.0.0.1:${gatewayPort}/api/swarm/info`,
+      `http://127.0.0.1:${gatewayPort}/api/swarm/readyz`,
     );
-    expect(healthcheckText(services.web!)).toMatch(
-      new RegExp(`http://127\\.0\\.0\\.1:${webPort}/`),
-    );
+    expect(healthcheckText(services.web!)).toContain(`http://127.0.0.1:${webPort}/readyz`);
     for (const name of APP_SERVICES) {
       // The runtime image is node:*-slim: no curl or wget there.
       expect(healthcheckText(services[name]!), name).not.toMatch(/\b(curl|wget)\b/);
@@ -544,6 +542,26 @@ describe('deploy/Caddyfile', () => {
     for (const upstream of upstreams) {
       expect(upstream).toEqual({ host: 'web', port: portOf('web') });
     }
+  });
+
+  /** The service a request path reaches: Caddy's path matchers (exact, or `prefix*`), else the catch-all. */
+  const serviceFor = (path: string) => {
+    const matches = (matcher: string) =>
+      matcher.endsWith('*') ? path.startsWith(matcher.slice(0, -1)) : path === matcher;
+    const handle =
+      handles.find((d) => d.args.length > 1 && matches(d.args[1]!)) ?? handleFor(undefined);
+    return [...new Set(proxied(handle).map((u) => u.host))];
+  };
+
+  it.each([
+    ['/livez', 'web'],
+    ['/readyz', 'web'],
+    ['/metrics', 'web'],
+    ['/api/swarm/livez', 'gateway'],
+    ['/api/swarm/readyz', 'gateway'],
+    ['/api/swarm/metrics', 'gateway'],
+  ])('routes the health path %s to its own service (%s)', (path, service) => {
+    expect(serviceFor(path)).toEqual([service]);
   });
 
   it('sends HSTS on every answer and the web app headers where the app sets none', () => {

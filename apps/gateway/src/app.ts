@@ -1,9 +1,8 @@
 import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
-import { requestId } from 'hono/request-id';
 import { secureHeaders } from 'hono/secure-headers';
 import { errorBody, HSTS, PERMISSIONS_POLICY, SWARM_PATHS } from '@swarm/contract';
-import type { NodeContext } from '@swarm/domain';
+import { DATABASE_UNAVAILABLE, UNAVAILABLE_RETRY_AFTER_S, type NodeContext } from '@swarm/domain';
 import { errorCodeForStatus, errorResponse } from './errors.ts';
 import {
   nodeSignature,
@@ -12,11 +11,13 @@ import {
   requireAdmin,
   swarmBodyGuards,
 } from './middleware/index.ts';
+import { observeRequests } from './middleware/observe.ts';
 import { readCache } from './middleware/read-cache.ts';
 import { createRouter, type GatewayEnv } from './router.ts';
 import { adminRoutes } from './routes/admin.routes.ts';
 import { backupRoutes } from './routes/backup.routes.ts';
 import { contentRoutes } from './routes/content.routes.ts';
+import { healthRoutes } from './routes/health.routes.ts';
 import { NODE_KEY_PATH, infoRoutes } from './routes/info.routes.ts';
 import { interactionRoutes } from './routes/interactions.routes.ts';
 import { messageRoutes } from './routes/messages.routes.ts';
@@ -40,7 +41,6 @@ export function isGatewayPath(pathname: string): boolean {
 export function createGatewayApp(node: NodeContext) {
   const app = createRouter();
 
-  app.use(requestId());
   // On every answer, errors included (docs/security.md, "Headers"): JSON and one server-rendered
   // reference page without scripts, so the policy allows nothing but that page's inline style.
   app.use(
@@ -65,19 +65,12 @@ export function createGatewayApp(node: NodeContext) {
   });
   app.use(async (c, next) => {
     c.set('node', node);
-    const started = performance.now();
     await next();
-    node.logger.debug(
-      {
-        method: c.req.method,
-        path: c.req.path,
-        status: c.res.status,
-        ms: Math.round(performance.now() - started),
-        requestId: c.get('requestId'),
-      },
-      'request',
-    );
   });
+  // X-Request-Id in and out, the request's scope for peer calls, one log line, the metrics.
+  app.use(observeRequests());
+  // Health and metrics first: never cached, never rate limited, no body guards.
+  app.route('/', healthRoutes());
 
   // A path or query no route could store (U+0000) is a 400 before anything reads it.
   app.use(refuseNulInUrl());
@@ -119,9 +112,21 @@ export function createGatewayApp(node: NodeContext) {
   app.notFound((c) =>
     errorResponse(c, 'NOT_FOUND', `No such endpoint: ${c.req.method} ${c.req.path}`),
   );
-  const internal = (err: unknown, c: Context<GatewayEnv>) => {
-    node.logger.error({ err, requestId: c.get('requestId'), path: c.req.path }, 'unhandled error');
-    return errorResponse(c, 'INTERNAL', `Internal error (request id ${c.get('requestId')}).`);
+  const internal = async (err: unknown, c: Context<GatewayEnv>) => {
+    const requestId = c.get('requestId');
+    if (await node.health.isDatabaseUnavailable(err)) {
+      // An outage: one log line per interval for all requests (docs/deployment.md), and a
+      // 503 the client may retry.
+      node.failures.report(DATABASE_UNAVAILABLE, err, { requestId, path: c.req.path });
+      c.header('Retry-After', String(UNAVAILABLE_RETRY_AFTER_S));
+      return errorResponse(
+        c,
+        'UNAVAILABLE',
+        `The node's database is unavailable; try again shortly (request id ${requestId}).`,
+      );
+    }
+    node.logger.error({ err, requestId, path: c.req.path }, 'unhandled error');
+    return errorResponse(c, 'INTERNAL', `Internal error (request id ${requestId}).`);
   };
   app.onError((err, c) => {
     if (!(err instanceof HTTPException) || (!err.res && err.status >= 500)) return internal(err, c);

@@ -5,6 +5,7 @@ import {
   bootNode,
   createDeliveryWorker,
   createLogger,
+  createMetricsServer,
   createSwarmScheduler,
   parseConfig,
   shareNodeContext,
@@ -30,6 +31,14 @@ const logger = createLogger(config.logLevel, {
   name: withWeb ? 'node' : 'gateway',
   pretty: process.stdout.isTTY,
 });
+
+// A crash is one JSON line too (Node would print a multi-line stack), then exit 1 as Node does.
+for (const event of ['uncaughtException', 'unhandledRejection'] as const) {
+  process.on(event, (err: unknown) => {
+    logger.fatal({ err }, `${event}: ${err instanceof Error ? err.message : String(err)}`);
+    process.exit(1);
+  });
+}
 
 async function loadWebHandler(): Promise<NodeHandler> {
   const handlerPath = fileURLToPath(new URL('../../web/build/handler.js', import.meta.url));
@@ -78,6 +87,16 @@ async function main() {
     deliveries.start();
     housekeeping.start();
   });
+  // Optional private port for scrapers without a token (METRICS_PORT, METRICS_HOST).
+  const metricsServer =
+    config.metricsPort === undefined ? undefined : createMetricsServer(node.metrics);
+  metricsServer?.on('error', (err: Error) => {
+    logger.fatal(`Metrics port ${config.metricsPort} on ${config.metricsHost}: ${err.message}`);
+    void node.close().finally(() => process.exit(1));
+  });
+  metricsServer?.listen(config.metricsPort, config.metricsHost, () => {
+    logger.info(`Metrics on http://${config.metricsHost}:${config.metricsPort}/metrics`);
+  });
 
   // SIGTERM (docker stop, compose, systemd) or SIGINT (^C): readiness turns false, the server
   // stops accepting and answers what it has (up to SWARM_DRAIN_TIMEOUT_MS), the background jobs
@@ -94,6 +113,7 @@ async function main() {
     const deadline = config.drainTimeoutMs;
     logger.info(`${signal} received: not ready any more, draining requests (up to ${deadline} ms)`);
     const jobs = Promise.all([scheduler.stop(), deliveries.stop(), housekeeping.stop()]);
+    metricsServer?.close();
     try {
       const drained = await server.drain(deadline);
       logger.info(

@@ -14,6 +14,12 @@ declare global {
       user: SessionUser | null;
       /** tRPC caller for server loads: the same procedures the browser calls, in-process. */
       api: ReturnType<typeof createCaller>;
+      /** X-Request-Id of this request (the caller's when well-formed, else generated). */
+      requestId: string;
+      /** The client's address (socket address when the proxy header is absent). */
+      clientAddress: string;
+      /** Set by handleError when a failure was the database being unreachable. */
+      databaseUnavailable?: boolean;
     }
     interface Error {
       message: string;

@@ -1,15 +1,27 @@
-import type { Handle, ServerInit } from '@sveltejs/kit';
+import type { Handle, HandleServerError, ServerInit } from '@sveltejs/kit';
 import { sequence } from '@sveltejs/kit/hooks';
 import { createCaller } from '@swarm/api';
 import { createAuthServices, type AuthServices } from '@swarm/auth';
 import {
+  acceptRequestId,
   bootNode,
   createLogger,
+  createMetricsServer,
   parseConfig,
+  REQUEST_ID_HEADER,
   sharedNodeContext,
   type NodeContext,
 } from '@swarm/domain';
 import { edge, formBody } from '$lib/server/edge';
+import { clientAddressOf } from '$lib/server/client-address';
+import {
+  logUnexpected,
+  recordRequest,
+  routeOf,
+  UNAVAILABLE_MESSAGE,
+  unavailableResponse,
+} from '$lib/server/observe';
+import { opsResponse } from '$lib/server/ops-endpoints';
 import { refuseForeignRequest } from '$lib/server/request-origin';
 import { withSecurityHeaders } from '$lib/server/security-headers';
 import { clearSessionCookie, SESSION_COOKIE, setSessionCookie } from '$lib/server/session-cookie';
@@ -33,6 +45,12 @@ export const init: ServerInit = async () => {
       pretty: process.stdout.isTTY,
     });
     node = await bootNode(parsed.value, { logger, migrate: false });
+    // Optional private port for scrapers without a token (as the gateway's entry does).
+    const { metricsPort, metricsHost } = parsed.value;
+    const metricsServer = metricsPort === undefined ? undefined : createMetricsServer(node.metrics);
+    metricsServer?.listen(metricsPort, metricsHost, () =>
+      logger.info(`Metrics on http://${metricsHost}:${metricsPort}/metrics`),
+    );
     // Standalone (build/index.js): on SIGTERM/SIGINT readiness turns false while adapter-node
     // drains its connections (SHUTDOWN_TIMEOUT); once it has, the database closes and the
     // process exits on its own. Closing what this process opened (pool, Redis) lets it exit.
@@ -40,7 +58,10 @@ export const init: ServerInit = async () => {
     const beginShutdown = () => own.lifecycle.beginShutdown();
     process.once('SIGTERM', beginShutdown);
     process.once('SIGINT', beginShutdown);
-    process.once('sveltekit:shutdown', () => void own.close());
+    process.once('sveltekit:shutdown', () => {
+      metricsServer?.close();
+      void own.close();
+    });
   }
   // Login and sign-up throttles take from the node's shared limits (one budget across replicas).
   auth = createAuthServices({
@@ -53,10 +74,53 @@ export const init: ServerInit = async () => {
 
 const nodeContext: Handle = async ({ event, resolve }) => {
   if (!node || !auth) throw new Error('node context is not ready');
+  const started = performance.now();
+  const requestId = acceptRequestId(event.request.headers.get(REQUEST_ID_HEADER));
+  const clientAddress = clientAddressOf(event);
+  event.locals.requestId = requestId;
+  event.locals.clientAddress = clientAddress;
+  const current = node;
+  const services = auth;
+  let response: Response;
+  try {
+    response = await node.requestContext.run({ requestId }, () =>
+      respond(current, services, event, resolve),
+    );
+  } catch (error) {
+    // Our own code above failed (e.g. the session lookup): an outage is a 503, not a 500.
+    if (!(await logUnexpected(current, error, { requestId, route: routeOf(event) }))) throw error;
+    response = unavailableResponse(event);
+  }
+  // Any 500 while the database does not answer is the outage's, not a bug's.
+  if (
+    response.status === 500 &&
+    (event.locals.databaseUnavailable || !(await current.health.databaseAnswers()))
+  ) {
+    response = unavailableResponse(event, response);
+  }
+  response = withSecurityHeaders(withHeader(response, 'x-request-id', requestId), event.url);
+  recordRequest(current, event, {
+    requestId,
+    clientAddress,
+    status: response.status,
+    seconds: (performance.now() - started) / 1000,
+  });
+  return response;
+};
+
+async function respond(
+  node: NodeContext,
+  auth: AuthServices,
+  event: Parameters<Handle>[0]['event'],
+  resolve: Parameters<Handle>[0]['resolve'],
+): Promise<Response> {
+  // Health and metrics before the session: they must answer whatever the database does.
+  const ops = await opsResponse(node, event.request, event.url.pathname);
+  if (ops) return ops;
   // CSRF, for every state-changing request whatever its content type (SvelteKit's own check,
   // which covers form content types only, is off in vite.config.ts): before anything runs.
   const refused = refuseForeignRequest(event.request, event.url);
-  if (refused) return withSecurityHeaders(refused, event.url);
+  if (refused) return refused;
   const token = event.cookies.get(SESSION_COOKIE);
   const session = token ? await auth.sessions.validate(token) : null;
   if (token && !session) clearSessionCookie(event.cookies, event.url);
@@ -71,9 +135,33 @@ const nodeContext: Handle = async ({ event, resolve }) => {
     node,
     auth,
     session,
-    clientIp: event.getClientAddress(),
+    clientIp: event.locals.clientAddress,
   });
-  return withSecurityHeaders(await resolve(event), event.url);
+  return resolve(event);
+}
+
+/** Responses from fetch or the adapter may have immutable headers: copy when needed. */
+function withHeader(response: Response, name: string, value: string): Response {
+  try {
+    response.headers.set(name, value);
+    return response;
+  } catch {
+    const copy = new Response(response.body, response);
+    copy.headers.set(name, value);
+    return copy;
+  }
+}
+
+/** Unexpected errors of loads, actions and endpoints: one log line (an outage: one per interval). */
+export const handleError: HandleServerError = async ({ error, event, status, message }) => {
+  if (!node || status !== 500) return { message };
+  const requestId = event.locals.requestId;
+  const unavailable = await logUnexpected(node, error, { requestId, route: routeOf(event) });
+  if (unavailable) {
+    event.locals.databaseUnavailable = true;
+    return { message: UNAVAILABLE_MESSAGE, code: 'UNAVAILABLE' };
+  }
+  return { message: `Internal error (request id ${requestId}).`, code: 'INTERNAL' };
 };
 
 // The edge first (refused URLs, JSON errors under /api and /trpc), form bodies no action could

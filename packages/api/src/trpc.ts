@@ -1,7 +1,7 @@
 import { initTRPC, TRPCError } from '@trpc/server';
 import type { AuthServices, ValidatedSession } from '@swarm/auth';
 import { containsNul, NUL_REFUSED } from '@swarm/contract';
-import { withMediaSrc, type NodeContext } from '@swarm/domain';
+import { DATABASE_UNAVAILABLE, withMediaSrc, type NodeContext } from '@swarm/domain';
 
 /** What every procedure sees: the node's services, accounts and sessions, and who is asking. */
 export interface ApiContext {
@@ -43,9 +43,20 @@ export const publicProcedure = t.procedure.use(async ({ ctx, getRawInput, next }
     throw new TRPCError({ code: 'BAD_REQUEST', message: NUL_REFUSED });
   }
   const result = await next();
+  // A database outage is not our bug: 503 SERVICE_UNAVAILABLE (the JSON endpoints answer it as
+  // UNAVAILABLE), logged once per interval for all requests instead of once per request.
+  if (!result.ok && result.error.code === 'INTERNAL_SERVER_ERROR') {
+    const cause = result.error.cause ?? result.error;
+    if (await ctx.node.health.isDatabaseUnavailable(cause)) {
+      ctx.node.failures.report(DATABASE_UNAVAILABLE, cause);
+      throw new TRPCError({ code: 'SERVICE_UNAVAILABLE', message: UNAVAILABLE_MESSAGE, cause });
+    }
+  }
   if (!result.ok) return result;
   return { ...result, data: withMediaSrc(result.data, ctx.node.media.src) };
 });
+
+export const UNAVAILABLE_MESSAGE = "The node's database is unavailable; try again shortly.";
 
 /** Signed-in users only; `ctx.user` is the session's user. */
 export const protectedProcedure = publicProcedure.use(({ ctx, next }) => {

@@ -26,12 +26,14 @@ describe('error body', () => {
         'RATE_LIMITED',
         'PEER_UNAVAILABLE',
         'PEER_TIMEOUT',
+        'UNAVAILABLE',
         'INTERNAL',
         'UNAUTHORIZED',
       ].sort(),
     );
     expect(ERROR_STATUS.RATE_LIMITED).toBe(429);
     expect(ERROR_STATUS.PEER_TIMEOUT).toBe(504);
+    expect(ERROR_STATUS.UNAVAILABLE).toBe(503);
     expect(errorCodeSchema.safeParse('NOPE').success).toBe(false);
   });
 

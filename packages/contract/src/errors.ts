@@ -18,6 +18,7 @@ export const ERROR_STATUS = {
   RATE_LIMITED: 429,
   INTERNAL: 500,
   PEER_UNAVAILABLE: 502,
+  UNAVAILABLE: 503, // this node's database is unreachable (outage, restart); try again
   PEER_TIMEOUT: 504,
 } as const satisfies Record<string, number>;
 

@@ -15,5 +15,6 @@ export * from './crypto.ts';
 export * from './signing.ts';
 export * from './message-schemas.ts';
 export * from './message-crypto.ts';
+export * from './ops-schemas.ts';
 export * from './origin-profile.ts';
 export * from './security-headers.ts';

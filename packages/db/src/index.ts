@@ -23,6 +23,7 @@ export type {
   SchemaSources,
 } from './migrations/schema-diff.ts';
 export { MIGRATIONS_DIR, SCHEMA_PATH } from './paths.ts';
+export { SCHEMA_HEAD } from './migrations/schema-head.ts';
 export { localActorKey } from './actor-keys.ts';
 export { restorePgliteDataDir } from './pglite.ts';
 // The generated client: PrismaClient, the Prisma namespace, model types and enums.

@@ -30,6 +30,12 @@ import { createNotificationService } from './notifications/index.ts';
 import { createDeliveryService } from './delivery/index.ts';
 import { createActionServices } from './actions/index.ts';
 import { createMessageService } from './messages/index.ts';
+import {
+  createFailureLog,
+  createHealthService,
+  createMetrics,
+  createRequestContext,
+} from './ops/index.ts';
 import { createSharedState } from './replicas/index.ts';
 import { createMediaProxyService } from './media/index.ts';
 
@@ -51,6 +57,10 @@ export async function createNodeContext(
   const { config, db, logger } = deps;
   const clock = deps.clock ?? systemClock;
   const keys = await loadOrCreateNodeKeys(db, logger);
+  const lifecycle = createLifecycle();
+  const failures = createFailureLog({ logger });
+  const metrics = createMetrics({ db, clock });
+  const requestContext = createRequestContext();
   const shared = createSharedState({ config, db, clock, logger });
   const rawPeers = createPeerClient({
     config,
@@ -60,6 +70,7 @@ export async function createNodeContext(
     transport: deps.transport,
     resolveHost: deps.resolveHost,
     timeoutMs: deps.peerTimeoutMs,
+    requestId: () => requestContext.current()?.requestId,
   });
   // Every POST goes out in the receiving peer's own profile (ours, or the origin's).
   const peerProfiles = createPeerProfiles({ db, peers: rawPeers, clock, logger });
@@ -82,13 +93,20 @@ export async function createNodeContext(
   // anonymous visitors on a budget (peers/visitor-fetch.ts).
   const visitors = createVisitorFetchGate({ peers, clock, logger });
   const reads = { db, clock, logger, config, peers, registry: swarm.registry, seen, visitors };
-  const delivery = createDeliveryService({ db, peers, clock, logger, registry: swarm.registry });
+  const delivery = createDeliveryService({
+    db,
+    peers,
+    clock,
+    logger,
+    registry: swarm.registry,
+    metrics,
+  });
   return {
     config,
     db,
     logger,
     clock,
-    lifecycle: createLifecycle(),
+    lifecycle,
     limits: shared.limits,
     invalidations: shared.invalidations,
     keys,
@@ -123,6 +141,10 @@ export async function createNodeContext(
       delivery,
       registry: swarm.registry,
     }),
+    health: createHealthService({ db, lifecycle, failures }),
+    metrics,
+    requestContext,
+    failures,
     media: createMediaProxyService({ keys, peers, clock, logger }),
     close: async () => {
       await shared.close();

@@ -30,12 +30,22 @@ describe('parseConfig', () => {
         nodeIsNsfw: false,
         rateLimitPerMin: 600,
         trustProxy: false,
+        metricsPort: undefined,
+        metricsHost: '127.0.0.1',
         originCompat: true,
         redisUrl: undefined,
         readCacheTtlMs: 1_000,
         signUpLimitPerHour: 5,
       },
     });
+  });
+
+  it('reads the private metrics port and its address', () => {
+    const result = parseConfig({ METRICS_PORT: '9464', METRICS_HOST: ' 10.0.0.5 ' });
+    expect(result.ok && result.value).toMatchObject({ metricsPort: 9464, metricsHost: '10.0.0.5' });
+    expect(errorsOf({ METRICS_PORT: '0' })).toEqual([
+      'METRICS_PORT must be an integer between 1 and 65535',
+    ]);
   });
 
   it('SWARM_ORIGIN_COMPAT is on by default and off with 0', () => {

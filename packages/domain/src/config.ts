@@ -29,6 +29,10 @@ export interface NodeConfig {
   rateLimitPerMin: number;
   /** Take the client IP from X-Forwarded-For (only behind a reverse proxy that sets it). */
   trustProxy: boolean;
+  /** A second port answering GET /metrics without a token (METRICS_PORT); off when undefined. */
+  metricsPort: number | undefined;
+  /** Address of that port (METRICS_HOST, default 127.0.0.1): keep it private. */
+  metricsHost: string;
   /**
    * Accept writes from peers of the origin profile (body-signed, no user signatures; docs/protocol.md
    * "Peers of the origin profile"). Off: their writes get 401, reads still work.
@@ -129,6 +133,8 @@ const envSchema = z.object({
   SWARM_NODE_NSFW: flag('SWARM_NODE_NSFW'),
   SWARM_RATE_LIMIT_PER_MIN: integer('SWARM_RATE_LIMIT_PER_MIN', 1, 1_000_000, 600),
   SWARM_TRUST_PROXY: flag('SWARM_TRUST_PROXY'),
+  METRICS_PORT: integer('METRICS_PORT', 1, 65535, -1),
+  METRICS_HOST: z.string().optional(),
   SWARM_ORIGIN_COMPAT: z
     .enum(['0', '1', 'true', 'false', ''], { error: 'SWARM_ORIGIN_COMPAT must be 1 or 0' })
     .optional()
@@ -174,6 +180,8 @@ export function parseConfig(env: Record<string, string | undefined>): ConfigResu
       nodeIsNsfw: e.SWARM_NODE_NSFW,
       rateLimitPerMin: e.SWARM_RATE_LIMIT_PER_MIN,
       trustProxy: e.SWARM_TRUST_PROXY,
+      metricsPort: e.METRICS_PORT >= 0 ? e.METRICS_PORT : undefined,
+      metricsHost: e.METRICS_HOST?.trim() || '127.0.0.1',
       originCompat: e.SWARM_ORIGIN_COMPAT,
       redisUrl: e.REDIS_URL?.trim() || undefined,
       readCacheTtlMs: e.SWARM_READ_CACHE_TTL_MS,

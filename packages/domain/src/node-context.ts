@@ -16,6 +16,7 @@ import type { NotificationService } from './notifications/index.ts';
 import type { DeliveryService } from './delivery/index.ts';
 import type { ActionServices } from './actions/index.ts';
 import type { MessageService } from './messages/index.ts';
+import type { FailureLog, HealthService, NodeMetrics, RequestContext } from './ops/index.ts';
 import type { Invalidations, Limits } from './replicas/index.ts';
 import type { MediaProxyService } from './media/index.ts';
 
@@ -62,6 +63,14 @@ export interface NodeContext {
   actions: ActionServices;
   /** Direct messages: end-to-end encrypted envelopes, stored and relayed (issue #5). */
   messages: MessageService;
+  /** `/readyz` checks, and whether an error means the database is unreachable. */
+  health: HealthService;
+  /** Prometheus registry of this node (`/metrics`). */
+  metrics: NodeMetrics;
+  /** The request being served (its id goes to logs and to peers as X-Request-Id). */
+  requestContext: RequestContext;
+  /** Repeated failures (database down…) logged once per interval, not once per request. */
+  failures: FailureLog;
   /** Images pages show, fetched by the node and served from its origin (signed URLs only). */
   media: MediaProxyService;
   close(): Promise<void>;

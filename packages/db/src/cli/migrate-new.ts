@@ -1,4 +1,6 @@
-import { relative } from 'node:path';
+import { readFile, writeFile } from 'node:fs/promises';
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { createMigration, EmptyMigrationError } from '../migrations/schema-diff.ts';
 import { parseSourceArgs } from './cli-args.ts';
 import { runCli } from './run-cli.ts';
@@ -17,6 +19,8 @@ await runCli(async () => {
   try {
     const created = await createMigration(name, sources);
     const shown = relative(process.env.INIT_CWD ?? process.cwd(), created.file);
+    // Only for the repo's own folder (not for `--migrations <other dir>`).
+    if (!sources.migrationsDir) await writeSchemaHead(created.name);
     console.log(`Created ${shown}:\n\n${created.sql.trimEnd()}\n`);
     console.log(
       'Review it (add hand-written SQL such as CHECK constraints if needed), then apply it with `pnpm db:migrate`.',
@@ -32,3 +36,10 @@ await runCli(async () => {
     throw error;
   }
 });
+
+/** Keeps src/migrations/schema-head.ts naming the newest migration (readiness checks it). */
+async function writeSchemaHead(name: string) {
+  const file = join(dirname(fileURLToPath(import.meta.url)), '..', 'migrations', 'schema-head.ts');
+  const text = await readFile(file, 'utf8');
+  await writeFile(file, text.replace(/SCHEMA_HEAD = '[^']*'/, `SCHEMA_HEAD = '${name}'`));
+}

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { NodeContext } from '../node-context.ts';
+import { reportJobFailure } from '../ops/failure-log.ts';
 import type { DeliveryBatchReport } from './delivery.service.ts';
 
 /** How often the worker looks for due deliveries (a cheap indexed query when there are none). */
@@ -22,7 +23,7 @@ export interface DeliveryWorker {
 }
 
 export interface DeliveryWorkerDeps {
-  node: Pick<NodeContext, 'delivery' | 'logger'>;
+  node: Pick<NodeContext, 'delivery' | 'logger'> & Partial<Pick<NodeContext, 'failures'>>;
   pollMs?: number;
   /** Names this worker in `lockedBy` (default: a random id per batch). */
   name?: string;
@@ -53,7 +54,7 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
     timer = setTimeout(() => {
       timer = undefined;
       void runOnce()
-        .catch((err: unknown) => node.logger.error({ err }, 'delivery batch failed'))
+        .catch((err: unknown) => reportJobFailure(node, 'delivery batch failed', err))
         .finally(() => {
           if (running) schedule();
         });

@@ -15,6 +15,7 @@ import {
 import type { Db, Prisma } from '@swarm/db';
 import type { Clock } from '../clock.ts';
 import type { Logger } from '../logger.ts';
+import type { NodeMetrics } from '../ops/index.ts';
 import type { PeerClient } from '../peers/index.ts';
 import type { RegistryService } from '../registry/index.ts';
 import { removeFollow, type Tx } from '../interactions/interaction-effects.ts';
@@ -111,6 +112,8 @@ export interface DeliveryServiceDeps {
   registry?: Pick<RegistryService, 'isBlocked'>;
   /** [0, 1) for the retry jitter; injectable for tests. */
   random?: () => number;
+  /** Counts attempts by result (`swarm_deliveries_total`). */
+  metrics?: Pick<NodeMetrics, 'observeDelivery'>;
 }
 
 /** How long a claim holds: far above one exchange (5 s timeout), short enough to recover soon. */
@@ -275,6 +278,7 @@ export function createDeliveryService(deps: DeliveryServiceDeps): DeliveryServic
       attempt: row.attempts + 1,
       status: outcome.status,
     };
+    deps.metrics?.observeDelivery(outcome.status === 'pending' ? 'retry' : outcome.status);
     if (outcome.status === 'delivered') logger.debug(log, 'delivered');
     else logger.info({ ...log, error: outcome.error }, 'delivery not done');
     return loadView(row.id);

@@ -108,6 +108,8 @@ export interface PeerClientDeps {
   resolveHost?: ResolveHost;
   timeoutMs?: number;
   maxBytes?: number;
+  /** The id of the request being served, sent to the peer as X-Request-Id (logged on both sides). */
+  requestId?: () => string | undefined;
 }
 
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
@@ -145,6 +147,8 @@ export function createPeerClient(deps: PeerClientDeps): PeerClient {
       'user-agent': `swarm-node/${SOFTWARE_VERSION}`,
     };
     if (call.body) headers['content-type'] = 'application/json';
+    const requestId = deps.requestId?.();
+    if (requestId) headers['x-request-id'] = requestId;
     if (call.headers) Object.assign(headers, call.headers);
     if (call.sign) {
       Object.assign(

@@ -1,5 +1,6 @@
 import type { Db } from '@swarm/db';
 import type { NodeContext } from '../node-context.ts';
+import { reportJobFailure } from '../ops/failure-log.ts';
 import type { GossipReport, RelayCheckReport } from './gossip.service.ts';
 import type { ContactReport } from './registry.service.ts';
 
@@ -62,7 +63,8 @@ export interface SwarmScheduler {
 }
 
 export interface SwarmSchedulerDeps {
-  node: Pick<NodeContext, 'config' | 'db' | 'clock' | 'logger' | 'registry' | 'gossip'>;
+  node: Pick<NodeContext, 'config' | 'db' | 'clock' | 'logger' | 'registry' | 'gossip'> &
+    Partial<Pick<NodeContext, 'metrics' | 'failures'>>;
   /** [0, 1) for the jitter; injectable for tests. */
   random?: () => number;
 }
@@ -155,7 +157,31 @@ export function createSwarmScheduler(deps: SwarmSchedulerDeps): SwarmScheduler {
     return { skipped: false, probes, announced, gossip, relayed };
   }
 
+  /** A round, counted in the metrics (`swarm_gossip_rounds_total`, its duration, exchanges). */
   async function round(spaced: boolean): Promise<RoundReport> {
+    const started = performance.now();
+    try {
+      const report = await lockedRound(spaced);
+      node.metrics?.observeGossipRound(
+        report.skipped
+          ? { result: 'skipped' }
+          : {
+              result: 'ok',
+              seconds: (performance.now() - started) / 1000,
+              exchanges: report.gossip,
+            },
+      );
+      return report;
+    } catch (err) {
+      node.metrics?.observeGossipRound({
+        result: 'failed',
+        seconds: (performance.now() - started) / 1000,
+      });
+      throw err;
+    }
+  }
+
+  async function lockedRound(spaced: boolean): Promise<RoundReport> {
     const { prisma } = node.db;
     const outcome = await withRoundLock(node.db, async (): Promise<RoundReport> => {
       const startedAt = node.clock.now();
@@ -235,7 +261,7 @@ export function createSwarmScheduler(deps: SwarmSchedulerDeps): SwarmScheduler {
     timer = setTimeout(() => {
       timer = undefined;
       void track(round(true))
-        .catch((err: unknown) => node.logger.error({ err }, 'gossip round failed'))
+        .catch((err: unknown) => reportJobFailure(node, 'gossip round failed', err))
         .finally(() => {
           if (running) schedule();
         });

@@ -15,6 +15,7 @@ const BY_TRPC_CODE: Partial<Record<TrpcCode, { status: number; code: ErrorCode |
   TOO_MANY_REQUESTS: { status: 429, code: 'RATE_LIMITED' },
   BAD_GATEWAY: { status: 502, code: 'PEER_UNAVAILABLE' },
   GATEWAY_TIMEOUT: { status: 504, code: 'PEER_TIMEOUT' },
+  SERVICE_UNAVAILABLE: { status: 503, code: 'UNAVAILABLE' },
 };
 
 /** A JSON error answer `{ error, code }` with its status. */

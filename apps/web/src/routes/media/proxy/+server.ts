@@ -34,9 +34,9 @@ function refusal(
   });
 }
 
-export const GET: RequestHandler = async ({ url, locals, getClientAddress }) => {
+export const GET: RequestHandler = async ({ url, locals }) => {
   const { node } = locals;
-  const taken = await node.limits.take(MEDIA_LIMIT, getClientAddress(), MEDIA_PER_IP);
+  const taken = await node.limits.take(MEDIA_LIMIT, locals.clientAddress, MEDIA_PER_IP);
   if (!taken.ok) {
     return refusal(
       429,

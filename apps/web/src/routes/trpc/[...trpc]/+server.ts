@@ -5,7 +5,7 @@ import type { RequestHandler } from './$types';
 // tRPC over the fetch adapter: the browser's calls land here; server loads use createCaller.
 // The session comes from the hook (cookie validated once per request). Sign-in and sign-out
 // set or clear the cookie in form actions (/login, /signup, /logout), not through this endpoint.
-const handle: RequestHandler = ({ request, locals, getClientAddress }) =>
+const handle: RequestHandler = ({ request, locals }) =>
   fetchRequestHandler({
     endpoint: '/trpc',
     req: request,
@@ -14,7 +14,7 @@ const handle: RequestHandler = ({ request, locals, getClientAddress }) =>
       node: locals.node,
       auth: locals.auth,
       session: locals.session,
-      clientIp: getClientAddress(),
+      clientIp: locals.clientAddress,
     }),
     // A throttled call (log-in, sign-up) says when to come back.
     responseMeta: ({ errors }) => {

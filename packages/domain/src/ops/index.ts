@@ -1,0 +1,6 @@
+export * from './database-errors.ts';
+export * from './failure-log.ts';
+export * from './health.ts';
+export * from './metrics.ts';
+export * from './request-context.ts';
+export * from './metrics-server.ts';
