@@ -63,6 +63,7 @@ const EXPECTED_TABLES = [
   'notifications',
   'outbox_deliveries',
   'posts',
+  'rate_limit_bucket',
   'remote_actors',
   'reposts',
   'request_nonces',

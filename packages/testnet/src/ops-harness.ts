@@ -1,8 +1,6 @@
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { createServer, connect, type AddressInfo, type Server, type Socket } from 'node:net';
-import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import type { NodeProcess } from './node-process.ts';
 
@@ -10,50 +8,8 @@ import type { NodeProcess } from './node-process.ts';
 // alone, the web app alone, one Postgres database) and for cutting that database away.
 // node-process.ts is imported by path by the apps' tests; so is this file.
 
-const WEB_ENTRY = fileURLToPath(new URL('../../../apps/web/build/index.js', import.meta.url));
-const START_TIMEOUT_MS = 60_000;
-const STOP_GRACE_MS = 15_000;
-
-/**
- * The web app alone, as compose's `web` service runs it (`node apps/web/build/index.js`, needs
- * `pnpm build`), resolving once adapter-node says it listens.
- */
-export async function startWebProcess(env: Record<string, string>): Promise<NodeProcess> {
-  const child = spawn(process.execPath, [WEB_ENTRY], {
-    env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'info', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  const exited = once(child, 'exit');
-  const timer = setTimeout(() => child.kill('SIGKILL'), START_TIMEOUT_MS);
-  try {
-    await new Promise<void>((resolve, reject) => {
-      const onData = (chunk: Buffer) => {
-        out += chunk.toString();
-        if (out.includes('Listening on ')) resolve();
-      };
-      child.stdout.on('data', onData);
-      child.stderr.on('data', onData);
-      void exited.then(([code, signal]) =>
-        reject(new Error(`web exited with ${String(code ?? signal)}:\n${out}`)),
-      );
-    });
-  } finally {
-    clearTimeout(timer);
-  }
-  return {
-    child,
-    output: () => out,
-    stop: async () => {
-      if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
-      child.kill('SIGTERM');
-      const killer = setTimeout(() => child.kill('SIGKILL'), STOP_GRACE_MS);
-      const [code] = (await exited) as [number | null];
-      clearTimeout(killer);
-      return code;
-    },
-  };
-}
+// The web app alone, as compose's `web` service runs it: one definition, in node-process.ts.
+export { startWebProcess } from './node-process.ts';
 
 /** The JSON log lines a process printed (other lines, e.g. adapter-node's, are skipped). */
 export function jsonLines(output: string): Record<string, unknown>[] {

@@ -66,21 +66,22 @@ export function createPeerProfiles(deps: {
       return;
     }
     // Only nodes the registry holds (the column is informative, not a registration).
-    const { count } = await prisma.swarmNode.updateMany({
-      where: { domain },
-      data: { protocolProfile: profile },
-    });
-    remember(domain, profile, count > 0);
+    remember(domain, profile, (await store(domain, profile)) > 0);
   }
 
   async function persist(domain: string) {
     const known = memory.get(domain);
     if (!known || known.stored) return;
-    const { count } = await prisma.swarmNode.updateMany({
-      where: { domain },
-      data: { protocolProfile: known.profile },
-    });
-    known.stored = count > 0;
+    known.stored = (await store(domain, known.profile)) > 0;
+  }
+
+  /**
+   * Raw SQL: Prisma would bump updated_at, and a node's change time is what gossip pages by
+   * (`since`); how we speak to a peer is our own business, not a change to gossip.
+   */
+  function store(domain: string, profile: ProtocolProfile): Promise<number> {
+    return prisma.$executeRaw`
+      UPDATE swarm_nodes SET protocol_profile = ${profile} WHERE domain = ${domain}`;
   }
 
   async function detectUncached(domain: string): Promise<ProtocolProfile | undefined> {
