@@ -167,8 +167,10 @@ export function problemsWith(req: SweepRequest, answer: Answer): string[] {
   }
   const { status, text } = answer;
   const type = String(answer.headers['content-type'] ?? '');
-  const api = isApiPath(req.path);
-  const trpc = isTrpcPath(req.path);
+  // Judged by the path the server sees: `/trpc/..` is `/`, a page, once the URL is parsed.
+  const seen = new URL(`http://node.invalid${req.path}`).pathname;
+  const api = isApiPath(seen);
+  const trpc = isTrpcPath(seen);
   let json: unknown;
   let parsed = false;
   if (/^application\/json\b/i.test(type)) {
