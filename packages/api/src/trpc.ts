@@ -1,7 +1,7 @@
 import { initTRPC, TRPCError } from '@trpc/server';
 import type { AuthServices, ValidatedSession } from '@swarm/auth';
 import { containsNul, NUL_REFUSED } from '@swarm/contract';
-import { DATABASE_UNAVAILABLE, withMediaSrc, type NodeContext } from '@swarm/domain';
+import { DATABASE_UNAVAILABLE, READS_TOPIC, withMediaSrc, type NodeContext } from '@swarm/domain';
 
 /** What every procedure sees: the node's services, accounts and sessions, and who is asking. */
 export interface ApiContext {
@@ -38,7 +38,7 @@ export const createCallerFactory = t.createCallerFactory;
  * in the answer that name images get their media-proxy paths (pages load images only through
  * the node, so image hosts never see viewers' addresses).
  */
-export const publicProcedure = t.procedure.use(async ({ ctx, getRawInput, next }) => {
+export const publicProcedure = t.procedure.use(async ({ ctx, getRawInput, next, type }) => {
   if (containsNul(await getRawInput())) {
     throw new TRPCError({ code: 'BAD_REQUEST', message: NUL_REFUSED });
   }
@@ -53,6 +53,9 @@ export const publicProcedure = t.procedure.use(async ({ ctx, getRawInput, next }
     }
   }
   if (!result.ok) return result;
+  // A change people made here shows at once in the gateways' cached public reads, in every
+  // process of the node (not only after the cache's TTL).
+  if (type === 'mutation') await ctx.node.invalidations.publish(READS_TOPIC);
   return { ...result, data: withMediaSrc(result.data, ctx.node.media.src) };
 });
 

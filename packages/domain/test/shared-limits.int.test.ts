@@ -155,23 +155,28 @@ for (const [name, store] of Object.entries(stores)) {
       ).toBe(1);
     });
 
-    it.skipIf(!store?.buses)('tells the other process of an invalidation, not itself', async () => {
-      const [one, two] = await store!.buses!();
-      const heard: string[] = [];
-      one.subscribe('reads', () => heard.push('one'));
-      const heardByTwo = new Promise<void>((resolve) =>
-        two.subscribe('reads', () => {
-          heard.push('two');
-          resolve();
-        }),
-      );
-      two.subscribe('other-topic', () => heard.push('two: other topic'));
-      await Promise.all([one.listening(), two.listening()]);
-      await one.publish('reads');
-      await heardByTwo;
-      expect(heard).toContain('two');
-      expect(heard).not.toContain('one');
-      expect(heard).not.toContain('two: other topic');
-    });
+    it.skipIf(!store?.buses)(
+      'tells its own listeners once and the other process, by topic',
+      async () => {
+        const [one, two] = await store!.buses!();
+        const heard: string[] = [];
+        one.subscribe('reads', () => heard.push('one'));
+        const heardByTwo = new Promise<void>((resolve) =>
+          two.subscribe('reads', () => {
+            heard.push('two');
+            resolve();
+          }),
+        );
+        two.subscribe('other-topic', () => heard.push('two: other topic'));
+        await Promise.all([one.listening(), two.listening()]);
+        await one.publish('reads');
+        await heardByTwo;
+        // The web app and the gateway of one process share its bus: the publisher's own listeners
+        // hear it at once, and not a second time when the bus echoes the message back.
+        expect(heard.filter((h) => h === 'one')).toHaveLength(1);
+        expect(heard).toContain('two');
+        expect(heard).not.toContain('two: other topic');
+      },
+    );
   });
 }

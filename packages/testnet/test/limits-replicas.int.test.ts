@@ -1,13 +1,14 @@
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDb } from '@swarm/db/testing';
 import type { Db } from '@swarm/db';
 import { SWARM_PATHS } from '@swarm/contract';
-import { freePort, startNodeProcess, type NodeProcess } from '../src/node-process.ts';
+import {
+  freePort,
+  startNodeProcess,
+  startWebProcess,
+  type NodeProcess,
+} from '../src/node-process.ts';
 
 // Replicas share limits (issue 13): two gateway processes and two web processes on one
 // Postgres database, as compose runs them behind a load balancer. A client gets one budget of
@@ -19,39 +20,6 @@ import { freePort, startNodeProcess, type NodeProcess } from '../src/node-proces
 const databaseUrl = process.env.TEST_DATABASE_URL;
 const redisUrl = process.env.TEST_REDIS_URL;
 const ADMIN_TOKEN = 'replica-test-admin-token-0123456789';
-const webDir = join(dirname(createRequire(import.meta.url).resolve('@swarm/web/package.json')));
-
-/** The web app alone, as compose runs it (`node apps/web/build/index.js`). */
-async function startWebProcess(env: Record<string, string>): Promise<NodeProcess> {
-  const child = spawn(process.execPath, ['build/index.js'], {
-    cwd: webDir,
-    env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  const exited = once(child, 'exit');
-  await new Promise<void>((resolve, reject) => {
-    const onData = (chunk: Buffer) => {
-      out += chunk.toString();
-      if (out.includes('Listening on')) resolve();
-    };
-    child.stdout.on('data', onData);
-    child.stderr.on('data', onData);
-    void exited.then(([code]) => reject(new Error(`web exited with ${String(code)}:\n${out}`)));
-  });
-  return {
-    child,
-    output: () => out,
-    stop: async () => {
-      if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
-      child.kill('SIGTERM');
-      const killer = setTimeout(() => child.kill('SIGKILL'), 15_000);
-      const [code] = (await exited) as [number | null];
-      clearTimeout(killer);
-      return code;
-    },
-  };
-}
 
 const modes: [string, string | undefined][] = [
   ['Postgres', databaseUrl],
@@ -100,6 +68,7 @@ for (const [mode, enabled] of modes) {
             ORIGIN: `http://127.0.0.1:${port}`,
             ADDRESS_HEADER: 'X-Forwarded-For',
             XFF_DEPTH: '1',
+            LOG_LEVEL: 'warn',
           }),
         });
       }
@@ -171,6 +140,49 @@ for (const [mode, enabled] of modes) {
       );
       expect(posted.status).toBe(201);
       // ...until A's write reaches it (NOTIFY / PUBLISH: delivered in milliseconds, not on a TTL).
+      await expect.poll(timeline, { timeout: 5_000, interval: 20 }).toContain(text);
+    });
+
+    it('shows a post written in the web app to the cached reads of a gateway at once', async () => {
+      const web = webs[0]!;
+      const b = gateways[1]!;
+      const handle = `w${randomUUID().slice(0, 8)}`;
+      const password = 'a password for the web write';
+      const created = await post(
+        gateways[0]!.url,
+        '/api/swarm/admin/users',
+        '192.0.2.3',
+        { handle, password },
+        ADMIN_TOKEN,
+      );
+      expect(created.status).toBe(201);
+      const trpc = (procedure: string, input: unknown, cookie = '') =>
+        fetch(`${web.url}/trpc/${procedure}`, {
+          method: 'POST',
+          headers: {
+            'content-type': 'application/json',
+            origin: web.url,
+            'x-forwarded-for': '192.0.2.4',
+            ...(cookie ? { cookie } : {}),
+          },
+          body: JSON.stringify(input),
+        });
+      const login = await trpc('auth.logIn', { handle, password });
+      expect(login.status).toBe(200);
+      // The tRPC answer carries the session token; the web app's cookie is named swarm_session.
+      const { result } = (await login.json()) as { result: { data: { token: string } } };
+      const cookie = `swarm_session=${result.data.token}`;
+      const timeline = async () => {
+        const answer = await fetch(`${b.url}${SWARM_PATHS.timeline}`);
+        const body = (await answer.json()) as { posts: { content: string }[] };
+        return body.posts.map((p) => p.content);
+      };
+      // Gateway B caches the timeline (10 minutes here)...
+      const before = await timeline();
+      expect(await timeline()).toEqual(before);
+      const text = `written in the web app ${handle}`;
+      expect((await trpc('posts.create', { content: text }, cookie)).status).toBe(200);
+      // ...until the web process's mutation publishes the invalidation.
       await expect.poll(timeline, { timeout: 5_000, interval: 20 }).toContain(text);
     });
 

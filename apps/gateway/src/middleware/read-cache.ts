@@ -6,11 +6,9 @@ import {
   type Clock,
   type Invalidations,
   type ReadCache,
+  READS_TOPIC,
 } from '@swarm/domain';
 import { isWriteMethod, type SecurityEnv } from './security-env.ts';
-
-/** The topic of `Invalidations` that drops the gateways' read caches. */
-export const READS_TOPIC = 'reads';
 
 /** The public reads worth caching: node info, timeline, profiles, posts, replies. */
 const CACHED_READ = /^\/api\/swarm\/(?:info|timeline|replies|users\/[^/]+|posts\/[^/]+)$/;
@@ -26,7 +24,8 @@ interface CachedRead {
  * kept (a 404 must not outlive the user's creation); any successful write through this gateway
  * invalidates the whole cache, so the node's own changes show at once, and tells the node's
  * other processes (`invalidations`: Postgres NOTIFY or Redis), whose caches drop too. Changes
- * made behind the gateways' backs (the web app, direct database writes) show within `ttlMs`.
+ * made behind the gateways' backs (direct database writes) show within `ttlMs`; the web app's
+ * tRPC mutations publish the same topic (packages/api/src/trpc.ts).
  */
 export function readCache(options: {
   clock: Clock;

@@ -9,6 +9,9 @@ import type { Logger } from '../logger.ts';
  * publishes; the others hear it and drop theirs, so a write on one replica is seen by a read
  * on another at once instead of after the cache's TTL.
  */
+/** Public reads changed: the gateways' read caches drop (any process's write publishes it). */
+export const READS_TOPIC = 'reads';
+
 export interface Invalidations {
   /** Tells the other processes (best effort: a failure is logged, the TTL still bounds staleness). */
   publish(topic: string): Promise<void>;
@@ -31,11 +34,21 @@ function notifyAll(map: Listeners, topic?: string) {
   for (const [t, set] of map) if (topic === undefined || t === topic) for (const fn of set) fn();
 }
 
-/** One process (embedded mode): nobody else to tell. */
+/**
+ * One process (embedded mode): nobody else to tell, but the web app and the gateway share it, so
+ * a publish reaches this process's own listeners. (Every bus does that: a listener may be told
+ * of a change it made itself, which costs one more cache drop.)
+ */
 export function createLocalInvalidations(): Invalidations {
+  const listeners: Listeners = new Map();
   return {
-    async publish() {},
-    subscribe: () => () => {},
+    async publish(topic) {
+      notifyAll(listeners, topic);
+    },
+    subscribe(topic, listener) {
+      listenersOf(listeners, topic).add(listener);
+      return () => listeners.get(topic)?.delete(listener);
+    },
     async listening() {},
     async close() {},
   };
@@ -106,6 +119,7 @@ export function createPostgresInvalidations(deps: {
 
   return {
     async publish(topic) {
+      notifyAll(listeners, topic);
       try {
         await pool.query('SELECT pg_notify($1, $2)', [CHANNEL, `${SENDER} ${topic}`]);
       } catch (err) {
@@ -167,6 +181,7 @@ export function createRedisInvalidations(deps: {
 
   return {
     async publish(topic) {
+      notifyAll(listeners, topic);
       try {
         await redis.publish(channel, `${SENDER} ${topic}`);
       } catch (err) {
