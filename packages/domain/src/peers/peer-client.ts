@@ -24,7 +24,7 @@ import {
   type PeerResponse,
   type PeerTransport,
 } from './peer-transport.ts';
-import { vetPeerDomain, type ResolveHost } from './ssrf-guard.ts';
+import { vetPeerDomain, type ResolveHost, type VetResult } from './ssrf-guard.ts';
 
 /** Default response cap; callers expecting big answers (gossip pages) pass `maxBytes`. */
 export const DEFAULT_PEER_RESPONSE_BYTES = 1024 * 1024;
@@ -125,6 +125,9 @@ type Outcome<T> =
  */
 export function createPeerClient(deps: PeerClientDeps): PeerClient {
   const transport = deps.transport ?? createNodeHttpTransport();
+  // Every request, JSON or bytes, connects only to the addresses its domain passed the SSRF guard.
+  const vet = (domain: string) =>
+    vetPeerDomain(domain, { dev: deps.config.dev, resolveHost: deps.resolveHost });
   const defaultTimeoutMs = deps.timeoutMs ?? LIMITS.peerTimeoutMs;
   const defaultMaxBytes = deps.maxBytes ?? DEFAULT_PEER_RESPONSE_BYTES;
 
@@ -171,18 +174,9 @@ export function createPeerClient(deps: PeerClientDeps): PeerClient {
     let drained = false;
     let outcome: Outcome<z.output<S>>;
     try {
-      const vetted = await untilAborted(
-        vetPeerDomain(domain, { dev: deps.config.dev, resolveHost: deps.resolveHost }),
-        signal,
-      );
+      const vetted = await untilAborted(vet(domain), signal);
       if (!vetted.ok) {
-        outcome = {
-          ok: false,
-          error:
-            vetted.kind === 'blocked_address'
-              ? { kind: 'blocked_address', address: vetted.address, reason: vetted.reason }
-              : { kind: 'unreachable', reason: vetted.reason },
-        };
+        outcome = { ok: false, error: refusedBy(vetted) };
       } else {
         const response = await untilAborted(
           transport({
@@ -241,18 +235,9 @@ export function createPeerClient(deps: PeerClientDeps): PeerClient {
       | { ok: false; error: DistributiveOmit<PeerError, 'domain'> };
     let outcome: BytesOutcome;
     try {
-      const vetted = await untilAborted(
-        vetPeerDomain(domain, { dev: deps.config.dev, resolveHost: deps.resolveHost }),
-        signal,
-      );
+      const vetted = await untilAborted(vet(domain), signal);
       if (!vetted.ok) {
-        outcome = {
-          ok: false,
-          error:
-            vetted.kind === 'blocked_address'
-              ? { kind: 'blocked_address', address: vetted.address, reason: vetted.reason }
-              : { kind: 'unreachable', reason: vetted.reason },
-        };
+        outcome = { ok: false, error: refusedBy(vetted) };
       } else {
         const response = await untilAborted(
           transport({
@@ -469,6 +454,15 @@ async function readCapped(
     offset += chunk.byteLength;
   }
   return bytes;
+}
+
+/** The peer error of a domain the SSRF guard refused. */
+function refusedBy(
+  vetted: Extract<VetResult, { ok: false }>,
+): DistributiveOmit<PeerError, 'domain'> {
+  return vetted.kind === 'blocked_address'
+    ? { kind: 'blocked_address', address: vetted.address, reason: vetted.reason }
+    : { kind: 'unreachable', reason: vetted.reason };
 }
 
 function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
