@@ -564,6 +564,19 @@ describe('deploy/Caddyfile', () => {
     expect(serviceFor(path)).toEqual([service]);
   });
 
+  it('passes live updates (/events) to the web app unbuffered and uncompressed', () => {
+    expect(serviceFor('/events')).toEqual(['web']);
+    const proxy = (handleFor('/events')?.block ?? []).find((d) => d.args[0] === 'reverse_proxy');
+    const flush = proxy?.block?.find((d) => d.args[0] === 'flush_interval');
+    expect(flush?.args[1], 'flush_interval -1 in the /events proxy').toBe('-1');
+    // The site's encoder skips it: a compressing encoder holds small events back.
+    const encode = (site?.block ?? []).find((d) => d.args[0] === 'encode');
+    const matcher = encode?.args[1];
+    expect(matcher?.startsWith('@'), 'encode takes a named matcher').toBe(true);
+    const definition = (site?.block ?? []).find((d) => d.args[0] === matcher);
+    expect(definition?.args.slice(1)).toEqual(['not', 'path', '/events']);
+  });
+
   it('sends HSTS on every answer and the web app headers where the app sets none', () => {
     const header = (site?.block ?? []).find((d) => d.args[0] === 'header' && d.block);
     expect(header, 'a header block in the site').toBeDefined();

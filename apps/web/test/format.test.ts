@@ -3,7 +3,6 @@ import {
   absoluteTime,
   actionMessage,
   countLabel,
-  nextCheckDelay,
   parseContent,
   relativeTime,
   safeHttpUrl,
@@ -117,15 +116,5 @@ describe('readPostForm', () => {
     const form = new FormData();
     form.set('content', 'just text');
     expect(readPostForm(form)).toEqual({ content: 'just text' });
-  });
-});
-
-describe('nextCheckDelay', () => {
-  const now = Date.parse('2026-11-23T12:00:00.000Z');
-  it('looks again just after the next attempt, between 5 s and a minute', () => {
-    expect(nextCheckDelay('2026-11-23T12:00:20.000Z', now)).toBe(21_000);
-    expect(nextCheckDelay('2026-11-23T11:59:00.000Z', now)).toBe(5_000);
-    expect(nextCheckDelay('2026-11-23T13:00:00.000Z', now)).toBe(60_000);
-    expect(nextCheckDelay(null, now)).toBe(60_000);
   });
 });

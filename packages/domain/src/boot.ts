@@ -38,6 +38,7 @@ import {
 } from './ops/index.ts';
 import { createSharedState } from './replicas/index.ts';
 import { createMediaProxyService } from './media/index.ts';
+import { createLiveHub } from './live/index.ts';
 
 /** Seams for tests and the swarm harness: time, and the network to peers. */
 export interface NodeOverrides {
@@ -101,6 +102,14 @@ export async function createNodeContext(
     registry: swarm.registry,
     metrics,
   });
+  const live = createLiveHub({
+    db,
+    clock,
+    logger,
+    invalidations: shared.invalidations,
+    lifecycle,
+    options: { maxStreams: config.liveStreamsMax, maxPerUser: config.liveStreamsPerUser },
+  });
   return {
     config,
     db,
@@ -146,7 +155,9 @@ export async function createNodeContext(
     requestContext,
     failures,
     media: createMediaProxyService({ keys, peers, clock, logger }),
+    live,
     close: async () => {
+      live.closeAll();
       await shared.close();
       await db.close();
     },

@@ -36,6 +36,8 @@ describe('parseConfig', () => {
         redisUrl: undefined,
         readCacheTtlMs: 1_000,
         signUpLimitPerHour: 5,
+        liveStreamsMax: 5_000,
+        liveStreamsPerUser: 8,
       },
     });
   });

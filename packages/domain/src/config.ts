@@ -44,6 +44,10 @@ export interface NodeConfig {
   readCacheTtlMs: number;
   /** Web sign-ups per client address per hour (a burst of this many, then refilled evenly). */
   signUpLimitPerHour: number;
+  /** Live event streams (`/events`) one process holds at most; more are refused with 429. */
+  liveStreamsMax: number;
+  /** Live event streams one user may hold in one process (tabs, devices). */
+  liveStreamsPerUser: number;
 }
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -148,6 +152,8 @@ const envSchema = z.object({
     ),
   SWARM_READ_CACHE_TTL_MS: integer('SWARM_READ_CACHE_TTL_MS', 0, 3_600_000, 1_000),
   SWARM_SIGNUPS_PER_HOUR: integer('SWARM_SIGNUPS_PER_HOUR', 1, 1_000_000, 5),
+  SWARM_LIVE_STREAMS_MAX: integer('SWARM_LIVE_STREAMS_MAX', 0, 1_000_000, 5_000),
+  SWARM_LIVE_STREAMS_PER_USER: integer('SWARM_LIVE_STREAMS_PER_USER', 1, 1_000, 8),
 });
 
 export type ConfigResult = { ok: true; value: NodeConfig } | { ok: false; errors: string[] };
@@ -186,6 +192,8 @@ export function parseConfig(env: Record<string, string | undefined>): ConfigResu
       redisUrl: e.REDIS_URL?.trim() || undefined,
       readCacheTtlMs: e.SWARM_READ_CACHE_TTL_MS,
       signUpLimitPerHour: e.SWARM_SIGNUPS_PER_HOUR,
+      liveStreamsMax: e.SWARM_LIVE_STREAMS_MAX,
+      liveStreamsPerUser: e.SWARM_LIVE_STREAMS_PER_USER,
     },
   };
 }

@@ -8,6 +8,7 @@ export * from './delivery/index.ts';
 export * from './feeds/index.ts';
 export * from './interactions/index.ts';
 export * from './lifecycle.ts';
+export * from './live/index.ts';
 export * from './logger.ts';
 export * from './media/index.ts';
 export * from './messages/index.ts';

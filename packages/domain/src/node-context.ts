@@ -19,6 +19,7 @@ import type { MessageService } from './messages/index.ts';
 import type { FailureLog, HealthService, NodeMetrics, RequestContext } from './ops/index.ts';
 import type { Invalidations, Limits } from './replicas/index.ts';
 import type { MediaProxyService } from './media/index.ts';
+import type { LiveHub } from './live/index.ts';
 
 /** Everything one node needs, built by factories and passed in; tests build several. */
 export interface NodeContext {
@@ -73,6 +74,8 @@ export interface NodeContext {
   failures: FailureLog;
   /** Images pages show, fetched by the node and served from its origin (signed URLs only). */
   media: MediaProxyService;
+  /** Server-sent event streams of signed-in pages in this process (issue #14 "Live updates"). */
+  live: LiveHub;
   close(): Promise<void>;
 }
 

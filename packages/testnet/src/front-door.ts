@@ -67,15 +67,27 @@ function sendOnce(base: string, host: string, req: SweepRequest): Promise<Answer
       },
       (res) => {
         const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () =>
+        const answer = () =>
           resolve({
             status: res.statusCode ?? 0,
             headers: res.headers,
             text: Buffer.concat(chunks).toString('utf8'),
-          }),
-        );
+          });
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', answer);
         res.on('error', reject);
+        // A live event stream (`/events`) never ends by itself: its first event is the answer.
+        if (/^text\/event-stream\b/.test(String(res.headers['content-type']))) {
+          const done = () => {
+            clearTimeout(timer);
+            answer();
+            res.destroy();
+          };
+          const timer = setTimeout(done, 5_000);
+          res.on('data', () => {
+            if (Buffer.concat(chunks).toString('utf8').includes('event: ')) done();
+          });
+        }
       },
     );
     r.setTimeout(30_000, () =>

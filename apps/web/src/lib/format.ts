@@ -127,13 +127,3 @@ export function actionMessage(
 ): string {
   return delivery ? `${done}. ${delivery.targetDomain}: ${delivery.summary}` : `${done}.`;
 }
-
-/**
- * When to look at a pending delivery again: just after its next attempt, but not sooner than
- * 5 s nor later than a minute (the worker may run late or early).
- */
-export function nextCheckDelay(nextAttemptAt: string | null, now: number = Date.now()): number {
-  const at = nextAttemptAt ? Date.parse(nextAttemptAt) : Number.NaN;
-  const wait = Number.isNaN(at) ? 60_000 : at - now + 1_000;
-  return Math.min(60_000, Math.max(5_000, wait));
-}

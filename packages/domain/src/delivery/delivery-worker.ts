@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { NodeContext } from '../node-context.ts';
 import { reportJobFailure } from '../ops/failure-log.ts';
+import { LIVE_TOPIC } from '../live/live-hub.ts';
 import type { DeliveryBatchReport } from './delivery.service.ts';
 
 /** How often the worker looks for due deliveries (a cheap indexed query when there are none). */
@@ -23,7 +24,8 @@ export interface DeliveryWorker {
 }
 
 export interface DeliveryWorkerDeps {
-  node: Pick<NodeContext, 'delivery' | 'logger'> & Partial<Pick<NodeContext, 'failures'>>;
+  node: Pick<NodeContext, 'delivery' | 'logger'> &
+    Partial<Pick<NodeContext, 'failures' | 'invalidations'>>;
   pollMs?: number;
   /** Names this worker in `lockedBy` (default: a random id per batch). */
   name?: string;
@@ -48,7 +50,15 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
   }
 
   const runOnce = () =>
-    track(node.delivery.processDue(deps.name ? { owner: `${deps.name}:${randomUUID()}` } : {}));
+    track(
+      node.delivery
+        .processDue(deps.name ? { owner: `${deps.name}:${randomUUID()}` } : {})
+        .then(async (report) => {
+          // Statuses moved: the live pages of the people whose deliveries these are update.
+          if (report.claimed > 0) await node.invalidations?.publish(LIVE_TOPIC);
+          return report;
+        }),
+    );
 
   function schedule() {
     timer = setTimeout(() => {
