@@ -1,6 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { benchGossip } from './gossip-report.ts';
 import { benchIngest } from './ingest.bench.ts';
+import { benchLiveStreams } from './live-streams.bench.ts';
 import { benchReads } from './reads.bench.ts';
 import { benchStartup } from './startup.bench.ts';
 import { benchSwarmFeed } from './swarm-feed.bench.ts';
@@ -8,7 +9,7 @@ import { writeReport } from './report.ts';
 
 // `pnpm bench`: every benchmark, results as JSON + markdown under bench/results/ at the repo
 // root. Speed targets live here, never in timed tests. `pnpm bench ingest gossip` runs only
-// the named ones (reads, swarm-feed, ingest, gossip, startup).
+// the named ones (reads, swarm-feed, ingest, gossip, startup, live).
 const resultsDir = fileURLToPath(new URL('../../../bench/results', import.meta.url));
 const only = process.argv.slice(2);
 const wanted = (name: string) => only.length === 0 || only.includes(name);
@@ -42,4 +43,9 @@ if (wanted('gossip')) {
 if (wanted('startup')) {
   console.log('startup: `pnpm start` to the first page, and idle memory, 3 rounds…');
   await benchStartup(resultsDir, log);
+}
+
+if (wanted('live')) {
+  console.log('live: 1,000 open event streams in one process, memory against its own baseline…');
+  await benchLiveStreams(resultsDir, log);
 }

@@ -82,7 +82,8 @@ async function openStream(base: string, cookie?: string): Promise<Stream> {
           const state = states[taken++]!;
           if (test(state)) return state;
         }
-        if (Date.now() > deadline) throw new Error(`no matching event; saw ${JSON.stringify(states)}`);
+        if (Date.now() > deadline)
+          throw new Error(`no matching event; saw ${JSON.stringify(states)}`);
         await Promise.race([
           new Promise<void>((r) => (wake = r)),
           new Promise((r) => setTimeout(r, 500)),

@@ -8,7 +8,7 @@ import { invalidateAll } from '$app/navigation';
 // pages react to the parts they show with `onLiveChange`. Nothing here polls on a timer.
 
 /** Wait after the page has loaded before opening the stream (the page's own requests first). */
-const CONNECT_DELAY_MS = 1_500;
+const CONNECT_DELAY_MS = 3_000;
 /** Reconnect back-off after the server refused or failed the stream (EventSource gave up). */
 const BACKOFF_MS = [2_000, 5_000, 15_000, 60_000];
 

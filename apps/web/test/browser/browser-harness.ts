@@ -32,6 +32,17 @@ export interface Person {
   shot(label: string): Promise<void>;
 }
 
+/**
+ * Waits until the page's script has run (the root layout marks `<html data-ready>`), then for
+ * the requests the page makes on its own to settle. Signed in, a page holds its live-update
+ * stream open (opened a moment after it loaded), so the network is never idle for long: that
+ * wait is bounded.
+ */
+export async function hydrated(page: Page): Promise<void> {
+  await page.waitForSelector('html[data-ready]', { state: 'attached' });
+  await page.waitForLoadState('networkidle', { timeout: 2_500 }).catch(() => undefined);
+}
+
 export interface BrowserHarness {
   browser: Browser;
   person(name: string): Promise<Person>;
@@ -71,10 +82,11 @@ export async function launchBrowser(suite: string): Promise<BrowserHarness> {
     const visit = async (baseUrl: string, path: string, label?: string) => {
       // SvelteKit hydrates after `load` (it imports the page's modules then); a click before
       // that would submit a form without the page's script (no key made, nothing signed).
-      const response = await page.goto(new URL(path, baseUrl).href, { waitUntil: 'networkidle' });
+      const response = await page.goto(new URL(path, baseUrl).href, { waitUntil: 'load' });
       if (!response || response.status() >= 400) {
         throw new Error(`${name}: GET ${path} answered ${String(response?.status())}`);
       }
+      await hydrated(page);
       await shot(label ?? (path === '/' ? 'home' : path));
     };
     const p: Person = { name, context, page, errors, visit, shot };

@@ -44,8 +44,7 @@ export interface LiveStream {
 }
 
 export type LiveOpenResult =
-  | { ok: true; stream: LiveStream }
-  | { ok: false; reason: 'process' | 'user'; message: string };
+  { ok: true; stream: LiveStream } | { ok: false; reason: 'process' | 'user'; message: string };
 
 export interface LiveHub {
   /** Reserves a stream for a signed-in session, or refuses when a bound is reached. */

@@ -76,6 +76,8 @@ export class ThreadStore {
   retries = $state<Record<string, { busy: boolean; error?: string }>>({});
 
   readonly entries = $derived.by(() => {
+    // A lookup table local to this computation, not state.
+    // eslint-disable-next-line svelte/prefer-svelte-reactivity
     const known = new Set(this.fetched.map((e) => e.id));
     return [...this.fetched, ...this.pending.filter((e) => !known.has(e.id))].sort((a, b) =>
       a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : 0,
@@ -127,7 +129,9 @@ export class ThreadStore {
 
   async checkTrust() {
     const data = this.data();
-    this.trust = data.recipient.ok ? await checkRecipient(idbContactPins, data.recipient.value) : null;
+    this.trust = data.recipient.ok
+      ? await checkRecipient(idbContactPins, data.recipient.value)
+      : null;
   }
 
   async checkPartner() {
@@ -282,7 +286,9 @@ export class ThreadStore {
       this.retries[entry.id] = { busy: false };
     } else {
       const retried = await retryMessageNow(entry.delivery ?? undefined);
-      this.retries[entry.id] = retried.ok ? { busy: false } : { busy: false, error: retried.reason };
+      this.retries[entry.id] = retried.ok
+        ? { busy: false }
+        : { busy: false, error: retried.reason };
     }
     await this.refresh();
   }

@@ -1,0 +1,162 @@
+import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { RestartableNode } from '../../../../packages/testnet/src/node-process.ts';
+import {
+  startTwoNodes,
+  type BrowserHarness,
+  type Person,
+  type TwoNodes,
+} from './browser-harness.ts';
+
+// Issue #14: every page passes axe-core with no serious or critical violation, anonymous,
+// signed in and as the node's admin (the first account on a node is its admin), on a wide
+// screen in light mode and on a 390-px phone in dark mode. axe-core (npm) is evaluated in each
+// page through the DevTools protocol (the pages' CSP allows no injected script tag). Needs
+// `pnpm build`.
+
+const PASSWORD = 'correct horse battery staple';
+const axeSource = readFile(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+interface AxeViolation {
+  id: string;
+  impact: string | null;
+  help: string;
+  nodes: { target: unknown[]; failureSummary?: string }[];
+}
+
+describe('every page passes axe-core', () => {
+  let nodes: TwoNodes | undefined;
+  let a: RestartableNode;
+  let b: RestartableNode;
+  let harness: BrowserHarness;
+  let visitor: Person;
+  let alice: Person;
+  let bob: Person;
+  let alicePostPath = '';
+
+  beforeAll(async () => {
+    nodes = await startTwoNodes('a11y');
+    ({ a, b, harness } = nodes);
+    visitor = await harness.person('visitor');
+    alice = await harness.person('alice');
+    bob = await harness.person('bob');
+  }, 400_000);
+
+  afterAll(async () => {
+    await nodes?.close();
+  });
+
+  beforeEach(({ onTestFailed }) => {
+    onTestFailed(async () => {
+      console.error(`--- node A output ---\n${a.output()}\n--- node B output ---\n${b.output()}`);
+    });
+  });
+
+  afterEach(() => {
+    for (const p of [visitor, alice, bob]) if (p) p.errors.length = 0;
+  });
+
+  async function signUp(p: Person, node: RestartableNode, displayName: string) {
+    await p.visit(node.url, '/signup');
+    await p.page.getByLabel('Handle', { exact: true }).fill(p.name);
+    await p.page.getByLabel('Display name', { exact: true }).fill(displayName);
+    await p.page.getByLabel('Password', { exact: true }).fill(PASSWORD);
+    await p.page.getByRole('button', { name: 'Create account' }).click();
+    await p.page.getByRole('button', { name: 'Log out' }).waitFor();
+  }
+
+  /** Serious and critical violations of every path, as `path: rule (impact) at target`. */
+  async function audit(p: Person, node: RestartableNode, paths: string[]): Promise<string[]> {
+    const source = await axeSource;
+    const found: string[] = [];
+    // Wide in light mode, the phone layout in dark mode: both layouts, both palettes.
+    const passes = [
+      { width: 1100, scheme: 'light' },
+      { width: 390, scheme: 'dark' },
+    ] as const;
+    for (const { width, scheme } of passes) {
+      await p.page.setViewportSize({ width, height: 900 });
+      {
+        await p.page.emulateMedia({ colorScheme: scheme });
+        for (const path of paths) {
+          await p.visit(node.url, path, `${path}-${width}-${scheme}`);
+          await p.page.evaluate(source);
+          const violations = (await p.page.evaluate(async () => {
+            const axe = (window as unknown as { axe: { run: (o: unknown) => Promise<unknown> } })
+              .axe;
+            const result = (await axe.run({ resultTypes: ['violations'] })) as {
+              violations: AxeViolation[];
+            };
+            return result.violations;
+          })) as AxeViolation[];
+          for (const v of violations) {
+            if (v.impact !== 'serious' && v.impact !== 'critical') continue;
+            for (const n of v.nodes) {
+              found.push(
+                `${path} (${width}px, ${scheme}): ${v.id} (${v.impact}) ${v.help} at ${JSON.stringify(n.target)}`,
+              );
+            }
+          }
+        }
+      }
+    }
+    await p.page.setViewportSize({ width: 1100, height: 900 });
+    await p.page.emulateMedia({ colorScheme: 'light' });
+    return [...new Set(found)];
+  }
+
+  it('signs up the admin (alice, first on A) and bob on B, with a post each', async () => {
+    await signUp(alice, a, 'Alice');
+    await signUp(bob, b, 'Bob');
+    await alice.visit(a.url, '/');
+    await alice.page.getByLabel('Write a post', { exact: true }).fill('Alice checks #a11y');
+    await alice.page.getByRole('button', { name: 'Post', exact: true }).click();
+    const href = await alice.page
+      .getByRole('article')
+      .filter({ hasText: 'Alice checks' })
+      .getByRole('link', { name: 'Reply' })
+      .getAttribute('href');
+    alicePostPath = (href ?? '').replace(/#.*$/, '');
+    expect(alicePostPath).toMatch(/^\/posts\//);
+  }, 300_000);
+
+  it('anonymous pages', async () => {
+    const found = await audit(visitor, a, [
+      '/',
+      '/public',
+      '/swarm',
+      '/login',
+      '/signup',
+      '/find',
+      '/@alice',
+      alicePostPath,
+    ]);
+    expect(found).toEqual([]);
+  }, 600_000);
+
+  it('signed-in and admin pages', async () => {
+    const found = await audit(alice, a, [
+      '/',
+      '/public',
+      '/swarm',
+      '/find',
+      '/@alice',
+      `/@bob@${b.domain}`,
+      alicePostPath,
+      '/notifications',
+      '/deliveries',
+      '/settings',
+      '/messages',
+      `/messages/bob@${b.domain}`,
+      '/admin',
+      '/admin/actions',
+      `/admin/nodes/${encodeURIComponent(b.domain)}`,
+      '/admin/outbox',
+      '/admin/seeds',
+      '/admin/tokens',
+      '/admin/users',
+    ]);
+    expect(found).toEqual([]);
+  }, 900_000);
+});
