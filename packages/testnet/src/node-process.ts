@@ -40,7 +40,7 @@ export interface NodeProcess {
 }
 
 /** How long a node may take to boot (migrations on a fresh embedded database included). */
-const START_TIMEOUT_MS = 150_000;
+const START_TIMEOUT_MS = 240_000;
 /** How long a node may take to close its database after SIGTERM before it is killed. */
 const STOP_GRACE_MS = 15_000;
 

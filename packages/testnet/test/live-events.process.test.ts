@@ -135,7 +135,7 @@ describe('live updates on the embedded node', () => {
     });
     await admin(base, 'users', { handle: 'alice', password: PASSWORD });
     cookie = await login(base, base, 'alice');
-  }, 300_000);
+  }, 400_000);
 
   afterAll(async () => {
     await node?.stop();
@@ -232,7 +232,7 @@ if (!url) {
       const databaseUrl = db.kind === 'postgres' ? db.pool.options.connectionString : undefined;
       if (!databaseUrl) throw new Error('TEST_DATABASE_URL did not give Postgres');
       pair = await startProductionPair({ databaseUrl, dataDir, env: { ADMIN_TOKEN } });
-    }, 300_000);
+    }, 400_000);
 
     afterAll(async () => {
       await pair?.stop();
