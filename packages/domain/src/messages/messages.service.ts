@@ -36,6 +36,7 @@ import { upsertRemoteActor } from '../interactions/interaction-effects.ts';
 import type { Logger } from '../logger.ts';
 import { describePeerError, type PeerClient } from '../peers/index.ts';
 import type { RegistryService } from '../registry/index.ts';
+import { checkKeyBackup } from '../security/key-backup.ts';
 import { checkAcceptance } from './message-acceptance.ts';
 import { createSenderDids } from './sender-dids.ts';
 import type {
@@ -127,8 +128,6 @@ export interface MessageServiceDeps {
 export const THREAD_PAGE = 50;
 /** Conversations listed at most. */
 export const CONVERSATIONS_MAX = 200;
-/** The encrypted key backup is opaque JSON; this caps what a browser may store. */
-export const KEY_BACKUP_MAX_BYTES = 64 * 1024;
 export const UNSUPPORTED_REASON = 'their node does not support direct messages';
 
 const STATUS_RANK: Record<string, number> = {
@@ -676,26 +675,8 @@ export function createMessageService(deps: MessageServiceDeps): MessageService {
       });
       if (!bound)
         return refuse('BAD_REQUEST', 'The encryption key is not signed by your signing key.');
-      if (typeof encryptedKeyBackup !== 'string' || encryptedKeyBackup.length === 0)
-        return refuse('BAD_REQUEST', 'The key backup is missing.');
-      if (new TextEncoder().encode(encryptedKeyBackup).length > KEY_BACKUP_MAX_BYTES)
-        return refuse(
-          'BAD_REQUEST',
-          `The key backup is larger than ${KEY_BACKUP_MAX_BYTES} bytes.`,
-        );
-      let backup: unknown;
-      try {
-        backup = JSON.parse(encryptedKeyBackup);
-      } catch {
-        backup = null;
-      }
-      if (typeof backup !== 'object' || backup === null || Array.isArray(backup))
-        return refuse('BAD_REQUEST', 'The key backup must be a JSON object.');
-      if ((backup as { version?: unknown }).version !== 2)
-        return refuse(
-          'BAD_REQUEST',
-          'The key backup must be version 2 (signing and encryption keys).',
-        );
+      const backup = checkKeyBackup(encryptedKeyBackup, { version: 2 });
+      if (!backup.ok) return refuse('BAD_REQUEST', backup.reason);
       // One UPDATE: the key and the backup that holds its private half change together.
       await prisma.user.update({
         where: { id: userId },
