@@ -25,7 +25,6 @@ import {
 import {
   checkKeyBackup,
   createMemoryLimits,
-  KEY_BACKUP_MAX_BYTES,
   type Limits,
 } from '@swarm/domain';
 import type { AuthClock, AuthError, KeyBackup, SessionUser, UserSettings } from './types.ts';
@@ -33,7 +32,7 @@ import type { AuthClock, AuthError, KeyBackup, SessionUser, UserSettings } from 
 export const DISPLAY_NAME_MAX_LENGTH = 64;
 export const BIO_MAX_LENGTH = 500;
 /** The rule is the domain's (`checkKeyBackup`); re-exported for callers of this package. */
-export { KEY_BACKUP_MAX_BYTES };
+export { KEY_BACKUP_MAX_BYTES } from '@swarm/domain';
 /** SPKI PEM of a P-256 key is ~180 bytes. */
 const PUBLIC_KEY_MAX_LENGTH = 4096;
 
