@@ -19,19 +19,23 @@ import {
   type UnrepostBody,
   type UserAction,
 } from '@swarm/contract';
-import { Prisma, localActorKey, type Db } from '@swarm/db';
+import { localActorKey, type Db } from '@swarm/db';
 import type { Clock } from '../clock.ts';
 import type { NodeConfig } from '../config.ts';
 import type { Logger } from '../logger.ts';
 import type { PeerClient } from '../peers/index.ts';
-import { createBatchedStatement } from '../security/batched-statement.ts';
+import { createBatchedStatement } from '../persistence/batched-statement.ts';
+import {
+  interactionLookUpSql,
+  postInteractionSql,
+  type PostInteraction,
+} from '../persistence/interactions.sql.ts';
 import { importDidKey } from '../security/key-cache.ts';
 import { createUserDids } from '../security/user-dids.ts';
 import { excerpt, guessMimeType } from './inbound-helpers.ts';
 import {
   addFollow,
   notify,
-  remoteActorsUpsertSql,
   remoteEffectActor,
   removeFollow,
   removeLike,
@@ -182,15 +186,6 @@ interface Admitted {
   seen: boolean;
 }
 
-/** The interactions on a post that `applyOnPost` writes in one statement. */
-type PostInteraction = 'like' | 'repost';
-
-/** Where each lands: its table (one row per actor and post) and the post's counter. */
-const POST_INTERACTION_TABLES = {
-  like: { table: 'likes', counter: 'likes_count' },
-  repost: { table: 'reposts', counter: 'reposts_count' },
-} as const satisfies Record<PostInteraction, { table: string; counter: string }>;
-
 /** What `applyOnPost` writes. */
 interface PostEffects {
   postId: string;
@@ -227,20 +222,12 @@ export function createInboundInteractionService(
     { did: string | null; seen: boolean }
   >({
     db,
-    columns: { node_domain: 'text', handle: 'text', interaction_id: 'text' },
+    ...interactionLookUpSql,
     row: ({ actor, interactionId }) => ({
       node_domain: actor.domain,
       handle: actor.handle,
       interaction_id: interactionId ?? null,
     }),
-    statement: (input) => Prisma.sql`
-      SELECT input.ord, remote_actors.did,
-        inbound_interactions.interaction_id IS NOT NULL AS seen
-      FROM ${input}
-      LEFT JOIN remote_actors ON remote_actors.node_domain = input.node_domain
-        AND remote_actors.handle = input.handle
-      LEFT JOIN inbound_interactions ON inbound_interactions.actor_node_domain = input.node_domain
-        AND inbound_interactions.interaction_id = input.interaction_id`,
     result: (row) => ({ did: (row.did as string | null) ?? null, seen: row.seen === true }),
   });
 
@@ -392,23 +379,9 @@ export function createInboundInteractionService(
    * interaction id counts once (`nth`), and ON CONFLICT DO NOTHING keeps one like per actor.
    */
   function postInteractionStatement(kind: PostInteraction) {
-    const { table, counter } = POST_INTERACTION_TABLES[kind];
-    const repostColumn = kind === 'repost' ? Prisma.sql`, remote_repost_id` : Prisma.empty;
     return createBatchedStatement<PostEffects, boolean>({
       db,
-      columns: {
-        post_id: 'uuid',
-        actor_url: 'text',
-        handle: 'text',
-        node_domain: 'text',
-        display_name: 'text',
-        avatar_url: 'text',
-        did: 'text',
-        replaces: 'text',
-        interaction_id: 'text',
-        remote_repost_id: 'text',
-        at: 'timestamptz',
-      },
+      ...postInteractionSql[kind],
       row: ({ postId, actor, interactionId, pin, remoteRepostId }) => ({
         post_id: postId,
         actor_url: formatActorUrl(actor),
@@ -422,61 +395,6 @@ export function createInboundInteractionService(
         remote_repost_id: remoteRepostId ?? null,
         at: clock.now().toISOString(),
       }),
-      statement: (input) => Prisma.sql`
-        WITH input AS (SELECT * FROM ${input}),
-        live AS (
-          SELECT input.*, posts.author_id, row_number() OVER (
-            PARTITION BY input.node_domain, input.interaction_id ORDER BY input.ord) AS nth
-          FROM input JOIN posts ON posts.id = input.post_id AND posts.deleted_at IS NULL
-        ), claimed AS (
-          INSERT INTO inbound_interactions (actor_node_domain, interaction_id, kind, received_at)
-          SELECT node_domain, interaction_id, ${kind}, at FROM live WHERE nth = 1
-          ORDER BY node_domain, interaction_id
-          ON CONFLICT DO NOTHING
-          RETURNING actor_node_domain, interaction_id
-        ), fresh AS (
-          SELECT live.* FROM live JOIN claimed ON claimed.actor_node_domain = live.node_domain
-            AND claimed.interaction_id = live.interaction_id
-          WHERE live.nth = 1
-        ), actor_source AS (
-          -- One row per actor: the latest, or the latest proving a did to pin.
-          SELECT DISTINCT ON (actor_url) actor_url, handle, node_domain, display_name,
-            avatar_url, ''::text AS bio, did, replaces, NULL::timestamptz AS fetched_at, at
-          FROM fresh ORDER BY actor_url, did IS NOT NULL DESC, ord DESC
-        ), actor AS (${remoteActorsUpsertSql('actor_source')}
-        ), added AS (
-          INSERT INTO ${Prisma.raw(table)} (post_id, actor_key, remote_actor_id, interaction_id,
-            created_at${repostColumn})
-          SELECT fresh.post_id, fresh.actor_url, actor.id, fresh.interaction_id, fresh.at
-            ${repostColumn}
-          FROM fresh JOIN actor ON actor.actor_url = fresh.actor_url
-          ORDER BY fresh.post_id, fresh.actor_url
-          ON CONFLICT DO NOTHING
-          RETURNING post_id, actor_key, interaction_id
-        ), counted AS (
-          UPDATE posts SET ${Prisma.raw(`${counter} = ${counter}`)} + per_post.added,
-            updated_at = per_post.at
-          FROM (SELECT fresh.post_id, count(*) AS added, max(fresh.at) AS at
-                FROM added JOIN fresh ON fresh.post_id = added.post_id
-                  AND fresh.actor_url = added.actor_key
-                  AND fresh.interaction_id = added.interaction_id
-                GROUP BY fresh.post_id) AS per_post
-          WHERE posts.id = per_post.post_id
-        ), notified AS (
-          INSERT INTO notifications (recipient_id, type, actor_key, actor_remote_actor_id,
-            actor_handle, actor_display_name, actor_avatar_url, actor_node_domain, post_id,
-            interaction_id, created_at)
-          SELECT fresh.author_id, ${kind}::notification_type, fresh.actor_url, actor.id,
-            fresh.handle, fresh.display_name, fresh.avatar_url, fresh.node_domain, fresh.post_id,
-            fresh.interaction_id, fresh.at
-          FROM added
-          JOIN fresh ON fresh.post_id = added.post_id AND fresh.actor_url = added.actor_key
-            AND fresh.interaction_id = added.interaction_id
-          JOIN actor ON actor.actor_url = fresh.actor_url
-          WHERE fresh.author_id IS NOT NULL
-        )
-        SELECT input.ord, live.ord IS NOT NULL AS found
-        FROM input LEFT JOIN live ON live.ord = input.ord`,
       result: (row) => row.found === true,
     });
   }

@@ -2,6 +2,7 @@ import { formatTimestamp, ok, type MessageEnvelope } from '@swarm/contract';
 import type { Prisma } from '@swarm/db';
 import { refuse, type ActionOutcome } from '../actions/action-support.ts';
 import { toDeliveryView } from '../delivery/delivery-policy.ts';
+import { latestPerConversationSql } from '../persistence/messages.sql.ts';
 import type { MessageService } from './messages.service.ts';
 import {
   CONVERSATIONS_MAX,
@@ -157,18 +158,7 @@ export function createMessageReads(ctx: MessageContext): Pick<
       };
       const latest = await prisma.$queryRaw<
         { other: string; id: string; created_at: Date; envelope: string }[]
-      >`
-        SELECT DISTINCT ON (other) other, id::text AS id, created_at, envelope FROM (
-          SELECT CASE WHEN local_sender_id = ${userId}::uuid THEN recipient_address
-                      ELSE sender_address END AS other, id, created_at, envelope
-          FROM messages
-          WHERE local_sender_id = ${userId}::uuid
-             OR (local_recipient_id = ${userId}::uuid
-                 AND NOT EXISTS (SELECT 1 FROM user_blocks b
-                                 WHERE b.user_id = ${userId}::uuid
-                                   AND b.blocked_address = messages.sender_address))
-        ) m
-        ORDER BY other, created_at DESC, id DESC`;
+      >(latestPerConversationSql(userId));
       const unread = await prisma.message.groupBy({
         by: ['senderAddress'],
         where: { AND: [visible, { localRecipientId: userId, readAt: null }] },
