@@ -1,5 +1,6 @@
 import { formatActorUrl } from '@swarm/contract';
-import { Prisma, localActorKey } from '@swarm/db';
+import type { Prisma } from '@swarm/db';
+import { localActorKey } from '@swarm/db';
 import { addLikeSql, upsertRemoteActorSql } from '../persistence/interactions.sql.ts';
 
 /**
