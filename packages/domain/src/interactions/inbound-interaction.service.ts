@@ -46,7 +46,7 @@ import {
  * interaction time is acceptable (401), the user signature is valid (401). Then one transaction
  * claims the idempotency key and applies the effects; a 404 rolls the claim back. Likes and
  * reposts, the bulk of the traffic, do both in a single statement (`applyOnPost`), shared by the
- * requests arriving together (security/batched-statement.ts), as is `admit`'s lookup.
+ * requests arriving together (persistence/batched-statement.ts), as is `admit`'s lookup.
  */
 
 /** The refusals an interaction can meet (401, 403, 404); bad bodies are refused at the edge. */
