@@ -23,6 +23,7 @@ import {
   type SessionService,
 } from './session.service.ts';
 import {
+  advisoryXactLockSql,
   checkKeyBackup,
   createMemoryLimits,
   type Limits,
@@ -317,7 +318,7 @@ export function createAccountService(deps: {
       const user = await prisma.$transaction(async (tx) => {
         let isAdmin = input.isAdmin === true;
         if (input.isAdmin === 'if-first') {
-          await tx.$queryRaw`SELECT 1 AS locked FROM pg_advisory_xact_lock(${FIRST_ADMIN_LOCK}::bigint)`;
+          await tx.$queryRaw(advisoryXactLockSql(FIRST_ADMIN_LOCK));
           // Demo accounts (SWARM_DEMO_CONTENT) have no password hash ("!demo-account") and
           // nobody can log in as them: they do not make a later sign-up "not the first".
           const people = await tx.user.count({

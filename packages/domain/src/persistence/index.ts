@@ -7,3 +7,5 @@ export * from './driver-query.ts';
 export * from './interactions.sql.ts';
 export * from './messages.sql.ts';
 export * from './node-keys.sql.ts';
+export * from './ops.sql.ts';
+export * from './registry.sql.ts';
