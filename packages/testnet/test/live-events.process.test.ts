@@ -121,12 +121,17 @@ describe('live updates on the embedded node', () => {
   let base: string;
   let dataDir: string;
   let cookie: string;
+  let db: Db | undefined;
 
   beforeAll(async () => {
     dataDir = await mkdtemp(join(tmpdir(), 'swarm-live-'));
     const port = await freePort();
     base = `http://localhost:${port}`;
+    // PGlite in the data directory, or a fresh Postgres database when TEST_DATABASE_URL is set.
+    db = process.env.TEST_DATABASE_URL ? await createTestDb() : undefined;
+    const databaseUrl = db?.kind === 'postgres' ? db.pool.options.connectionString : undefined;
     node = await startNodeProcess({
+      ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
       PORT: String(port),
       SWARM_DOMAIN: `localhost:${port}`,
       DATA_DIR: dataDir,
@@ -139,6 +144,7 @@ describe('live updates on the embedded node', () => {
 
   afterAll(async () => {
     await node?.stop();
+    await db?.close();
     await rm(dataDir, { recursive: true, force: true });
   });
 

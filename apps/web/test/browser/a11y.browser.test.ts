@@ -36,7 +36,7 @@ describe('every page passes axe-core', () => {
   let alicePostPath = '';
 
   beforeAll(async () => {
-    nodes = await startTwoNodes('a11y');
+    nodes = await startTwoNodes('a11y', { postgres: true });
     ({ a, b, harness } = nodes);
     visitor = await harness.person('visitor');
     alice = await harness.person('alice');

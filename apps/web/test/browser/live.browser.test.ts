@@ -29,7 +29,7 @@ describe('live updates and the phone layout in a browser', () => {
   let carol: Person;
 
   beforeAll(async () => {
-    nodes = await startTwoNodes('live');
+    nodes = await startTwoNodes('live', { postgres: true });
     ({ a, b, harness } = nodes);
     alice = await harness.person('alice');
     bob = await harness.person('bob');
