@@ -20,6 +20,7 @@ export * from './ops/index.ts';
 export * from './peers/index.ts';
 export * from './profiles/index.ts';
 export * from './read-cache.ts';
+export * from './refusal.ts';
 export * from './registry/index.ts';
 export * from './replicas/index.ts';
 export * from './security/index.ts';

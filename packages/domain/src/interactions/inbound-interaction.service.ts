@@ -41,6 +41,7 @@ import {
   type RemoteActorUpsertOptions,
   type Tx,
 } from './interaction-effects.ts';
+import { inTransaction as inTx, RefusalError, type Refusal } from '../refusal.ts';
 
 /**
  * Receiver side of the interaction endpoints (spec "Receiver effects", DESIGN §3 "User keys and
@@ -61,10 +62,7 @@ export type InboundInteractionErrorCode = Extract<
   'INVALID_SIGNATURE' | 'FORBIDDEN' | 'POST_NOT_FOUND' | 'USER_NOT_FOUND'
 >;
 
-export interface InboundInteractionError {
-  code: InboundInteractionErrorCode;
-  message: string;
-}
+export type InboundInteractionError = Refusal<InboundInteractionErrorCode>;
 
 export type InteractionOutcome = Result<{ message: string }, InboundInteractionError>;
 export type ReplyOutcome = Result<{ replyId: string }, InboundInteractionError>;
@@ -152,9 +150,6 @@ export const INTERACTION_MESSAGES = {
 /** Signature required by the spec's shapes; optional (verified when present) elsewhere. */
 const SIGNATURE_REQUIRED: ReadonlySet<UserAction> = new Set(['like', 'unlike', 'repost']);
 
-/** Queued transactions wait their turn (PGlite runs one at a time) rather than fail. */
-const TX_OPTIONS = { maxWait: 15_000, timeout: 15_000 } as const;
-
 /** The acting remote user, as the body describes them. */
 type Actor = RemoteActorFields;
 
@@ -200,13 +195,6 @@ interface PostEffects {
   pin?: DidPin | undefined;
   /** Reposts: the repost's id on the actor's node. */
   remoteRepostId?: string | undefined;
-}
-
-/** Thrown inside a transaction to roll it back; turned into a failure value right outside. */
-class Refusal extends Error {
-  constructor(readonly failure: InboundInteractionError) {
-    super(failure.message);
-  }
 }
 
 const fail = (code: InboundInteractionErrorCode, message: string) =>
@@ -312,16 +300,8 @@ export function createInboundInteractionService(
     return fail('INVALID_SIGNATURE', `The user signature does not match ${who}'s key.`);
   }
 
-  async function inTransaction<T>(
-    work: (tx: Tx) => Promise<T>,
-  ): Promise<Result<T, InboundInteractionError>> {
-    try {
-      return ok(await prisma.$transaction(work, TX_OPTIONS));
-    } catch (error) {
-      if (error instanceof Refusal) return err(error.failure);
-      throw error;
-    }
-  }
+  const inTransaction = <T>(work: (tx: Tx) => Promise<T>) =>
+    inTx<T, InboundInteractionErrorCode>(db, work);
 
   /**
    * The idempotency ledger, inside the effects' transaction: a concurrent duplicate waits on the
@@ -366,7 +346,7 @@ export function createInboundInteractionService(
       where: { id: postId, deletedAt: null },
       select: { id: true, authorId: true },
     });
-    if (!post) throw new Refusal(postNotFound(postId));
+    if (!post) throw new RefusalError(postNotFound(postId));
     return post;
   }
 
@@ -493,7 +473,10 @@ export function createInboundInteractionService(
       select: { id: true },
     });
     if (!user)
-      throw new Refusal({ code: 'USER_NOT_FOUND', message: `No user ${handle} on this node.` });
+      throw new RefusalError({
+        code: 'USER_NOT_FOUND',
+        message: `No user ${handle} on this node.`,
+      });
     return user;
   }
 

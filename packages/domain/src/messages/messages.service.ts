@@ -27,7 +27,8 @@ import {
   type Result,
 } from '@swarm/contract';
 import type { Db, Prisma } from '@swarm/db';
-import { refuse, TX_OPTIONS, type ActionOutcome } from '../actions/action-support.ts';
+import type { ActionOutcome } from '../actions/action-support.ts';
+import { inTransaction, refuse, RefusalError, TX_OPTIONS, type Refusal } from '../refusal.ts';
 import type { Clock } from '../clock.ts';
 import type { NodeConfig } from '../config.ts';
 import { toDeliveryView } from '../delivery/delivery-policy.ts';
@@ -64,16 +65,10 @@ export type InboundMessageErrorCode = Extract<
   'INVALID_SIGNATURE' | 'FORBIDDEN' | 'USER_NOT_FOUND' | 'NOT_FOUND' | 'MESSAGE_CONFLICT'
 >;
 
-export interface InboundMessageError {
-  code: InboundMessageErrorCode;
-  message: string;
-}
+export type InboundMessageError = Refusal<InboundMessageErrorCode>;
 
 /** Receipts never conflict: a repeat or an older status is a 200 that changes nothing. */
-export interface InboundReceiptError {
-  code: Exclude<InboundMessageErrorCode, 'MESSAGE_CONFLICT'>;
-  message: string;
-}
+export type InboundReceiptError = Refusal<Exclude<InboundMessageErrorCode, 'MESSAGE_CONFLICT'>>;
 
 export interface MessageService {
   /** `POST /api/swarm/messages`: `sourceDomain` as the node signature proved it. */
@@ -154,13 +149,6 @@ const messageSelect = {
   createdAt: true,
 } as const satisfies Prisma.MessageSelect;
 type MessageRow = Prisma.MessageGetPayload<{ select: typeof messageSelect }>;
-
-/** Thrown inside a transaction to roll it back; turned into a failure value right outside. */
-class Refusal extends Error {
-  constructor(readonly failure: InboundMessageError) {
-    super(failure.message);
-  }
-}
 
 const fail = <C extends InboundMessageErrorCode>(code: C, message: string) =>
   err({ code, message });
@@ -398,7 +386,7 @@ export function createMessageService(deps: MessageServiceDeps): MessageService {
     const caller = await loadUser(userId);
     if (!caller.ok) return caller;
     const address = parseMessageAddress(input, self);
-    if (!address.ok) return refuse('BAD_REQUEST', `Not a valid address: ${address.reason}.`);
+    if (!address.ok) return refuse('INVALID_REQUEST', `Not a valid address: ${address.reason}.`);
     const target = address.value;
     const handle = handleOf(target);
     const domain = domainOf(target) ?? self;
@@ -414,7 +402,7 @@ export function createMessageService(deps: MessageServiceDeps): MessageService {
     }
     if (domain === self) {
       const user = await prisma.user.findUnique({ where: { handle }, select: userSelect });
-      if (!user) return refuse('NOT_FOUND', `There is no user ${handle} on this node.`);
+      if (!user) return refuse('USER_NOT_FOUND', `There is no user ${handle} on this node.`);
       const encryptionKey = storedEncryptionKey(user);
       const acceptance = await checkAcceptance(prisma, {
         recipient: user,
@@ -446,7 +434,7 @@ export function createMessageService(deps: MessageServiceDeps): MessageService {
     if (!answer.ok) {
       const e = answer.error;
       if (e.kind === 'http' && e.status === 404)
-        return refuse('NOT_FOUND', `There is no user ${handle} on ${domain}.`);
+        return refuse('USER_NOT_FOUND', `There is no user ${handle} on ${domain}.`);
       // Their node is down: the key their profile last published lets the message wait in the
       // outbox (the browser checks its binding to the did it pinned, as always).
       const known = await prisma.remoteActor.findUnique({
@@ -470,7 +458,10 @@ export function createMessageService(deps: MessageServiceDeps): MessageService {
           acceptsMessages: true,
         });
       }
-      return refuse(e.kind === 'timeout' ? 'GATEWAY_TIMEOUT' : 'BAD_GATEWAY', describePeerError(e));
+      return refuse(
+        e.kind === 'timeout' ? 'PEER_TIMEOUT' : 'PEER_UNAVAILABLE',
+        describePeerError(e),
+      );
     }
     const { profile } = answer.value;
     // The profile's spelling of the handle when it is the one asked for.
@@ -575,39 +566,35 @@ export function createMessageService(deps: MessageServiceDeps): MessageService {
       });
       if (!acceptance.accepted) return fail('FORBIDDEN', MESSAGE_NOT_ACCEPTED_ERROR);
 
-      try {
-        await prisma.$transaction(async (tx) => {
-          const { count } = await tx.message.createMany({
-            data: [
-              {
-                id: envelope.id,
-                senderAddress: envelope.sender,
-                senderDid: envelope.senderDid,
-                recipientAddress: envelope.recipient,
-                createdAt: new Date(envelope.createdAt),
-                receivedAt: clock.now(),
-                envelope: stored,
-                localRecipientId: recipient.id,
-                status: 'sent',
-              },
-            ],
-            skipDuplicates: true,
+      const written = await inTransaction<void, InboundMessageErrorCode>(db, async (tx) => {
+        const { count } = await tx.message.createMany({
+          data: [
+            {
+              id: envelope.id,
+              senderAddress: envelope.sender,
+              senderDid: envelope.senderDid,
+              recipientAddress: envelope.recipient,
+              createdAt: new Date(envelope.createdAt),
+              receivedAt: clock.now(),
+              envelope: stored,
+              localRecipientId: recipient.id,
+              status: 'sent',
+            },
+          ],
+          skipDuplicates: true,
+        });
+        if (count === 0) {
+          // The same id stored meanwhile (a concurrent retry): answered as above.
+          const existing = await tx.message.findUnique({
+            where: { id: envelope.id },
+            select: { envelope: true },
           });
-          if (count === 0) {
-            // The same id stored meanwhile (a concurrent retry): answered as above.
-            const existing = await tx.message.findUnique({
-              where: { id: envelope.id },
-              select: { envelope: true },
-            });
-            if (existing?.envelope !== stored) throw new Refusal(conflict);
-            return;
-          }
-          await dids.pin(tx, proved.value.pin);
-        }, TX_OPTIONS);
-      } catch (error) {
-        if (error instanceof Refusal) return err(error.failure);
-        throw error;
-      }
+          if (existing?.envelope !== stored) throw new RefusalError(conflict);
+          return;
+        }
+        await dids.pin(tx, proved.value.pin);
+      });
+      if (!written.ok) return written;
       return ok({ messageId: envelope.id });
     },
 
@@ -663,24 +650,25 @@ export function createMessageService(deps: MessageServiceDeps): MessageService {
       const user = await loadUser(userId);
       if (!user.ok) return user;
       if (!user.value.did)
-        return refuse('BAD_REQUEST', 'Register your signing key before an encryption key.');
+        return refuse('INVALID_REQUEST', 'Register your signing key before an encryption key.');
       const { encryptedKeyBackup, ...binding } = input;
       const key = parseWith(encryptionKeySchema, binding);
-      if (!key.ok) return refuse('BAD_REQUEST', `The encryption key is not valid: ${key.reason}.`);
+      if (!key.ok)
+        return refuse('INVALID_REQUEST', `The encryption key is not valid: ${key.reason}.`);
       if (!(await importEncryptionPublicKey(key.value.publicKey)).ok)
-        return refuse('BAD_REQUEST', 'The encryption key is not a P-256 public key.');
+        return refuse('INVALID_REQUEST', 'The encryption key is not a P-256 public key.');
       const bound = await verifyEncryptionKey({
         address: addressOf(user.value),
         did: user.value.did,
         encryptionKey: key.value,
       });
       if (!bound)
-        return refuse('BAD_REQUEST', 'The encryption key is not signed by your signing key.');
+        return refuse('INVALID_REQUEST', 'The encryption key is not signed by your signing key.');
       if (typeof encryptedKeyBackup !== 'string' || encryptedKeyBackup.length === 0)
-        return refuse('BAD_REQUEST', 'The key backup is missing.');
+        return refuse('INVALID_REQUEST', 'The key backup is missing.');
       if (new TextEncoder().encode(encryptedKeyBackup).length > KEY_BACKUP_MAX_BYTES)
         return refuse(
-          'BAD_REQUEST',
+          'INVALID_REQUEST',
           `The key backup is larger than ${KEY_BACKUP_MAX_BYTES} bytes.`,
         );
       let backup: unknown;
@@ -690,10 +678,10 @@ export function createMessageService(deps: MessageServiceDeps): MessageService {
         backup = null;
       }
       if (typeof backup !== 'object' || backup === null || Array.isArray(backup))
-        return refuse('BAD_REQUEST', 'The key backup must be a JSON object.');
+        return refuse('INVALID_REQUEST', 'The key backup must be a JSON object.');
       if ((backup as { version?: unknown }).version !== 2)
         return refuse(
-          'BAD_REQUEST',
+          'INVALID_REQUEST',
           'The key backup must be version 2 (signing and encryption keys).',
         );
       // One UPDATE: the key and the backup that holds its private half change together.
@@ -713,17 +701,18 @@ export function createMessageService(deps: MessageServiceDeps): MessageService {
       const user = await loadUser(userId);
       if (!user.ok) return user;
       const parsed = parseWith(messageEnvelopeSchema, raw);
-      if (!parsed.ok) return refuse('BAD_REQUEST', `The message is not valid: ${parsed.reason}.`);
+      if (!parsed.ok)
+        return refuse('INVALID_REQUEST', `The message is not valid: ${parsed.reason}.`);
       const envelope = parsed.value;
       const me = addressOf(user.value);
       if (envelope.sender !== me)
         return refuse('FORBIDDEN', `You can only send messages as yourself (${me}).`);
       if (!user.value.did || envelope.senderDid !== user.value.did)
-        return refuse('BAD_REQUEST', 'senderDid is not the did of your registered key.');
+        return refuse('INVALID_REQUEST', 'senderDid is not the did of your registered key.');
       if (!isTimeAcceptable(envelope.createdAt, clock.now()))
-        return refuse('BAD_REQUEST', 'The message time is too far from this node’s clock.');
+        return refuse('INVALID_REQUEST', 'The message time is too far from this node’s clock.');
       if (!(await verifyEnvelopeSignature(raw)))
-        return refuse('BAD_REQUEST', 'The message signature does not verify under your key.');
+        return refuse('INVALID_REQUEST', 'The message signature does not verify under your key.');
       const stored = canonicalJson(raw);
 
       const existing = await prisma.message.findUnique({
@@ -733,7 +722,7 @@ export function createMessageService(deps: MessageServiceDeps): MessageService {
       if (existing) {
         if (existing.localSenderId === userId && existing.envelope === stored)
           return ok(await sendResult(envelope.id));
-        return refuse('CONFLICT', `Another message with id ${envelope.id} exists.`);
+        return refuse('MESSAGE_CONFLICT', `Another message with id ${envelope.id} exists.`);
       }
 
       const recipientDomain = domainOf(envelope.recipient)!;
@@ -754,7 +743,7 @@ export function createMessageService(deps: MessageServiceDeps): MessageService {
           select: { id: true, messagePrivacy: true },
         });
         if (!recipient)
-          return refuse('NOT_FOUND', `There is no user ${envelope.recipient} on this node.`);
+          return refuse('USER_NOT_FOUND', `There is no user ${envelope.recipient} on this node.`);
         const acceptance = await checkAcceptance(prisma, {
           recipient,
           senderAddress: me,
@@ -766,7 +755,7 @@ export function createMessageService(deps: MessageServiceDeps): MessageService {
           skipDuplicates: true,
         });
         if (count === 0)
-          return refuse('CONFLICT', `Another message with id ${envelope.id} exists.`);
+          return refuse('MESSAGE_CONFLICT', `Another message with id ${envelope.id} exists.`);
         return ok(await sendResult(envelope.id));
       }
 
@@ -803,7 +792,7 @@ export function createMessageService(deps: MessageServiceDeps): MessageService {
         });
         if (raced?.localSenderId === userId && raced.envelope === stored)
           return ok(await sendResult(envelope.id));
-        return refuse('CONFLICT', `Another message with id ${envelope.id} exists.`);
+        return refuse('MESSAGE_CONFLICT', `Another message with id ${envelope.id} exists.`);
       }
       await delivery.attempt([outboxId]);
       return ok(await sendResult(envelope.id));
@@ -875,12 +864,12 @@ export function createMessageService(deps: MessageServiceDeps): MessageService {
       const user = await loadUser(userId);
       if (!user.ok) return user;
       const other = parseMessageAddress(query.with, self);
-      if (!other.ok) return refuse('BAD_REQUEST', `Not a valid address: ${other.reason}.`);
+      if (!other.ok) return refuse('INVALID_REQUEST', `Not a valid address: ${other.reason}.`);
       let before: Date | undefined;
       if (query.before) {
         before = new Date(query.before);
         if (Number.isNaN(before.getTime()))
-          return refuse('BAD_REQUEST', '`before` is not a timestamp.');
+          return refuse('INVALID_REQUEST', '`before` is not a timestamp.');
       }
       const blocked = await prisma.userBlock.findUnique({
         where: { userId_blockedAddress: { userId, blockedAddress: other.value } },
@@ -921,15 +910,16 @@ export function createMessageService(deps: MessageServiceDeps): MessageService {
       const user = await loadUser(userId);
       if (!user.ok) return user;
       const parsed = parseWith(messageReceiptSchema, raw);
-      if (!parsed.ok) return refuse('BAD_REQUEST', `The receipt is not valid: ${parsed.reason}.`);
+      if (!parsed.ok)
+        return refuse('INVALID_REQUEST', `The receipt is not valid: ${parsed.reason}.`);
       const receipt = parsed.value;
       const me = addressOf(user.value);
       if (receipt.recipient !== me || receipt.recipientDid !== user.value.did)
         return refuse('FORBIDDEN', 'You can only sign receipts for messages sent to you.');
       if (!isTimeAcceptable(receipt.at, clock.now()))
-        return refuse('BAD_REQUEST', 'The receipt time is too far from this node’s clock.');
+        return refuse('INVALID_REQUEST', 'The receipt time is too far from this node’s clock.');
       if (!(await verifyReceipt(raw)))
-        return refuse('BAD_REQUEST', 'The receipt signature does not verify under your key.');
+        return refuse('INVALID_REQUEST', 'The receipt signature does not verify under your key.');
       const row = await prisma.message.findFirst({
         where: {
           id: receipt.messageId,
@@ -976,9 +966,9 @@ export function createMessageService(deps: MessageServiceDeps): MessageService {
       const user = await loadUser(userId);
       if (!user.ok) return user;
       const address = parseMessageAddress(input, self);
-      if (!address.ok) return refuse('BAD_REQUEST', `Not a valid address: ${address.reason}.`);
+      if (!address.ok) return refuse('INVALID_REQUEST', `Not a valid address: ${address.reason}.`);
       if (address.value === addressOf(user.value))
-        return refuse('BAD_REQUEST', 'You cannot block yourself.');
+        return refuse('INVALID_REQUEST', 'You cannot block yourself.');
       await prisma.userBlock.createMany({
         data: [{ userId, blockedAddress: address.value, createdAt: clock.now() }],
         skipDuplicates: true,
@@ -988,7 +978,7 @@ export function createMessageService(deps: MessageServiceDeps): MessageService {
 
     async unblock(userId, input) {
       const address = parseMessageAddress(input, self);
-      if (!address.ok) return refuse('BAD_REQUEST', `Not a valid address: ${address.reason}.`);
+      if (!address.ok) return refuse('INVALID_REQUEST', `Not a valid address: ${address.reason}.`);
       await prisma.userBlock.deleteMany({ where: { userId, blockedAddress: address.value } });
       return ok(await listBlocks(userId));
     },
