@@ -204,7 +204,6 @@ export function createInboundInteractionService(
   deps: InboundInteractionDeps,
 ): InboundInteractionService {
   const { db, peers, clock, logger, config } = deps;
-  const prisma = db.prisma;
 
   /** The did an actor's node publishes (re-asked at most once per actor per 5 min). */
   const userDids = createUserDids({ peers, clock });
