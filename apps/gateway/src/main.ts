@@ -10,6 +10,7 @@ import {
   parseConfig,
   shareNodeContext,
 } from '@swarm/domain';
+import { authServicesOf } from '@swarm/auth';
 import { createGatewayApp } from './app.ts';
 import { createHousekeeping } from './housekeeping.ts';
 import { createHttpServer, type NodeHandler } from './http-server.ts';
@@ -62,13 +63,15 @@ async function main() {
     shareNodeContext(node);
     web = await loadWebHandler();
   }
-  const app = createGatewayApp(node);
+  // The composition root: everything with IO is built once, here and in the node context.
+  const auth = authServicesOf(node);
+  const app = createGatewayApp(node, { auth });
   // Announce on start, then gossip rounds and re-probes in the background (DESIGN §3).
   const scheduler = createSwarmScheduler({ node });
   // Retries of the durable outbox (DESIGN §3 "Delivery"); safe with several gateway replicas.
   const deliveries = createDeliveryWorker({ node });
   // Hourly clean-up of expired sessions.
-  const housekeeping = createHousekeeping({ node });
+  const housekeeping = createHousekeeping({ node, sessions: auth.sessions });
   const server = createHttpServer({ fetch: app.fetch, web });
 
   server.on('error', (err: NodeJS.ErrnoException) => {

@@ -22,8 +22,14 @@ import {
   type NewSession,
   type SessionService,
 } from './session.service.ts';
-import { createMemoryLimits, type Limits } from '@swarm/domain';
-import type { AuthClock, AuthError, KeyBackup, SessionUser, UserSettings } from './types.ts';
+import type {
+  AuthClock,
+  AuthError,
+  AuthLimits,
+  KeyBackup,
+  SessionUser,
+  UserSettings,
+} from './types.ts';
 
 export const DISPLAY_NAME_MAX_LENGTH = 64;
 export const BIO_MAX_LENGTH = 500;
@@ -258,13 +264,13 @@ export function createAccountService(deps: {
   sessions: SessionService;
   loginLimits?: LoginLimits;
   signUpLimits?: SignUpLimits;
-  /** Where the buckets live: the node context's shared `limits` (default: this process's memory). */
-  limits?: Limits;
+  /** Where the buckets live: the node context's shared `limits`, injected by the entry point. */
+  limits: AuthLimits;
 }): AccountService {
   const { prisma } = deps.db;
   const { sessions } = deps;
   const loginLimits = deps.loginLimits ?? DEFAULT_LOGIN_LIMITS;
-  const limits = deps.limits ?? createMemoryLimits({ clock: deps.clock });
+  const { limits } = deps;
   const perHandle = rule(loginLimits.perHandle);
   const perIp = rule(loginLimits.perIp);
   const signUpsPerHour = (deps.signUpLimits ?? DEFAULT_SIGN_UP_LIMITS).perIp.perHour;
