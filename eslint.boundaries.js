@@ -25,9 +25,10 @@ const TESTS_MAY = {
   domain: ['testnet'],
   // Auth's tests take the in-memory limits the node context would inject.
   auth: ['domain'],
-  api: ['db', 'testnet'],
+  // The api's and web app's tests check effects through peer gateways (the harness's network).
+  api: ['db', 'testnet', 'gateway'],
   gateway: ['testnet'],
-  web: ['db', 'testnet'],
+  web: ['db', 'testnet', 'gateway'],
   // The swarm tests and benchmarks run whole nodes: gateway and api included.
   testnet: ['gateway', 'api'],
 };

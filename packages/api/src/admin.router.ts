@@ -5,7 +5,6 @@ import {
   ADMIN_NODE_SORTS,
   ADMIN_NODE_STATUSES,
   createUserAdminService,
-  type NodeContext,
 } from '@swarm/domain';
 import { humaneInput } from './input.ts';
 import { adminProcedure, router } from './trpc.ts';

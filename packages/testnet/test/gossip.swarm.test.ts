@@ -1,11 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { SWARM_PATHS, gossipResponseSchema } from '@swarm/contract';
-import {
-  createSwarmScheduler,
-  GOSSIP_JITTER,
-  transportFromFetch,
-  type SwarmScheduler,
-} from '@swarm/domain';
+import { createSwarmScheduler, GOSSIP_JITTER } from '@swarm/domain';
 import {
   createTestNetwork,
   didFor,

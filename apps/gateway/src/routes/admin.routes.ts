@@ -1,7 +1,7 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { domainSchema, errorBody, errorBodySchema, uuidSchema } from '@swarm/contract';
 import type { AccountService } from '@swarm/auth';
-import { postInputObject, type ActionError, type NodeContext } from '@swarm/domain';
+import { postInputObject, type ActionError } from '@swarm/domain';
 import { createRouter, jsonContent } from '../router.ts';
 
 // Operator endpoints under /api/swarm/admin/* (our extension, docs/protocol.md "Admin API"):
