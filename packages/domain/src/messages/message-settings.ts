@@ -7,7 +7,7 @@ import {
   verifyEncryptionKey,
 } from '@swarm/contract';
 import { refuse } from '../refusal.ts';
-import { checkKeyBackup } from '../security/key-backup.ts';
+import { checkKeyBackup } from '@swarm/contract';
 import type { MessageService } from './messages.service.ts';
 import { parseMessageAddress, type MessageContext } from './message-support.ts';
 import type { BlockView } from './message-views.ts';
