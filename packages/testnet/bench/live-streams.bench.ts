@@ -28,7 +28,10 @@ export async function benchLiveStreams(resultsDir: string, log: (line: string) =
   const dataDir = await mkdtemp(join(tmpdir(), 'swarm-bench-live-'));
   const port = await freePort();
   const base = `http://localhost:${port}`;
+  // BENCH_DATABASE_URL: an empty Postgres database instead of PGlite (it boots faster).
+  const databaseUrl = process.env.BENCH_DATABASE_URL;
   const node = await startNodeProcess({
+    ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
     PORT: String(port),
     SWARM_DOMAIN: `localhost:${port}`,
     DATA_DIR: dataDir,
@@ -121,7 +124,7 @@ export async function benchLiveStreams(resultsDir: string, log: (line: string) =
       },
     ];
     await writeTable(resultsDir, 'live-streams', 'Open live-update streams in one process', {
-      intro: `The embedded node (\`node apps/gateway/dist/main.js --with-web\`, PGlite), RSS from /proc after ${IDLE_MS / 1000} s idle; client on the same machine.`,
+      intro: `The embedded node (\`node apps/gateway/dist/main.js --with-web\`, ${databaseUrl ? 'Postgres' : 'PGlite'}), RSS from /proc after ${IDLE_MS / 1000} s idle; client on the same machine.`,
       columns: ['case', 'RSS MB', 'extra MB', 'per stream kB', 'opened in ms', '< 100 MB extra'],
       align: ['left', 'right', 'right', 'right', 'right', 'left'],
       rows: rows.map((r) => [
