@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { RestartableNode } from '../../../../packages/testnet/src/node-process.ts';
+import type { RestartableNode } from '@swarm/testnet';
 import {
   startTwoNodes,
   type BrowserHarness,
