@@ -16,6 +16,7 @@ const CODES = {
   WRONG_CREDENTIALS: 'UNAUTHORIZED',
   THROTTLED: 'TOO_MANY_REQUESTS',
   NOT_FOUND: 'NOT_FOUND',
+  FORBIDDEN: 'FORBIDDEN',
 } as const;
 
 /** The cause of a TOO_MANY_REQUESTS error: when to try again (for a `Retry-After` header). */
@@ -66,12 +67,22 @@ export const authRouter = router({
           displayName: text(256),
           password: text(PASSWORD_MAX_LENGTH * 4),
           key: keySchema.nullish(),
+          reason: text(2000).nullish(),
+          invite: text(200).nullish(),
         }),
       ),
     )
-    .mutation(async ({ ctx, input }) =>
-      sessionAnswer(unwrapAuth(await ctx.auth.accounts.signUp(input, { clientIp: ctx.clientIp }))),
-    ),
+    .mutation(async ({ ctx, input }) => {
+      const signedUp = unwrapAuth(await ctx.auth.accounts.signUp(input, { clientIp: ctx.clientIp }));
+      // Registrations needing approval: the account waits, no session yet (issue #15).
+      if (!('token' in signedUp)) return { pending: true as const, user: signedUp.user };
+      return { pending: false as const, ...sessionAnswer(signedUp) };
+    }),
+
+  /** Who may join and the node's rules (the sign-up and rules pages). */
+  registrations: publicProcedure.query(async ({ ctx }) =>
+    ctx.node.moderation.registrations.settings(),
+  ),
 
   logIn: publicProcedure
     .input(humaneInput(z.object({ handle: text(256), password: text(PASSWORD_MAX_LENGTH * 4) })))

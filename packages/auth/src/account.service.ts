@@ -22,7 +22,7 @@ import {
   type NewSession,
   type SessionService,
 } from './session.service.ts';
-import { createMemoryLimits, type Limits } from '@swarm/domain';
+import { admitSignUp, createMemoryLimits, type Limits } from '@swarm/domain';
 import type { AuthClock, AuthError, KeyBackup, SessionUser, UserSettings } from './types.ts';
 
 export const DISPLAY_NAME_MAX_LENGTH = 64;
@@ -84,6 +84,16 @@ export interface SignUpInput {
   displayName: string;
   password: string;
   key?: KeyInput | null;
+  /** Registrations needing approval: why the person wants to join (issue #15). */
+  reason?: string | null;
+  /** Registrations by invite: the invite link's code. */
+  invite?: string | null;
+}
+
+/** A sign-up that waits for an admin's approval: no session until then. */
+export interface PendingSignUpResult {
+  pending: true;
+  user: SessionUser;
 }
 
 export interface CreateUserInput {
@@ -118,7 +128,10 @@ export interface AccountService {
    * Sign-up from the web: the first account anyone can log in with becomes admin. With a
    * client IP (every web request), the IP's sign-up budget is charged.
    */
-  signUp(input: SignUpInput, meta?: { clientIp: string }): Promise<Result<SignedIn, AuthError>>;
+  signUp(
+    input: SignUpInput,
+    meta?: { clientIp: string },
+  ): Promise<Result<SignedIn | PendingSignUpResult, AuthError>>;
   /** Operators (CLI, admin API): explicit admin flag, no session. */
   createUser(
     input: CreateUserInput,
@@ -249,6 +262,9 @@ const SETTINGS_SELECT = {
   showNsfw: true,
 } as const;
 
+/** Thrown inside the sign-up transaction when the registrations mode refuses it (rolls back). */
+class SignUpRefused extends Error {}
+
 /** Serialises "is this the first account?" across replicas (a transaction-scoped lock). */
 const FIRST_ADMIN_LOCK = 0x53574144; // "SWAD"
 
@@ -307,7 +323,9 @@ export function createAccountService(deps: {
     isAdmin: boolean | 'if-first';
     /** Called once the input passed the cheap checks, before the password is hashed. */
     charge?: () => Promise<AuthError | null>;
-  }): Promise<Result<SessionUser, AuthError>> {
+    /** Sign-ups from the web obey the node's registrations mode (operators' accounts do not). */
+    registration?: { reason?: string | null; invite?: string | null };
+  }): Promise<Result<SessionUser & { pending: boolean }, AuthError>> {
     const handle = parseLocalHandle(input.handle);
     if (!handle.ok) return invalid(`Handle: ${handle.reason}.`);
     const displayName = checkDisplayName(input.displayName, handle.value);
@@ -335,22 +353,38 @@ export function createAccountService(deps: {
           });
           isAdmin = people === 0;
         }
+        let pending = false;
+        let signupReason: string | null = null;
+        if (input.registration) {
+          const admission = await admitSignUp(tx, {
+            isFirst: isAdmin,
+            invite: input.registration.invite,
+            reason: input.registration.reason,
+            now: deps.clock.now(),
+          });
+          if (!admission.ok) throw new SignUpRefused(admission.message);
+          pending = admission.pending;
+          signupReason = admission.reason;
+        }
         return tx.user.create({
           data: {
             handle: handle.value,
             displayName: displayName.value,
             passwordHash,
             isAdmin,
+            pendingApproval: pending,
+            signupReason,
             did: key?.did ?? null,
             publicKey: key?.publicKey ?? null,
             encryptedKeyBackup: key?.encryptedBackup ?? null,
             createdAt: deps.clock.now(),
           },
-          select: SESSION_USER_SELECT,
+          select: { ...SESSION_USER_SELECT, pendingApproval: true },
         });
       });
-      return ok(toSessionUser(user));
+      return ok({ ...toSessionUser(user), pending: user.pendingApproval });
     } catch (error) {
+      if (error instanceof SignUpRefused) return err({ code: 'FORBIDDEN', message: error.message });
       const which = uniqueViolation(error);
       if (which === 'did') return conflict('This key is already registered to another account.');
       if (which === 'handle') return conflict(`The handle "${handle.value}" is taken.`);
@@ -373,10 +407,13 @@ export function createAccountService(deps: {
         ...input,
         isAdmin: 'if-first',
         charge: meta ? () => throttleSignUp(meta.clientIp) : undefined,
+        registration: { reason: input.reason, invite: input.invite },
       });
       if (!user.ok) return user;
+      const { pending, ...sessionUser } = user.value;
+      if (pending) return ok({ pending: true as const, user: sessionUser });
       const session = await sessions.create(user.value.id);
-      return ok({ ...session, user: user.value });
+      return ok({ ...session, user: sessionUser });
     },
 
     async createUser(input) {
@@ -388,7 +425,8 @@ export function createAccountService(deps: {
         isAdmin: input.isAdmin,
       });
       if (!user.ok) return user;
-      return ok({ user: user.value, generatedPassword });
+      const { pending: _pending, ...created } = user.value;
+      return ok({ user: created, generatedPassword });
     },
 
     async logIn(input, meta) {
@@ -405,7 +443,12 @@ export function createAccountService(deps: {
       const user = handle.ok
         ? await prisma.user.findUnique({
             where: { handle: handle.value },
-            select: { ...SESSION_USER_SELECT, passwordHash: true },
+            select: {
+              ...SESSION_USER_SELECT,
+              passwordHash: true,
+              suspendedAt: true,
+              pendingApproval: true,
+            },
           })
         : null;
       if (!user || password.length > PASSWORD_MAX_LENGTH) {
@@ -413,6 +456,16 @@ export function createAccountService(deps: {
         return wrong;
       }
       if (!(await verifyPassword(user.passwordHash, password))) return wrong;
+      // Told only to whoever knows the password (issue #15).
+      if (user.suspendedAt) {
+        return err({ code: 'FORBIDDEN', message: 'This account is suspended by the node’s moderators.' });
+      }
+      if (user.pendingApproval) {
+        return err({
+          code: 'FORBIDDEN',
+          message: 'This account is waiting for a moderator’s approval; try again later.',
+        });
+      }
       // The owner is in: earlier failures on this handle stop counting (the IP budget stays).
       await limits.reset(LOGIN_HANDLE_LIMIT, handleKey);
       const session = await sessions.create(user.id);

@@ -47,10 +47,11 @@ export interface UserSettings {
 
 /**
  * Expected failures of the account services, mapped once at the edge (tRPC code / HTTP status):
- * INVALID → 400, CONFLICT → 409, WRONG_CREDENTIALS → 401, THROTTLED → 429, NOT_FOUND → 404.
+ * INVALID → 400, CONFLICT → 409, WRONG_CREDENTIALS → 401, THROTTLED → 429, NOT_FOUND → 404,
+ * FORBIDDEN → 403 (sign-ups closed, an account suspended or waiting for approval).
  */
 export interface AuthError {
-  code: 'INVALID' | 'CONFLICT' | 'WRONG_CREDENTIALS' | 'THROTTLED' | 'NOT_FOUND';
+  code: 'INVALID' | 'CONFLICT' | 'WRONG_CREDENTIALS' | 'THROTTLED' | 'NOT_FOUND' | 'FORBIDDEN';
   message: string;
   /** THROTTLED only. */
   retryAfterSec?: number;

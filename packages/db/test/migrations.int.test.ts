@@ -62,6 +62,7 @@ const EXPECTED_TABLES = [
   'messages',
   'node_blocks',
   'node_key',
+  'node_mutes',
   'node_settings',
   'notifications',
   'outbox_deliveries',

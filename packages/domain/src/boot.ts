@@ -6,6 +6,7 @@ import type { Logger } from './logger.ts';
 import type { NodeContext } from './node-context.ts';
 import { createNodeInfoService } from './node-info.service.ts';
 import { loadOrCreateNodeKeys } from './node-keys.service.ts';
+import { createModerationServices } from './moderation/index.ts';
 import {
   createPeerClient,
   createPeerProfiles,
@@ -14,7 +15,7 @@ import {
   type PeerTransport,
   type ResolveHost,
 } from './peers/index.ts';
-import { createSwarmServices } from './registry/index.ts';
+import { createRegistryAdminService, createSwarmServices } from './registry/index.ts';
 import { createAdminTokenService, createNodeAuthService } from './security/index.ts';
 import { createInboundInteractionService } from './interactions/index.ts';
 import { createContentService, createDemoContentService } from './content/index.ts';
@@ -101,6 +102,29 @@ export async function createNodeContext(
     registry: swarm.registry,
     metrics,
   });
+  const actions = createActionServices({
+    db,
+    clock,
+    logger,
+    config,
+    peers,
+    delivery,
+    reads: { seen, reader },
+  });
+  const moderation = createModerationServices({
+    db,
+    clock,
+    logger,
+    config,
+    peers,
+    posts: actions.posts,
+    blockNode: (domain, reason, createdById) =>
+      createRegistryAdminService({ db, clock, config, logger, ...swarm }).blockNode(
+        domain,
+        reason,
+        createdById,
+      ),
+  });
   return {
     config,
     db,
@@ -123,15 +147,8 @@ export async function createNodeContext(
     profiles: createProfileService(reads),
     notifications: createNotificationService({ db, clock, config }),
     delivery,
-    actions: createActionServices({
-      db,
-      clock,
-      logger,
-      config,
-      peers,
-      delivery,
-      reads: { seen, reader },
-    }),
+    actions,
+    moderation,
     messages: createMessageService({
       db,
       clock,

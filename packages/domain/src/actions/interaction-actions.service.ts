@@ -1,3 +1,4 @@
+import { BLOCKED_MESSAGE, isBlockedBy } from '../moderation/blocks.ts';
 import { randomUUID } from 'node:crypto';
 import {
   LIMITS,
@@ -127,6 +128,12 @@ export function createInteractionActions(deps: ActionDeps): InteractionActions {
     const target = await targets.post(postId);
     if (!target.ok) return target;
     if (
+      target.value.kind === 'local' &&
+      (await isBlockedBy(prisma, target.value.authorId, `${user.value.handle}@${self}`))
+    ) {
+      return refuse('FORBIDDEN', BLOCKED_MESSAGE);
+    }
+    if (
       target.value.kind === 'remote' &&
       !uuidSchema.safeParse(target.value.remotePostId).success
     ) {
@@ -147,6 +154,14 @@ export function createInteractionActions(deps: ActionDeps): InteractionActions {
     if (!user.ok) return user;
     const person = await resolve();
     if (!person.ok) return person;
+    const followee = person.value as { kind?: string; userId?: string };
+    if (
+      followee.kind === 'local' &&
+      followee.userId &&
+      (await isBlockedBy(prisma, followee.userId, `${user.value.handle}@${self}`))
+    ) {
+      return refuse('FORBIDDEN', BLOCKED_MESSAGE);
+    }
     return ok({ user: user.value, followee: person.value });
   }
 

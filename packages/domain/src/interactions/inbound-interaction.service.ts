@@ -18,6 +18,7 @@ import {
   type UnlikeBody,
   type UnrepostBody,
   type UserAction,
+  uuidSchema,
 } from '@swarm/contract';
 import { Prisma, localActorKey, type Db } from '@swarm/db';
 import type { Clock } from '../clock.ts';
@@ -28,6 +29,8 @@ import { createBatchedStatement } from '../security/batched-statement.ts';
 import { importDidKey } from '../security/key-cache.ts';
 import { createUserDids } from '../security/user-dids.ts';
 import { excerpt, guessMimeType } from './inbound-helpers.ts';
+import { REPLY_AUTHOR_SHOWN } from '../content/content.service.ts';
+import { ACCOUNT_FLAGS_SELECT, isHiddenAccount } from '../moderation/accounts.ts';
 import {
   addFollow,
   notify,
@@ -209,6 +212,12 @@ class Refusal extends Error {
   }
 }
 
+/** 403 for someone the local user blocked: the same words whatever they tried. */
+const blockedRefusal = (): InboundInteractionError => ({
+  code: 'FORBIDDEN',
+  message: 'This user of this node does not accept interactions from you.',
+});
+
 const fail = (code: InboundInteractionErrorCode, message: string) =>
   err<InboundInteractionError>({ code, message });
 
@@ -363,11 +372,39 @@ export function createInboundInteractionService(
 
   async function findPost(tx: Tx, postId: string) {
     const post = await tx.post.findFirst({
-      where: { id: postId, deletedAt: null },
+      where: { id: postId, deletedAt: null, ...REPLY_AUTHOR_SHOWN },
       select: { id: true, authorId: true },
     });
     if (!post) throw new Refusal(postNotFound(postId));
     return post;
+  }
+
+  /**
+   * Refused with 403 when the local user `ownerId` blocked the actor (issue #15): their follows,
+   * replies, mentions, likes and reposts reach them no more. Inside the transaction: the claim
+   * rolls back, so a later unblock lets a retry through.
+   */
+  async function refuseIfBlocked(tx: Tx, ownerId: string | null, actor: Actor) {
+    if (!ownerId) return;
+    const blocked = await tx.userBlock.count({
+      where: {
+        userId: ownerId,
+        blockedAddress: { equals: `${actor.handle}@${actor.domain}`, mode: 'insensitive' },
+      },
+    });
+    if (blocked > 0) throw new Refusal(blockedRefusal());
+  }
+
+  /** The same check outside a transaction (likes and reposts: one statement, see below). */
+  async function blockedOnPost(postId: string, actor: Actor): Promise<boolean> {
+    if (!uuidSchema.safeParse(postId).success) return false;
+    const rows = await prisma.$queryRaw<{ blocked: boolean }[]>`
+      SELECT EXISTS (
+        SELECT 1 FROM posts JOIN user_blocks ON user_blocks.user_id = posts.author_id
+        WHERE posts.id = ${postId}::uuid
+          AND lower(user_blocks.blocked_address) = lower(${`${actor.handle}@${actor.domain}`})
+      ) AS blocked`;
+    return rows[0]?.blocked === true;
   }
 
   /** A like or a repost: the checks, then `applyOnPost` unless the ledger knows it already. */
@@ -378,6 +415,7 @@ export function createInboundInteractionService(
     const admitted = await admit(input);
     if (!admitted.ok) return admitted;
     if (admitted.value.seen) return done(message);
+    if (await blockedOnPost(input.postId, input.actor)) return err(blockedRefusal());
     const found = await applyOnPost[input.action]({ ...input, pin: admitted.value.didToPin });
     return found ? done(message) : err(postNotFound(input.postId));
   }
@@ -428,6 +466,8 @@ export function createInboundInteractionService(
           SELECT input.*, posts.author_id, row_number() OVER (
             PARTITION BY input.node_domain, input.interaction_id ORDER BY input.ord) AS nth
           FROM input JOIN posts ON posts.id = input.post_id AND posts.deleted_at IS NULL
+          WHERE NOT EXISTS (SELECT 1 FROM users WHERE users.id = posts.author_id
+            AND (users.suspended_at IS NOT NULL OR users.pending_approval))
         ), claimed AS (
           INSERT INTO inbound_interactions (actor_node_domain, interaction_id, kind, received_at)
           SELECT node_domain, interaction_id, ${kind}, at FROM live WHERE nth = 1
@@ -490,9 +530,9 @@ export function createInboundInteractionService(
     // Local handles are stored lower-case; peers may send any case.
     const user = await tx.user.findUnique({
       where: { handle: handle.toLowerCase() },
-      select: { id: true },
+      select: { id: true, ...ACCOUNT_FLAGS_SELECT },
     });
-    if (!user)
+    if (!user || isHiddenAccount(user))
       throw new Refusal({ code: 'USER_NOT_FOUND', message: `No user ${handle} on this node.` });
     return user;
   }
@@ -596,6 +636,7 @@ export function createInboundInteractionService(
       const outcome = await inTransaction(async (tx) => {
         if (!(await claim(tx, actor.domain, follow.interactionId, 'follow'))) return;
         const user = await findUser(tx, body.targetHandle);
+        await refuseIfBlocked(tx, user.id, actor);
         const follower = await upsertActor(tx, actor, admitted.value.didToPin);
         const at = clock.now();
         const { interactionId } = follow;
@@ -661,6 +702,7 @@ export function createInboundInteractionService(
       const outcome = await inTransaction(async (tx) => {
         if (!(await claim(tx, actor.domain, mention.interactionId, 'mention'))) return;
         const user = await findUser(tx, body.mentionedHandle);
+        await refuseIfBlocked(tx, user.id, actor);
         const mentioner = await upsertActor(tx, actor, admitted.value.didToPin);
         await notify(tx, {
           recipientId: user.id,
@@ -708,6 +750,7 @@ export function createInboundInteractionService(
         const existing = await tx.post.findUnique({ where: { apId }, select: { id: true } });
         if (existing) return existing.id;
         const parent = await findPost(tx, body.postId);
+        await refuseIfBlocked(tx, parent.authorId, actor);
         const author = await upsertActor(tx, actor, admitted.value.didToPin);
         if (author.kind !== 'remote') throw new Error('a reply author is a remote actor');
         const created = await tx.post.createManyAndReturn({

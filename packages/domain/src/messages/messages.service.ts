@@ -38,6 +38,8 @@ import { describePeerError, type PeerClient } from '../peers/index.ts';
 import type { RegistryService } from '../registry/index.ts';
 import { checkAcceptance } from './message-acceptance.ts';
 import { createSenderDids } from './sender-dids.ts';
+import { applyBlock } from '../moderation/blocks.ts';
+import { ACCOUNT_FLAGS_SELECT, isHiddenAccount } from '../moderation/accounts.ts';
 import type {
   BlockView,
   ConversationView,
@@ -540,9 +542,9 @@ export function createMessageService(deps: MessageServiceDeps): MessageService {
       }
       const recipient = await prisma.user.findUnique({
         where: { handle: handleOf(envelope.recipient) },
-        select: { id: true, messagePrivacy: true },
+        select: { id: true, messagePrivacy: true, ...ACCOUNT_FLAGS_SELECT },
       });
-      if (!recipient) return fail('USER_NOT_FOUND', 'User not found');
+      if (!recipient || isHiddenAccount(recipient)) return fail('USER_NOT_FOUND', 'User not found');
       // A retry of an envelope already stored (its answer was lost) is answered as the first
       // time, even if the recipient has since changed who may write to them: it did arrive.
       const stored = canonicalJson(rawBody);
@@ -979,10 +981,8 @@ export function createMessageService(deps: MessageServiceDeps): MessageService {
       if (!address.ok) return refuse('BAD_REQUEST', `Not a valid address: ${address.reason}.`);
       if (address.value === addressOf(user.value))
         return refuse('BAD_REQUEST', 'You cannot block yourself.');
-      await prisma.userBlock.createMany({
-        data: [{ userId, blockedAddress: address.value, createdAt: clock.now() }],
-        skipDuplicates: true,
-      });
+      // The one block list (issue #15): the same effects as blocking from a profile.
+      await applyBlock(prisma, { userId, address: address.value, self, at: clock.now() });
       return ok(await listBlocks(userId));
     },
 

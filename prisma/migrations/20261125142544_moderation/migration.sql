@@ -74,6 +74,15 @@ CREATE TABLE "audit_log" (
     CONSTRAINT "audit_log_pkey" PRIMARY KEY ("id")
 );
 
+-- CreateTable
+CREATE TABLE "node_mutes" (
+    "domain" TEXT NOT NULL,
+    "reason" TEXT NOT NULL DEFAULT '',
+    "created_at" TIMESTAMPTZ(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+
+    CONSTRAINT "node_mutes_pkey" PRIMARY KEY ("domain")
+);
+
 -- CreateIndex
 CREATE UNIQUE INDEX "user_mutes_user_id_target_key" ON "user_mutes"("user_id", "target");
 
