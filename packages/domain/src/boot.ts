@@ -37,7 +37,7 @@ import {
   createMetrics,
   createRequestContext,
 } from './ops/index.ts';
-import { createSharedState } from './replicas/index.ts';
+import { READS_TOPIC, createSharedState } from './replicas/index.ts';
 import { createMediaProxyService } from './media/index.ts';
 
 /** Seams for tests and the swarm harness: time, and the network to peers. */
@@ -124,6 +124,7 @@ export async function createNodeContext(
         reason,
         createdById,
       ),
+    onChange: () => shared.invalidations.publish(READS_TOPIC),
   });
   return {
     config,

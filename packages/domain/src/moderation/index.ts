@@ -33,6 +33,8 @@ export function createModerationServices(deps: {
   peers: Pick<PeerClient, 'getJson' | 'postJson'>;
   posts: Pick<PostActions, 'delete'>;
   blockNode: (domain: string, reason: string, createdById?: string) => Promise<Result<unknown, string>>;
+  /** Told after a change of what is shown (the gateways' read caches drop their answers). */
+  onChange?: () => Promise<void>;
 }): ModerationServices {
   const audit = createAuditService(deps);
   return {

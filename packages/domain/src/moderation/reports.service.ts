@@ -133,6 +133,8 @@ export interface ReportServiceDeps {
   posts: Pick<PostActions, 'delete'>;
   /** The registry's node block (the admin area's), for `block-node`. */
   blockNode: (domain: string, reason: string, createdById?: string) => Promise<Result<unknown, string>>;
+  /** Told after a change of what is shown (the gateways' read caches drop their answers). */
+  onChange?: () => Promise<void>;
 }
 
 export const REASON_MAX = 1000;
@@ -208,6 +210,9 @@ export function createReportService(deps: ReportServiceDeps): ReportService {
       if (domain === self) return resolveTarget({ ...input, postId });
       // The post as its node serves it: who wrote it, and what it said.
       const answer = await peers.getJson(domain, SWARM_PATHS.post(postId), z.unknown());
+      if (!answer.ok && answer.error.kind === 'http' && answer.error.status === 404) {
+        return refuse('NOT_FOUND', `${domain} has no post ${postId}.`);
+      }
       if (!answer.ok) {
         return refuse('BAD_GATEWAY', `The post's node did not answer: ${describePeerError(answer.error)}.`);
       }
@@ -394,6 +399,7 @@ export function createReportService(deps: ReportServiceDeps): ReportService {
     };
     if (tx) await work(tx);
     else await prisma.$transaction(work);
+    await deps.onChange?.();
     return ok(user.handle);
   }
 
@@ -419,6 +425,7 @@ export function createReportService(deps: ReportServiceDeps): ReportService {
         tx,
       );
     });
+    await deps.onChange?.();
     return ok({ domain, muted });
   }
 
@@ -611,6 +618,7 @@ export function createReportService(deps: ReportServiceDeps): ReportService {
           );
         }
       });
+      await deps.onChange?.();
       return ok((await loadView(report.id))!);
     },
 
