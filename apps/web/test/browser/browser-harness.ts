@@ -105,10 +105,13 @@ export interface TwoNodes {
  * Starts A and B (each its own PGlite directory, gossip every 2 s) and a browser for `suite`.
  * Both nodes start even if one fails; on failure everything started is stopped again.
  */
-export async function startTwoNodes(suite: string): Promise<TwoNodes> {
+export async function startTwoNodes(
+  suite: string,
+  env: Record<string, string> = {},
+): Promise<TwoNodes> {
   const dataDir = await mkdtemp(join(tmpdir(), `swarm-browser-${suite}-`));
   const [portA, portB] = [await freePort(), await freePort()];
-  const common = { SWARM_GOSSIP_INTERVAL_MS: '2000' };
+  const common = { SWARM_GOSSIP_INTERVAL_MS: '2000', ...env };
   const a = nodeOnPort({
     dataDir: join(dataDir, 'a'),
     port: portA,
