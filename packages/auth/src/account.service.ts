@@ -458,7 +458,10 @@ export function createAccountService(deps: {
       if (!(await verifyPassword(user.passwordHash, password))) return wrong;
       // Told only to whoever knows the password (issue #15).
       if (user.suspendedAt) {
-        return err({ code: 'FORBIDDEN', message: 'This account is suspended by the node’s moderators.' });
+        return err({
+          code: 'FORBIDDEN',
+          message: 'This account is suspended by the node’s moderators.',
+        });
       }
       if (user.pendingApproval) {
         return err({

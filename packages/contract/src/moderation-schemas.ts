@@ -10,7 +10,14 @@ import { timestampSchema } from './primitives.ts';
  */
 
 /** Why something is reported. */
-export const REPORT_CATEGORIES = ['spam', 'abuse', 'illegal', 'nsfw', 'impersonation', 'other'] as const;
+export const REPORT_CATEGORIES = [
+  'spam',
+  'abuse',
+  'illegal',
+  'nsfw',
+  'impersonation',
+  'other',
+] as const;
 export type ReportCategory = (typeof REPORT_CATEGORIES)[number];
 export const reportCategorySchema = z.enum(REPORT_CATEGORIES);
 

@@ -86,13 +86,19 @@ describe('blocks refuse remote interactions with 403', () => {
     const followed = await t.send(paths.follow, await follow(s.bob, s.alice));
     expect(followed.status).toBe(200);
     const prisma = t.alpha.node.db.prisma;
-    expect((await prisma.user.findUniqueOrThrow({ where: { id: s.aliceId } })).followersCount).toBe(1);
+    expect((await prisma.user.findUniqueOrThrow({ where: { id: s.aliceId } })).followersCount).toBe(
+      1,
+    );
 
     const list = await block(`${s.bob.handle}@${BETA}`);
     expect(list.map((b) => b.address)).toEqual([`${s.bob.handle}@${BETA}`]);
     // The follow went with the block (and its counter and notification).
-    expect((await prisma.user.findUniqueOrThrow({ where: { id: s.aliceId } })).followersCount).toBe(0);
-    expect(await prisma.follow.count({ where: { followerKey: `swarm://${BETA}/${s.bob.handle}` } })).toBe(0);
+    expect((await prisma.user.findUniqueOrThrow({ where: { id: s.aliceId } })).followersCount).toBe(
+      0,
+    );
+    expect(
+      await prisma.follow.count({ where: { followerKey: `swarm://${BETA}/${s.bob.handle}` } }),
+    ).toBe(0);
 
     const before = await snapshot(t.alpha);
     const postId = s.postIds[0]!;
@@ -203,9 +209,7 @@ describe('blocks refuse remote interactions with 403', () => {
       (await t.send(SWARM_PATHS.reports, body, opts)).status;
     expect(await status(report({ reporterNodeDomain: 'other.test' }))).toBe(403);
     expect(await status(report({ targetHandle: 'nobody_here' }))).toBe(404);
-    expect(
-      await status(report({ postId: '00000000-0000-4000-8000-000000000000' })),
-    ).toBe(404);
+    expect(await status(report({ postId: '00000000-0000-4000-8000-000000000000' }))).toBe(404);
     expect(await status(report({ category: 'boring' }))).toBe(400);
     expect(await status(report({ comment: 'x'.repeat(1001) }))).toBe(400);
     // Unsigned: 401.
@@ -289,10 +293,20 @@ describe('report forwarding between nodes', () => {
       'delete-post',
       'spam',
     );
-    expect(acted.ok && acted.value).toMatchObject({ status: 'resolved', resolution: 'delete-post' });
-    expect((await beta.node.db.prisma.post.findUniqueOrThrow({ where: { id: post.id } })).deletedAt).not.toBeNull();
+    expect(acted.ok && acted.value).toMatchObject({
+      status: 'resolved',
+      resolution: 'delete-post',
+    });
+    expect(
+      (await beta.node.db.prisma.post.findUniqueOrThrow({ where: { id: post.id } })).deletedAt,
+    ).not.toBeNull();
     // Acting twice is refused (nothing changes).
-    const again = await beta.node.moderation.reports.act({ handle: 'cli' }, queue[0]!.id, 'dismiss', 'x');
+    const again = await beta.node.moderation.reports.act(
+      { handle: 'cli' },
+      queue[0]!.id,
+      'dismiss',
+      'x',
+    );
     expect(again.ok).toBe(false);
 
     // Bad reports are refused clearly, filing nothing.
@@ -301,9 +315,9 @@ describe('report forwarding between nodes', () => {
     expect(await trpcFailure(caller.report({ target: 'alice', category: 'spam' }))).toMatchObject({
       code: 'BAD_REQUEST',
     });
-    expect(
-      await trpcFailure(caller.report({ target: 'ghost', category: 'spam' })),
-    ).toMatchObject({ code: 'NOT_FOUND' });
+    expect(await trpcFailure(caller.report({ target: 'ghost', category: 'spam' }))).toMatchObject({
+      code: 'NOT_FOUND',
+    });
     expect(
       await trpcFailure(caller.report({ postId: 'swarm:beta.test:nope', category: 'spam' })),
     ).toMatchObject({ code: 'NOT_FOUND' });
@@ -315,7 +329,9 @@ describe('report forwarding between nodes', () => {
 
   it('refuses a blocked person’s message with 403', async () => {
     const carol = await insertKeyedUser(alpha.node, 'carol');
-    await signedInCaller(alpha.node, carol.user).moderation.safety.block({ address: 'dave@beta.test' });
+    await signedInCaller(alpha.node, carol.user).moderation.safety.block({
+      address: 'dave@beta.test',
+    });
     const blocks = await signedInCaller(alpha.node, carol.user).messages.blocks();
     // One list: the messages' block list is the same.
     expect(blocks.map((b: { address: string }) => b.address)).toEqual(['dave@beta.test']);

@@ -1,6 +1,11 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { RestartableNode } from '../../../../packages/testnet/src/node-process.ts';
-import { startTwoNodes, type BrowserHarness, type Person, type TwoNodes } from './browser-harness.ts';
+import {
+  startTwoNodes,
+  type BrowserHarness,
+  type Person,
+  type TwoNodes,
+} from './browser-harness.ts';
 
 // Issue #15 in Chromium through the real process: a report goes to the admin queue and the
 // admin acts on it (suspension: the user cannot log in, the audit log says who, what and why);
@@ -102,7 +107,9 @@ describe('moderation in a browser', () => {
   it('report → admin queue → suspension, in the audit log', async () => {
     // dave reports carol's post from her profile's timeline.
     await dave.visit(a.url, '/@carol');
-    await card(dave, 'Buy cheap watches here').getByRole('link', { name: /^Report/ }).click();
+    await card(dave, 'Buy cheap watches here')
+      .getByRole('link', { name: /^Report/ })
+      .click();
     await dave.page.getByRole('heading', { name: 'Report this post' }).waitFor();
     await dave.page.getByLabel('Spam', { exact: true }).check();
     await dave.page.getByLabel('Comment (optional)').fill('watch spam everywhere');
@@ -125,7 +132,10 @@ describe('moderation in a browser', () => {
 
     await admin.visit(a.url, '/admin/audit?q=carol');
     const rows = admin.page.getByRole('row');
-    await rows.filter({ hasText: 'report.suspend-user' }).filter({ hasText: 'commercial spam' }).waitFor();
+    await rows
+      .filter({ hasText: 'report.suspend-user' })
+      .filter({ hasText: 'commercial spam' })
+      .waitFor();
     await rows.filter({ hasText: 'user.suspend' }).first().waitFor();
 
     // carol is signed out and cannot log in; her profile is gone for others.

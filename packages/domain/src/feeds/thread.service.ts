@@ -100,10 +100,14 @@ export function createThreadService(deps: ThreadServiceDeps): ThreadService {
         replyToId: id,
         deletedAt: null,
         ...REPLY_AUTHOR_SHOWN,
-        AND: [{ OR: [
-          { visibility: { in: ['public', 'unlisted'] } },
-          ...(viewer ? [{ authorId: viewer.id }] : []),
-        ] }],
+        AND: [
+          {
+            OR: [
+              { visibility: { in: ['public', 'unlisted'] } },
+              ...(viewer ? [{ authorId: viewer.id }] : []),
+            ],
+          },
+        ],
       },
       orderBy: OLDEST_FIRST,
       take: REPLIES_PAGE_SIZE,

@@ -32,7 +32,11 @@ export function createModerationServices(deps: {
   config: Pick<NodeConfig, 'domain'>;
   peers: Pick<PeerClient, 'getJson' | 'postJson'>;
   posts: Pick<PostActions, 'delete'>;
-  blockNode: (domain: string, reason: string, createdById?: string) => Promise<Result<unknown, string>>;
+  blockNode: (
+    domain: string,
+    reason: string,
+    createdById?: string,
+  ) => Promise<Result<unknown, string>>;
   /** Told after a change of what is shown (the gateways' read caches drop their answers). */
   onChange?: () => Promise<void>;
 }): ModerationServices {

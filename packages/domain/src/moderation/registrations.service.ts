@@ -49,7 +49,11 @@ export interface PendingSignUp {
 
 export interface RegistrationService {
   settings(): Promise<RegistrationSettings>;
-  setMode(actor: string, mode: string, reason?: string): Promise<ActionOutcome<RegistrationSettings>>;
+  setMode(
+    actor: string,
+    mode: string,
+    reason?: string,
+  ): Promise<ActionOutcome<RegistrationSettings>>;
   setRules(actor: string, rules: string): Promise<ActionOutcome<RegistrationSettings>>;
   /** A new invite; its code is shown once (only its hash is kept). */
   createInvite(
@@ -76,8 +80,7 @@ export async function readRegistrationMode(db: Reader): Promise<RegistrationMode
 }
 
 export type Admission =
-  | { ok: true; pending: boolean; reason: string | null }
-  | { ok: false; message: string };
+  { ok: true; pending: boolean; reason: string | null } | { ok: false; message: string };
 
 /**
  * Inside the sign-up's transaction: whether this sign-up may go ahead, and whether it waits for
@@ -93,7 +96,10 @@ export async function admitSignUp(
   if (mode === 'approval') {
     const reason = (input.reason ?? '').trim();
     if (reason === '')
-      return { ok: false, message: 'Sign-ups on this node need approval: say why you want to join.' };
+      return {
+        ok: false,
+        message: 'Sign-ups on this node need approval: say why you want to join.',
+      };
     if (reason.length > SIGNUP_REASON_MAX)
       return { ok: false, message: `The reason may have at most ${SIGNUP_REASON_MAX} characters.` };
     return { ok: true, pending: true, reason };
@@ -118,7 +124,9 @@ export function createRegistrationService(deps: {
   const { audit, clock } = deps;
 
   async function settings(): Promise<RegistrationSettings> {
-    const rows = await prisma.nodeSetting.findMany({ where: { key: { in: [MODE_KEY, RULES_KEY] } } });
+    const rows = await prisma.nodeSetting.findMany({
+      where: { key: { in: [MODE_KEY, RULES_KEY] } },
+    });
     const byKey = new Map(rows.map((r) => [r.key, r.value]));
     const mode = byKey.get(MODE_KEY) as RegistrationMode | undefined;
     return {
@@ -250,7 +258,10 @@ export function createRegistrationService(deps: {
       }
       await prisma.$transaction(async (tx) => {
         await put(tx, RULES_KEY, text);
-        await audit.record({ actor, action: 'rules.update', target: `${text.length} characters` }, tx);
+        await audit.record(
+          { actor, action: 'rules.update', target: `${text.length} characters` },
+          tx,
+        );
       });
       return ok(await settings());
     },
@@ -262,7 +273,10 @@ export function createRegistrationService(deps: {
       }
       const days = input.expiresInDays ?? null;
       if (days !== null && (!Number.isInteger(days) || days < 1 || days > INVITE_MAX_DAYS)) {
-        return refuse('BAD_REQUEST', `An invite expires in 1 to ${INVITE_MAX_DAYS} days, or never.`);
+        return refuse(
+          'BAD_REQUEST',
+          `An invite expires in 1 to ${INVITE_MAX_DAYS} days, or never.`,
+        );
       }
       const code = randomBytes(18).toString('base64url');
       const now = clock.now();

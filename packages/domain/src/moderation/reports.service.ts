@@ -106,7 +106,12 @@ export interface ReportService {
   receive(
     sourceDomain: string,
     body: ForwardedReportBody,
-  ): Promise<Result<{ reportId: string }, { code: 'USER_NOT_FOUND' | 'POST_NOT_FOUND' | 'RATE_LIMITED' | 'FORBIDDEN'; message: string }>>;
+  ): Promise<
+    Result<
+      { reportId: string },
+      { code: 'USER_NOT_FOUND' | 'POST_NOT_FOUND' | 'RATE_LIMITED' | 'FORBIDDEN'; message: string }
+    >
+  >;
   queue(query?: { status?: string; limit?: number }): Promise<ReportView[]>;
   get(id: string): Promise<ReportView | null>;
   openCount(): Promise<number>;
@@ -117,9 +122,24 @@ export interface ReportService {
     reason: string,
   ): Promise<ActionOutcome<ReportView>>;
   /** Suspension outside a report (admin users page, CLI). */
-  setSuspended(actor: ModerationActor, handle: string, suspended: boolean, reason: string): Promise<ActionOutcome<{ handle: string; suspended: boolean }>>;
-  setSilenced(actor: ModerationActor, handle: string, silenced: boolean, reason: string): Promise<ActionOutcome<{ handle: string; silenced: boolean }>>;
-  muteNode(actor: ModerationActor, domain: string, muted: boolean, reason: string): Promise<ActionOutcome<{ domain: string; muted: boolean }>>;
+  setSuspended(
+    actor: ModerationActor,
+    handle: string,
+    suspended: boolean,
+    reason: string,
+  ): Promise<ActionOutcome<{ handle: string; suspended: boolean }>>;
+  setSilenced(
+    actor: ModerationActor,
+    handle: string,
+    silenced: boolean,
+    reason: string,
+  ): Promise<ActionOutcome<{ handle: string; silenced: boolean }>>;
+  muteNode(
+    actor: ModerationActor,
+    domain: string,
+    muted: boolean,
+    reason: string,
+  ): Promise<ActionOutcome<{ domain: string; muted: boolean }>>;
   mutedNodes(): Promise<{ domain: string; reason: string; createdAt: string }[]>;
 }
 
@@ -132,7 +152,11 @@ export interface ReportServiceDeps {
   audit: AuditService;
   posts: Pick<PostActions, 'delete'>;
   /** The registry's node block (the admin area's), for `block-node`. */
-  blockNode: (domain: string, reason: string, createdById?: string) => Promise<Result<unknown, string>>;
+  blockNode: (
+    domain: string,
+    reason: string,
+    createdById?: string,
+  ) => Promise<Result<unknown, string>>;
   /** Told after a change of what is shown (the gateways' read caches drop their answers). */
   onChange?: () => Promise<void>;
 }
@@ -171,7 +195,10 @@ export function createReportService(deps: ReportServiceDeps): ReportService {
       return refuse('BAD_REQUEST', `The reason is one of: ${REPORT_CATEGORIES.join(', ')}.`);
     }
     if ((comment ?? '').length > REPORT_COMMENT_MAX) {
-      return refuse('BAD_REQUEST', `The comment may have at most ${REPORT_COMMENT_MAX} characters.`);
+      return refuse(
+        'BAD_REQUEST',
+        `The comment may have at most ${REPORT_COMMENT_MAX} characters.`,
+      );
     }
     return null;
   }
@@ -214,7 +241,10 @@ export function createReportService(deps: ReportServiceDeps): ReportService {
         return refuse('NOT_FOUND', `${domain} has no post ${postId}.`);
       }
       if (!answer.ok) {
-        return refuse('BAD_GATEWAY', `The post's node did not answer: ${describePeerError(answer.error)}.`);
+        return refuse(
+          'BAD_GATEWAY',
+          `The post's node did not answer: ${describePeerError(answer.error)}.`,
+        );
       }
       const post = parsePeerSinglePost(answer.value, domain);
       if (!post.ok) return refuse('NOT_FOUND', `${domain} has no post ${postId}.`);
@@ -237,11 +267,21 @@ export function createReportService(deps: ReportServiceDeps): ReportService {
       const user = await prisma.user.findUnique({ where: { handle }, select: { id: true } });
       if (!user) return refuse('NOT_FOUND', `There is no user ${handle} on this node.`);
     }
-    return ok({ targetAddress: address.value, domain, handle, postId: null, postApId: null, excerpt: null });
+    return ok({
+      targetAddress: address.value,
+      domain,
+      handle,
+      postId: null,
+      postApId: null,
+      excerpt: null,
+    });
   }
 
   async function supportsReports(domain: string): Promise<boolean | null> {
-    const known = await prisma.swarmNode.findUnique({ where: { domain }, select: { capabilities: true } });
+    const known = await prisma.swarmNode.findUnique({
+      where: { domain },
+      select: { capabilities: true },
+    });
     let listed: string[] = [];
     try {
       const value: unknown = JSON.parse(known?.capabilities ?? '[]');
@@ -275,9 +315,17 @@ export function createReportService(deps: ReportServiceDeps): ReportService {
         timestamp: clock.now().toISOString(),
       },
     };
-    const sent = await peers.postJson(target.domain, SWARM_PATHS.reports, body, forwardedReportResponseSchema);
+    const sent = await peers.postJson(
+      target.domain,
+      SWARM_PATHS.reports,
+      body,
+      forwardedReportResponseSchema,
+    );
     if (sent.ok) return 'sent';
-    logger.info({ domain: target.domain, error: describePeerError(sent.error) }, 'report forwarding failed');
+    logger.info(
+      { domain: target.domain, error: describePeerError(sent.error) },
+      'report forwarding failed',
+    );
     return 'failed';
   }
 
@@ -393,7 +441,12 @@ export function createReportService(deps: ReportServiceDeps): ReportService {
       if (flag === 'suspendedAt' && on) await t.session.deleteMany({ where: { userId: user.id } });
       const action = flag === 'suspendedAt' ? 'user.suspend' : 'user.silence';
       await audit.record(
-        { actor: actor.handle, action: on ? action : action.replace('.', '.un'), target: user.handle, reason: reason.value },
+        {
+          actor: actor.handle,
+          action: on ? action : action.replace('.', '.un'),
+          target: user.handle,
+          reason: reason.value,
+        },
         t,
       );
     };
@@ -403,7 +456,12 @@ export function createReportService(deps: ReportServiceDeps): ReportService {
     return ok(user.handle);
   }
 
-  async function muteNode(actor: ModerationActor, domainInput: string, muted: boolean, reasonText: string) {
+  async function muteNode(
+    actor: ModerationActor,
+    domainInput: string,
+    muted: boolean,
+    reasonText: string,
+  ) {
     const reason = checkReason(reasonText);
     if (!reason.ok) return reason;
     const parsed = parseHandleAddress(`x@${domainInput}`);
@@ -421,7 +479,12 @@ export function createReportService(deps: ReportServiceDeps): ReportService {
         await tx.nodeMute.deleteMany({ where: { domain } });
       }
       await audit.record(
-        { actor: actor.handle, action: muted ? 'node.mute' : 'node.unmute', target: domain, reason: reason.value },
+        {
+          actor: actor.handle,
+          action: muted ? 'node.mute' : 'node.unmute',
+          target: domain,
+          reason: reason.value,
+        },
         tx,
       );
     });
@@ -433,12 +496,21 @@ export function createReportService(deps: ReportServiceDeps): ReportService {
     async file(reporterId, input) {
       const bad = checkCategory(input.category, input.comment);
       if (bad) return bad;
-      const reporter = await prisma.user.findUnique({ where: { id: reporterId }, select: { id: true, handle: true } });
-      if (!reporter) return refuse('UNAUTHORIZED', 'Your account does not exist any more: sign in again.');
+      const reporter = await prisma.user.findUnique({
+        where: { id: reporterId },
+        select: { id: true, handle: true },
+      });
+      if (!reporter)
+        return refuse('UNAUTHORIZED', 'Your account does not exist any more: sign in again.');
       const since = new Date(clock.now().getTime() - 3_600_000);
-      const recent = await prisma.report.count({ where: { reporterId, createdAt: { gte: since } } });
+      const recent = await prisma.report.count({
+        where: { reporterId, createdAt: { gte: since } },
+      });
       if (recent >= REPORTS_PER_HOUR) {
-        return refuse('BAD_REQUEST', `You can file at most ${REPORTS_PER_HOUR} reports an hour; try again later.`);
+        return refuse(
+          'BAD_REQUEST',
+          `You can file at most ${REPORTS_PER_HOUR} reports an hour; try again later.`,
+        );
       }
       const target = await resolveTarget(input);
       if (!target.ok) return target;
@@ -484,7 +556,11 @@ export function createReportService(deps: ReportServiceDeps): ReportService {
         where: { handle: report.targetHandle.toLowerCase() },
         select: { id: true, handle: true },
       });
-      if (!user) return err({ code: 'USER_NOT_FOUND', message: `No user ${report.targetHandle} on this node.` });
+      if (!user)
+        return err({
+          code: 'USER_NOT_FOUND',
+          message: `No user ${report.targetHandle} on this node.`,
+        });
       let excerpt: string | null = null;
       if (report.postId !== undefined) {
         const post = isUuid(report.postId)
@@ -493,7 +569,11 @@ export function createReportService(deps: ReportServiceDeps): ReportService {
               select: { content: true },
             })
           : null;
-        if (!post) return err({ code: 'POST_NOT_FOUND', message: `No post ${report.postId} by ${user.handle} on this node.` });
+        if (!post)
+          return err({
+            code: 'POST_NOT_FOUND',
+            message: `No post ${report.postId} by ${user.handle} on this node.`,
+          });
         excerpt = post.content.slice(0, EXCERPT_MAX);
       }
       const open = await prisma.report.count({ where: { sourceDomain, status: 'open' } });
@@ -510,7 +590,9 @@ export function createReportService(deps: ReportServiceDeps): ReportService {
             remoteReportId: report.id,
             targetAddress: `${user.handle}@${self}`,
             postId: report.postId ?? null,
-            postApId: report.postId ? formatSwarmPostId({ domain: self, postId: report.postId }) : null,
+            postApId: report.postId
+              ? formatSwarmPostId({ domain: self, postId: report.postId })
+              : null,
             postExcerpt: excerpt,
             category: report.category,
             comment: report.comment.trim(),
@@ -556,15 +638,20 @@ export function createReportService(deps: ReportServiceDeps): ReportService {
       if (!reason.ok) return reason;
       const report = await loadView(reportId);
       if (!report) return refuse('NOT_FOUND', 'No report with that id.');
-      if (report.status !== 'open') return refuse('CONFLICT', `This report is ${report.status} already.`);
+      if (report.status !== 'open')
+        return refuse('CONFLICT', `This report is ${report.status} already.`);
       const local = report.targetIsLocal;
       const handle = report.targetAddress.split('@')[0]!;
       switch (action as ReportAction) {
         case 'dismiss':
           break;
         case 'delete-post': {
-          if (!local || !report.postId) return refuse('BAD_REQUEST', 'Only a post on this node can be deleted here.');
-          const author = await prisma.post.findUnique({ where: { id: report.postId }, select: { authorId: true, deletedAt: true } });
+          if (!local || !report.postId)
+            return refuse('BAD_REQUEST', 'Only a post on this node can be deleted here.');
+          const author = await prisma.post.findUnique({
+            where: { id: report.postId },
+            select: { authorId: true, deletedAt: true },
+          });
           if (author?.authorId && !author.deletedAt) {
             const deleted = await deps.posts.delete(author.authorId, report.postId);
             if (!deleted.ok) return deleted;
@@ -573,23 +660,41 @@ export function createReportService(deps: ReportServiceDeps): ReportService {
         }
         case 'suspend-user':
         case 'silence-user': {
-          if (!local) return refuse('BAD_REQUEST', 'Only a user of this node can be suspended or silenced; mute or block their node instead.');
+          if (!local)
+            return refuse(
+              'BAD_REQUEST',
+              'Only a user of this node can be suspended or silenced; mute or block their node instead.',
+            );
           const flag = action === 'suspend-user' ? 'suspendedAt' : 'silencedAt';
           const done = await setFlag(actor, handle, flag, true, reason.value);
           if (!done.ok) return done;
           break;
         }
         case 'mute-node': {
-          if (local) return refuse('BAD_REQUEST', 'This is a user of this node: suspend or silence them instead.');
+          if (local)
+            return refuse(
+              'BAD_REQUEST',
+              'This is a user of this node: suspend or silence them instead.',
+            );
           const done = await muteNode(actor, report.targetDomain, true, reason.value);
           if (!done.ok) return done;
           break;
         }
         case 'block-node': {
-          if (local) return refuse('BAD_REQUEST', 'This is a user of this node: suspend them instead.');
-          const blocked = await deps.blockNode(report.targetDomain, reason.value, actor.userId ?? undefined);
+          if (local)
+            return refuse('BAD_REQUEST', 'This is a user of this node: suspend them instead.');
+          const blocked = await deps.blockNode(
+            report.targetDomain,
+            reason.value,
+            actor.userId ?? undefined,
+          );
           if (!blocked.ok) return refuse('BAD_REQUEST', blocked.reason);
-          await audit.record({ actor: actor.handle, action: 'node.block', target: report.targetDomain, reason: reason.value });
+          await audit.record({
+            actor: actor.handle,
+            action: 'node.block',
+            target: report.targetDomain,
+            reason: reason.value,
+          });
           break;
         }
       }
@@ -636,8 +741,11 @@ export function createReportService(deps: ReportServiceDeps): ReportService {
 
     async mutedNodes() {
       const rows = await prisma.nodeMute.findMany({ orderBy: { createdAt: 'desc' }, take: 1000 });
-      return rows.map((r) => ({ domain: r.domain, reason: r.reason, createdAt: r.createdAt.toISOString() }));
+      return rows.map((r) => ({
+        domain: r.domain,
+        reason: r.reason,
+        createdAt: r.createdAt.toISOString(),
+      }));
     },
   };
 }
-

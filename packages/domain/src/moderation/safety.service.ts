@@ -59,11 +59,17 @@ export function addressKey(handle: string, domain: string): string {
 /** Whether a post or actor by `handle@domain` is hidden by the set. */
 export function isHidden(set: HiddenSet, actor: { handle: string; domain: string }): boolean {
   if (set.empty) return false;
-  return set.nodes.has(actor.domain.toLowerCase()) || set.people.has(addressKey(actor.handle, actor.domain));
+  return (
+    set.nodes.has(actor.domain.toLowerCase()) ||
+    set.people.has(addressKey(actor.handle, actor.domain))
+  );
 }
 
 /** `where` leaving out notifications whose actor is hidden (local actors have no node domain). */
-export function notificationsShownWhere(set: HiddenSet, self: string): Prisma.NotificationWhereInput {
+export function notificationsShownWhere(
+  set: HiddenSet,
+  self: string,
+): Prisma.NotificationWhereInput {
   if (set.empty) return {};
   const people = [...set.people].map((key) => {
     const at = key.lastIndexOf('@');
@@ -137,7 +143,8 @@ export function createSafetyService(deps: {
       const parsed = parseTarget(input);
       if (!parsed.ok) return parsed;
       const me = await ownAddress(userId);
-      if (!me) return refuse('UNAUTHORIZED', 'Your account does not exist any more: sign in again.');
+      if (!me)
+        return refuse('UNAUTHORIZED', 'Your account does not exist any more: sign in again.');
       if (parsed.value.target === me) return refuse('BAD_REQUEST', 'You cannot mute yourself.');
       const count = await prisma.userMute.count({ where: { userId } });
       if (count >= MUTES_MAX) return refuse('BAD_REQUEST', `You can mute at most ${MUTES_MAX}.`);
@@ -161,7 +168,8 @@ export function createSafetyService(deps: {
       const address = parseMessageAddress(input, self);
       if (!address.ok) return refuse('BAD_REQUEST', `Not a valid address: ${address.reason}.`);
       const me = await ownAddress(userId);
-      if (!me) return refuse('UNAUTHORIZED', 'Your account does not exist any more: sign in again.');
+      if (!me)
+        return refuse('UNAUTHORIZED', 'Your account does not exist any more: sign in again.');
       if (address.value === me) return refuse('BAD_REQUEST', 'You cannot block yourself.');
       const count = await prisma.userBlock.count({ where: { userId } });
       if (count >= BLOCKS_MAX) return refuse('BAD_REQUEST', `You can block at most ${BLOCKS_MAX}.`);
@@ -233,10 +241,16 @@ export async function viewerFilter(
   const { viewer, self } = input;
   const [mutes, blocks, blockers, nodeMutes] = await Promise.all([
     viewer
-      ? prisma.userMute.findMany({ where: { userId: viewer.id }, select: { kind: true, target: true } })
+      ? prisma.userMute.findMany({
+          where: { userId: viewer.id },
+          select: { kind: true, target: true },
+        })
       : [],
     viewer
-      ? prisma.userBlock.findMany({ where: { userId: viewer.id }, select: { blockedAddress: true } })
+      ? prisma.userBlock.findMany({
+          where: { userId: viewer.id },
+          select: { blockedAddress: true },
+        })
       : [],
     viewer
       ? prisma.userBlock.findMany({
@@ -254,6 +268,7 @@ export async function viewerFilter(
   for (const n of nodeMutes) nodes.add(n.domain.toLowerCase());
   const set: HiddenSet = { people, nodes, empty: people.size === 0 && nodes.size === 0 };
   return {
-    hides: (view) => isHidden(set, view.author) || (view.repostedBy ? isHidden(set, view.repostedBy) : false),
+    hides: (view) =>
+      isHidden(set, view.author) || (view.repostedBy ? isHidden(set, view.repostedBy) : false),
   };
 }

@@ -116,7 +116,8 @@ export function createProfileService(deps: ProfileServiceDeps): ProfileService {
       where: { handle },
       select: { id: true, isNsfw: true, ...profileUserSelect, ...ACCOUNT_FLAGS_SELECT },
     });
-    if (!user || isHiddenAccount(user)) return readError('USER_NOT_FOUND', `There is no user ${handle} on this node.`);
+    if (!user || isHiddenAccount(user))
+      return readError('USER_NOT_FOUND', `There is no user ${handle} on this node.`);
     const [visible, state] = await Promise.all([
       visibilityFor(prisma, viewer, user.id, false, self),
       followState(viewer, localActorKey(user.id)),

@@ -34,7 +34,10 @@ export const actions: Actions = {
       return { filed };
     } catch (error) {
       if (!(error instanceof TRPCError)) throw error;
-      return fail(getHTTPStatusCodeFromError(error), { error: error.message, comment: values.comment });
+      return fail(getHTTPStatusCodeFromError(error), {
+        error: error.message,
+        comment: values.comment,
+      });
     }
   },
 };

@@ -6,7 +6,9 @@ type Status = (typeof STATUSES)[number];
 
 export const load: PageServerLoad = async ({ locals, url }) => {
   const asked = url.searchParams.get('status') ?? 'open';
-  const status: Status = (STATUSES as readonly string[]).includes(asked) ? (asked as Status) : 'open';
+  const status: Status = (STATUSES as readonly string[]).includes(asked)
+    ? (asked as Status)
+    : 'open';
   const [reports, mutedNodes] = await adminLoad(url, () =>
     Promise.all([
       locals.api.moderation.admin.reports({ status }),
