@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { REPORT_CATEGORIES } from '@swarm/contract';
-import { REGISTRATION_MODES, REPORT_ACTIONS } from '@swarm/domain';
+import { REGISTRATION_MODES, REPORT_CATEGORIES } from '@swarm/contract';
+import { REPORT_ACTIONS } from '@swarm/domain';
 import { humaneInput } from './input.ts';
-import { unwrapAction } from './posts.router.ts';
+import { unwrap as unwrapAction } from './refusals.ts';
 import { adminProcedure, protectedProcedure, router } from './trpc.ts';
 
 /**

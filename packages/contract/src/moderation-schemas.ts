@@ -23,6 +23,10 @@ export const reportCategorySchema = z.enum(REPORT_CATEGORIES);
 
 export const REPORT_COMMENT_MAX = 1000;
 
+/** Who may join a node: anyone, after approval, or by invite link only. */
+export const REGISTRATION_MODES = ['open', 'approval', 'invite'] as const;
+export type RegistrationMode = (typeof REGISTRATION_MODES)[number];
+
 /** `POST /api/swarm/reports` body. */
 export const forwardedReportBodySchema = z.object({
   report: z.object({

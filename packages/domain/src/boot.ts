@@ -111,6 +111,7 @@ export async function createNodeContext(
     delivery,
     reads: { seen, reader },
   });
+  const registryAdmin = createRegistryAdminService({ config, db, clock, logger, ...swarm });
   const moderation = createModerationServices({
     db,
     clock,
@@ -119,11 +120,7 @@ export async function createNodeContext(
     peers,
     posts: actions.posts,
     blockNode: (domain, reason, createdById) =>
-      createRegistryAdminService({ db, clock, config, logger, ...swarm }).blockNode(
-        domain,
-        reason,
-        createdById,
-      ),
+      registryAdmin.blockNode(domain, reason, createdById),
     onChange: () => shared.invalidations.publish(READS_TOPIC),
   });
   return {
@@ -138,6 +135,7 @@ export async function createNodeContext(
     peers,
     nodeInfo: createNodeInfoService({ config, db, keys }),
     ...swarm,
+    registryAdmin,
     interactions: createInboundInteractionService({ db, peers, clock, logger, config }),
     peerProfiles,
     nodeAuth: createNodeAuthService({ db, peers, clock, logger, config, profiles: peerProfiles }),

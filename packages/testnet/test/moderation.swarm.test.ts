@@ -7,7 +7,7 @@ import {
   trpcFailure,
   type NetworkNode,
   type TestNetwork,
-} from '../src/index.ts';
+} from './harness.ts';
 import {
   BETA,
   createInteractionPair,

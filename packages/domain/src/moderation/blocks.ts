@@ -37,7 +37,7 @@ export async function applyBlock(
 
 /** Whether the local user `ownerId` blocked `address` (`handle@domain`, any case). */
 export async function isBlockedBy(
-  prisma: Db['prisma'],
+  prisma: Pick<Db['prisma'], 'userBlock'>,
   ownerId: string,
   address: string,
 ): Promise<boolean> {

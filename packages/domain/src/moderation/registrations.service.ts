@@ -1,8 +1,9 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { ok } from '@swarm/contract';
+import { REGISTRATION_MODES, ok, type RegistrationMode } from '@swarm/contract';
 import type { Db, Prisma } from '@swarm/db';
 import type { Clock } from '../clock.ts';
-import { refuse, type ActionOutcome } from '../actions/action-support.ts';
+import type { ActionOutcome } from '../actions/action-support.ts';
+import { refuse } from '../refusal.ts';
 import type { AuditService } from './audit.service.ts';
 
 /**
@@ -12,11 +13,8 @@ import type { AuditService } from './audit.service.ts';
  * account of a node can always be made (it becomes the admin).
  */
 
-export const REGISTRATION_MODES = ['open', 'approval', 'invite'] as const;
-export type RegistrationMode = (typeof REGISTRATION_MODES)[number];
 
 export const RULES_MAX = 10_000;
-export const SIGNUP_REASON_MAX = 1000;
 export const INVITE_MAX_USES = 1000;
 export const INVITE_MAX_DAYS = 365;
 
@@ -67,52 +65,9 @@ export interface RegistrationService {
   reject(actor: string, userId: string, reason?: string): Promise<ActionOutcome<PendingSignUp[]>>;
 }
 
+/** SHA-256 (base64url) of an invite code: only this is stored (auth's registrations.ts checks it). */
 export function hashInviteCode(code: string): string {
   return createHash('sha256').update(code.trim(), 'utf8').digest('base64url');
-}
-
-type Reader = Pick<Prisma.TransactionClient, 'nodeSetting'>;
-
-export async function readRegistrationMode(db: Reader): Promise<RegistrationMode> {
-  const row = await db.nodeSetting.findUnique({ where: { key: MODE_KEY } });
-  const value = row?.value as RegistrationMode | undefined;
-  return value && REGISTRATION_MODES.includes(value) ? value : 'open';
-}
-
-export type Admission =
-  { ok: true; pending: boolean; reason: string | null } | { ok: false; message: string };
-
-/**
- * Inside the sign-up's transaction: whether this sign-up may go ahead, and whether it waits for
- * approval. An invite is used up atomically (a concurrent sign-up cannot use its last use too).
- */
-export async function admitSignUp(
-  tx: Prisma.TransactionClient,
-  input: { isFirst: boolean; invite?: string | null; reason?: string | null; now: Date },
-): Promise<Admission> {
-  if (input.isFirst) return { ok: true, pending: false, reason: null };
-  const mode = await readRegistrationMode(tx);
-  if (mode === 'open') return { ok: true, pending: false, reason: null };
-  if (mode === 'approval') {
-    const reason = (input.reason ?? '').trim();
-    if (reason === '')
-      return {
-        ok: false,
-        message: 'Sign-ups on this node need approval: say why you want to join.',
-      };
-    if (reason.length > SIGNUP_REASON_MAX)
-      return { ok: false, message: `The reason may have at most ${SIGNUP_REASON_MAX} characters.` };
-    return { ok: true, pending: true, reason };
-  }
-  const code = (input.invite ?? '').trim();
-  if (code === '')
-    return { ok: false, message: 'This node is closed to sign-ups: you need an invite link.' };
-  const used = await tx.$executeRaw`
-    UPDATE invites SET uses = uses + 1
-    WHERE code_hash = ${hashInviteCode(code)} AND revoked_at IS NULL AND uses < max_uses
-      AND (expires_at IS NULL OR expires_at > ${input.now})`;
-  if (used !== 1) return { ok: false, message: 'This invite link is not valid any more.' };
-  return { ok: true, pending: false, reason: null };
 }
 
 export function createRegistrationService(deps: {
@@ -242,7 +197,7 @@ export function createRegistrationService(deps: {
 
     async setMode(actor, mode, reason) {
       if (!REGISTRATION_MODES.includes(mode as RegistrationMode)) {
-        return refuse('BAD_REQUEST', `Registrations are one of: ${REGISTRATION_MODES.join(', ')}.`);
+        return refuse('INVALID_REQUEST', `Registrations are one of: ${REGISTRATION_MODES.join(', ')}.`);
       }
       await prisma.$transaction(async (tx) => {
         await put(tx, MODE_KEY, mode);
@@ -254,7 +209,7 @@ export function createRegistrationService(deps: {
     async setRules(actor, rules) {
       const text = typeof rules === 'string' ? rules.trim() : '';
       if (text.length > RULES_MAX) {
-        return refuse('BAD_REQUEST', `The rules may have at most ${RULES_MAX} characters.`);
+        return refuse('INVALID_REQUEST', `The rules may have at most ${RULES_MAX} characters.`);
       }
       await prisma.$transaction(async (tx) => {
         await put(tx, RULES_KEY, text);
@@ -269,12 +224,12 @@ export function createRegistrationService(deps: {
     async createInvite(actor, input) {
       const maxUses = input.maxUses ?? 1;
       if (!Number.isInteger(maxUses) || maxUses < 1 || maxUses > INVITE_MAX_USES) {
-        return refuse('BAD_REQUEST', `An invite is good for 1 to ${INVITE_MAX_USES} sign-ups.`);
+        return refuse('INVALID_REQUEST', `An invite is good for 1 to ${INVITE_MAX_USES} sign-ups.`);
       }
       const days = input.expiresInDays ?? null;
       if (days !== null && (!Number.isInteger(days) || days < 1 || days > INVITE_MAX_DAYS)) {
         return refuse(
-          'BAD_REQUEST',
+          'INVALID_REQUEST',
           `An invite expires in 1 to ${INVITE_MAX_DAYS} days, or never.`,
         );
       }

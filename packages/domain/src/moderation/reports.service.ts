@@ -19,7 +19,8 @@ import type { Db, Prisma } from '@swarm/db';
 import type { Clock } from '../clock.ts';
 import type { NodeConfig } from '../config.ts';
 import type { Logger } from '../logger.ts';
-import { refuse, type ActionOutcome } from '../actions/action-support.ts';
+import type { ActionOutcome } from '../actions/action-support.ts';
+import { refuse } from '../refusal.ts';
 import type { PostActions } from '../actions/post-actions.service.ts';
 import { describePeerError, type PeerClient } from '../peers/index.ts';
 import { parseMessageAddress } from '../messages/messages.service.ts';
@@ -192,11 +193,11 @@ export function createReportService(deps: ReportServiceDeps): ReportService {
 
   function checkCategory(category: string, comment: string | undefined) {
     if (!REPORT_CATEGORIES.includes(category as ReportCategory)) {
-      return refuse('BAD_REQUEST', `The reason is one of: ${REPORT_CATEGORIES.join(', ')}.`);
+      return refuse('INVALID_REQUEST', `The reason is one of: ${REPORT_CATEGORIES.join(', ')}.`);
     }
     if ((comment ?? '').length > REPORT_COMMENT_MAX) {
       return refuse(
-        'BAD_REQUEST',
+        'INVALID_REQUEST',
         `The comment may have at most ${REPORT_COMMENT_MAX} characters.`,
       );
     }
@@ -232,7 +233,7 @@ export function createReportService(deps: ReportServiceDeps): ReportService {
         });
       }
       const swarmId = parseSwarmPostId(raw);
-      if (!swarmId.ok) return refuse('BAD_REQUEST', `Not a post id: ${swarmId.reason}.`);
+      if (!swarmId.ok) return refuse('INVALID_REQUEST', `Not a post id: ${swarmId.reason}.`);
       const { domain, postId } = swarmId.value;
       if (domain === self) return resolveTarget({ ...input, postId });
       // The post as its node serves it: who wrote it, and what it said.
@@ -242,7 +243,7 @@ export function createReportService(deps: ReportServiceDeps): ReportService {
       }
       if (!answer.ok) {
         return refuse(
-          'BAD_GATEWAY',
+          'PEER_UNAVAILABLE',
           `The post's node did not answer: ${describePeerError(answer.error)}.`,
         );
       }
@@ -259,9 +260,9 @@ export function createReportService(deps: ReportServiceDeps): ReportService {
       });
     }
     const address = parseMessageAddress(input.target ?? '', self);
-    if (!address.ok) return refuse('BAD_REQUEST', `Not a valid address: ${address.reason}.`);
+    if (!address.ok) return refuse('INVALID_REQUEST', `Not a valid address: ${address.reason}.`);
     const parsed = parseHandleAddress(address.value);
-    if (!parsed.ok) return refuse('BAD_REQUEST', `Not a valid address: ${parsed.reason}.`);
+    if (!parsed.ok) return refuse('INVALID_REQUEST', `Not a valid address: ${parsed.reason}.`);
     const { handle, domain } = parsed.value;
     if (domain === self) {
       const user = await prisma.user.findUnique({ where: { handle }, select: { id: true } });
@@ -402,9 +403,9 @@ export function createReportService(deps: ReportServiceDeps): ReportService {
 
   function checkReason(reason: string): ActionOutcome<string> {
     const text = typeof reason === 'string' ? reason.trim() : '';
-    if (text === '') return refuse('BAD_REQUEST', 'Give a reason: it goes to the audit log.');
+    if (text === '') return refuse('INVALID_REQUEST', 'Give a reason: it goes to the audit log.');
     if (text.length > REASON_MAX) {
-      return refuse('BAD_REQUEST', `The reason may have at most ${REASON_MAX} characters.`);
+      return refuse('INVALID_REQUEST', `The reason may have at most ${REASON_MAX} characters.`);
     }
     return ok(text);
   }
@@ -433,7 +434,7 @@ export function createReportService(deps: ReportServiceDeps): ReportService {
     const user = await localUser(handle);
     if (!user) return refuse('NOT_FOUND', `There is no user ${handle} on this node.`);
     if (on && actor.userId && user.id === actor.userId) {
-      return refuse('BAD_REQUEST', 'You cannot do that to your own account.');
+      return refuse('INVALID_REQUEST', 'You cannot do that to your own account.');
     }
     const work = async (t: Prisma.TransactionClient) => {
       await t.user.update({ where: { id: user.id }, data: { [flag]: on ? clock.now() : null } });
@@ -465,9 +466,9 @@ export function createReportService(deps: ReportServiceDeps): ReportService {
     const reason = checkReason(reasonText);
     if (!reason.ok) return reason;
     const parsed = parseHandleAddress(`x@${domainInput}`);
-    if (!parsed.ok) return refuse('BAD_REQUEST', `Not a node domain: ${domainInput}.`);
+    if (!parsed.ok) return refuse('INVALID_REQUEST', `Not a node domain: ${domainInput}.`);
     const domain = parsed.value.domain;
-    if (domain === self) return refuse('BAD_REQUEST', 'This is this node’s own domain.');
+    if (domain === self) return refuse('INVALID_REQUEST', 'This is this node’s own domain.');
     await prisma.$transaction(async (tx) => {
       if (muted) {
         await tx.nodeMute.upsert({
@@ -508,14 +509,14 @@ export function createReportService(deps: ReportServiceDeps): ReportService {
       });
       if (recent >= REPORTS_PER_HOUR) {
         return refuse(
-          'BAD_REQUEST',
+          'INVALID_REQUEST',
           `You can file at most ${REPORTS_PER_HOUR} reports an hour; try again later.`,
         );
       }
       const target = await resolveTarget(input);
       if (!target.ok) return target;
       if (target.value.targetAddress.toLowerCase() === `${reporter.handle}@${self}`) {
-        return refuse('BAD_REQUEST', 'You cannot report yourself.');
+        return refuse('INVALID_REQUEST', 'You cannot report yourself.');
       }
       const comment = (input.comment ?? '').trim();
       const row = await prisma.report.create({
@@ -632,14 +633,14 @@ export function createReportService(deps: ReportServiceDeps): ReportService {
 
     async act(actor, reportId, action, reasonText) {
       if (!REPORT_ACTIONS.includes(action as ReportAction)) {
-        return refuse('BAD_REQUEST', `The action is one of: ${REPORT_ACTIONS.join(', ')}.`);
+        return refuse('INVALID_REQUEST', `The action is one of: ${REPORT_ACTIONS.join(', ')}.`);
       }
       const reason = checkReason(reasonText);
       if (!reason.ok) return reason;
       const report = await loadView(reportId);
       if (!report) return refuse('NOT_FOUND', 'No report with that id.');
       if (report.status !== 'open')
-        return refuse('CONFLICT', `This report is ${report.status} already.`);
+        return refuse('INVALID_REQUEST', `This report is ${report.status} already.`);
       const local = report.targetIsLocal;
       const handle = report.targetAddress.split('@')[0]!;
       switch (action as ReportAction) {
@@ -647,7 +648,7 @@ export function createReportService(deps: ReportServiceDeps): ReportService {
           break;
         case 'delete-post': {
           if (!local || !report.postId)
-            return refuse('BAD_REQUEST', 'Only a post on this node can be deleted here.');
+            return refuse('INVALID_REQUEST', 'Only a post on this node can be deleted here.');
           const author = await prisma.post.findUnique({
             where: { id: report.postId },
             select: { authorId: true, deletedAt: true },
@@ -662,7 +663,7 @@ export function createReportService(deps: ReportServiceDeps): ReportService {
         case 'silence-user': {
           if (!local)
             return refuse(
-              'BAD_REQUEST',
+              'INVALID_REQUEST',
               'Only a user of this node can be suspended or silenced; mute or block their node instead.',
             );
           const flag = action === 'suspend-user' ? 'suspendedAt' : 'silencedAt';
@@ -673,7 +674,7 @@ export function createReportService(deps: ReportServiceDeps): ReportService {
         case 'mute-node': {
           if (local)
             return refuse(
-              'BAD_REQUEST',
+              'INVALID_REQUEST',
               'This is a user of this node: suspend or silence them instead.',
             );
           const done = await muteNode(actor, report.targetDomain, true, reason.value);
@@ -682,13 +683,13 @@ export function createReportService(deps: ReportServiceDeps): ReportService {
         }
         case 'block-node': {
           if (local)
-            return refuse('BAD_REQUEST', 'This is a user of this node: suspend them instead.');
+            return refuse('INVALID_REQUEST', 'This is a user of this node: suspend them instead.');
           const blocked = await deps.blockNode(
             report.targetDomain,
             reason.value,
             actor.userId ?? undefined,
           );
-          if (!blocked.ok) return refuse('BAD_REQUEST', blocked.reason);
+          if (!blocked.ok) return refuse('INVALID_REQUEST', blocked.reason);
           await audit.record({
             actor: actor.handle,
             action: 'node.block',

@@ -2,7 +2,8 @@ import { ok, parseDomain } from '@swarm/contract';
 import type { Db, Prisma } from '@swarm/db';
 import type { Clock } from '../clock.ts';
 import type { NodeConfig } from '../config.ts';
-import { refuse, type ActionOutcome } from '../actions/action-support.ts';
+import type { ActionOutcome } from '../actions/action-support.ts';
+import { refuse } from '../refusal.ts';
 import { applyBlock } from './blocks.ts';
 import { parseMessageAddress } from '../messages/messages.service.ts';
 
@@ -121,15 +122,15 @@ export function createSafetyService(deps: {
   /** A person (`alice`, `@bob@beta.example`) or a node (`beta.example`). */
   function parseTarget(input: string): ActionOutcome<{ kind: 'person' | 'node'; target: string }> {
     const text = typeof input === 'string' ? input.trim().replace(/^@/, '') : '';
-    if (text === '') return refuse('BAD_REQUEST', 'Say whom to mute: a person or a node.');
+    if (text === '') return refuse('INVALID_REQUEST', 'Say whom to mute: a person or a node.');
     if (text.includes('@') || !/[.:]/.test(text)) {
       const address = parseMessageAddress(text, self);
-      if (!address.ok) return refuse('BAD_REQUEST', `Not a valid address: ${address.reason}.`);
+      if (!address.ok) return refuse('INVALID_REQUEST', `Not a valid address: ${address.reason}.`);
       return ok({ kind: 'person', target: address.value });
     }
     const domain = parseDomain(text);
-    if (!domain.ok) return refuse('BAD_REQUEST', `Not a valid node domain: ${domain.reason}.`);
-    if (domain.value === self) return refuse('BAD_REQUEST', 'You cannot mute your own node.');
+    if (!domain.ok) return refuse('INVALID_REQUEST', `Not a valid node domain: ${domain.reason}.`);
+    if (domain.value === self) return refuse('INVALID_REQUEST', 'You cannot mute your own node.');
     return ok({ kind: 'node', target: domain.value });
   }
 
@@ -145,9 +146,9 @@ export function createSafetyService(deps: {
       const me = await ownAddress(userId);
       if (!me)
         return refuse('UNAUTHORIZED', 'Your account does not exist any more: sign in again.');
-      if (parsed.value.target === me) return refuse('BAD_REQUEST', 'You cannot mute yourself.');
+      if (parsed.value.target === me) return refuse('INVALID_REQUEST', 'You cannot mute yourself.');
       const count = await prisma.userMute.count({ where: { userId } });
-      if (count >= MUTES_MAX) return refuse('BAD_REQUEST', `You can mute at most ${MUTES_MAX}.`);
+      if (count >= MUTES_MAX) return refuse('INVALID_REQUEST', `You can mute at most ${MUTES_MAX}.`);
       await prisma.userMute.createMany({
         data: [{ userId, ...parsed.value, createdAt: deps.clock.now() }],
         skipDuplicates: true,
@@ -166,20 +167,20 @@ export function createSafetyService(deps: {
 
     async block(userId, input) {
       const address = parseMessageAddress(input, self);
-      if (!address.ok) return refuse('BAD_REQUEST', `Not a valid address: ${address.reason}.`);
+      if (!address.ok) return refuse('INVALID_REQUEST', `Not a valid address: ${address.reason}.`);
       const me = await ownAddress(userId);
       if (!me)
         return refuse('UNAUTHORIZED', 'Your account does not exist any more: sign in again.');
-      if (address.value === me) return refuse('BAD_REQUEST', 'You cannot block yourself.');
+      if (address.value === me) return refuse('INVALID_REQUEST', 'You cannot block yourself.');
       const count = await prisma.userBlock.count({ where: { userId } });
-      if (count >= BLOCKS_MAX) return refuse('BAD_REQUEST', `You can block at most ${BLOCKS_MAX}.`);
+      if (count >= BLOCKS_MAX) return refuse('INVALID_REQUEST', `You can block at most ${BLOCKS_MAX}.`);
       await applyBlock(prisma, { userId, address: address.value, self, at: deps.clock.now() });
       return ok(await listBlocks(userId));
     },
 
     async unblock(userId, input) {
       const address = parseMessageAddress(input, self);
-      if (!address.ok) return refuse('BAD_REQUEST', `Not a valid address: ${address.reason}.`);
+      if (!address.ok) return refuse('INVALID_REQUEST', `Not a valid address: ${address.reason}.`);
       await prisma.userBlock.deleteMany({ where: { userId, blockedAddress: address.value } });
       return ok(await listBlocks(userId));
     },

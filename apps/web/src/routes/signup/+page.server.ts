@@ -15,13 +15,8 @@ export const load: PageServerLoad = async ({ locals, url }) => {
   };
 };
 
-const FIELDS = [
-  ['handle', /handle/i],
-  ['displayName', /display name/i],
-  ['password', /password/i],
-  ['reason', /reason|why you want/i],
-  ['invite', /invite/i],
-] as const;
+/** The inputs this form shows errors next to (a refusal's `field`); others go on the form. */
+const FIELDS = ['handle', 'displayName', 'password', 'reason', 'invite'] as const;
 
 export const actions: Actions = {
   default: async ({ request, locals, cookies, url, setHeaders }) => {
@@ -54,8 +49,7 @@ export const actions: Actions = {
       if (signedUp.pending) pending = true;
       else setSessionCookie(cookies, url, signedUp.token, signedUp.expiresAt);
     } catch (error) {
-      // Too many sign-ups from this address is about the whole form, not a field.
-      const { status, errors } = formErrorsFrom(error, FIELDS, { TOO_MANY_REQUESTS: 'form' });
+      const { status, errors } = formErrorsFrom(error, FIELDS);
       const retryAfter = retryAfterOf(error);
       if (retryAfter !== undefined) setHeaders({ 'retry-after': String(retryAfter) });
       return fail(status, { handle, displayName, reason, invite, errors });
