@@ -32,9 +32,7 @@ export const authRouter = router({
       ),
     )
     .mutation(async ({ ctx, input }) => {
-      const signedUp = unwrap(
-        await ctx.auth.accounts.signUp(input, { clientIp: ctx.clientIp }),
-      );
+      const signedUp = unwrap(await ctx.auth.accounts.signUp(input, { clientIp: ctx.clientIp }));
       // Registrations needing approval: the account waits, no session yet (issue #15).
       if (!('token' in signedUp)) return { pending: true as const, user: signedUp.user };
       return { pending: false as const, ...sessionAnswer(signedUp) };

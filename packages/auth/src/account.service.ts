@@ -22,13 +22,7 @@ import {
   type NewSession,
   type SessionService,
 } from './session.service.ts';
-import {
-  RefusalError,
-  checkKeyBackup,
-  refusal,
-  refuse,
-  type Refusal,
-} from '@swarm/contract';
+import { RefusalError, checkKeyBackup, refusal, refuse, type Refusal } from '@swarm/contract';
 import { admitSignUp } from './registrations.ts';
 import type { AuthClock, AuthLimits, KeyBackup, SessionUser, UserSettings } from './types.ts';
 

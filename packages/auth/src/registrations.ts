@@ -18,7 +18,8 @@ export function hashInviteCode(code: string): string {
 }
 
 export type Admission =
-  { ok: true; pending: boolean; reason: string | null } | { ok: false; message: string; field: string };
+  | { ok: true; pending: boolean; reason: string | null }
+  | { ok: false; message: string; field: string };
 
 export async function admitSignUp(
   tx: Prisma.TransactionClient,

@@ -13,7 +13,6 @@ import type { AuditService } from './audit.service.ts';
  * account of a node can always be made (it becomes the admin).
  */
 
-
 export const RULES_MAX = 10_000;
 export const INVITE_MAX_USES = 1000;
 export const INVITE_MAX_DAYS = 365;
@@ -197,7 +196,10 @@ export function createRegistrationService(deps: {
 
     async setMode(actor, mode, reason) {
       if (!REGISTRATION_MODES.includes(mode as RegistrationMode)) {
-        return refuse('INVALID_REQUEST', `Registrations are one of: ${REGISTRATION_MODES.join(', ')}.`);
+        return refuse(
+          'INVALID_REQUEST',
+          `Registrations are one of: ${REGISTRATION_MODES.join(', ')}.`,
+        );
       }
       await prisma.$transaction(async (tx) => {
         await put(tx, MODE_KEY, mode);

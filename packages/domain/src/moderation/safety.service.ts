@@ -148,7 +148,8 @@ export function createSafetyService(deps: {
         return refuse('UNAUTHORIZED', 'Your account does not exist any more: sign in again.');
       if (parsed.value.target === me) return refuse('INVALID_REQUEST', 'You cannot mute yourself.');
       const count = await prisma.userMute.count({ where: { userId } });
-      if (count >= MUTES_MAX) return refuse('INVALID_REQUEST', `You can mute at most ${MUTES_MAX}.`);
+      if (count >= MUTES_MAX)
+        return refuse('INVALID_REQUEST', `You can mute at most ${MUTES_MAX}.`);
       await prisma.userMute.createMany({
         data: [{ userId, ...parsed.value, createdAt: deps.clock.now() }],
         skipDuplicates: true,
@@ -173,7 +174,8 @@ export function createSafetyService(deps: {
         return refuse('UNAUTHORIZED', 'Your account does not exist any more: sign in again.');
       if (address.value === me) return refuse('INVALID_REQUEST', 'You cannot block yourself.');
       const count = await prisma.userBlock.count({ where: { userId } });
-      if (count >= BLOCKS_MAX) return refuse('INVALID_REQUEST', `You can block at most ${BLOCKS_MAX}.`);
+      if (count >= BLOCKS_MAX)
+        return refuse('INVALID_REQUEST', `You can block at most ${BLOCKS_MAX}.`);
       await applyBlock(prisma, { userId, address: address.value, self, at: deps.clock.now() });
       return ok(await listBlocks(userId));
     },
