@@ -22,6 +22,7 @@ import { healthRoutes } from './routes/health.routes.ts';
 import { NODE_KEY_PATH, infoRoutes } from './routes/info.routes.ts';
 import { interactionRoutes } from './routes/interactions.routes.ts';
 import { messageRoutes } from './routes/messages.routes.ts';
+import { reportRoutes } from './routes/reports.routes.ts';
 import { mountReference } from './routes/reference.routes.ts';
 import { swarmRoutes } from './routes/swarm.routes.ts';
 
@@ -103,6 +104,7 @@ export function createGatewayApp(
   app.use(SWARM_PATHS.replies, nodeSignature({ required: true }));
   app.use(SWARM_PATHS.messages, nodeSignature({ required: true }));
   app.use(SWARM_PATHS.messageReceipts, nodeSignature({ required: true }));
+  app.use(SWARM_PATHS.reports, nodeSignature({ required: true }));
   app.use(SWARM_PATHS.announce, nodeSignature({ required: false }));
   app.use(SWARM_PATHS.gossip, nodeSignature({ required: false }));
 
@@ -110,6 +112,7 @@ export function createGatewayApp(
   app.route('/', swarmRoutes());
   app.route('/', interactionRoutes());
   app.route('/', messageRoutes());
+  app.route('/', reportRoutes());
   app.route('/', contentRoutes());
   app.route('/', adminRoutes(auth.accounts));
   app.route('/', backupRoutes());

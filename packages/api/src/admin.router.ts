@@ -84,6 +84,12 @@ const nodesRouter = router({
         ctx.user.id,
       );
       if (!blocked.ok) throw badRequest(blocked.reason);
+      await ctx.node.moderation.audit.record({
+        actor: ctx.user.handle,
+        action: 'node.block',
+        target: input.domain,
+        reason: input.reason ?? '',
+      });
       return isoDates(blocked.value);
     }),
 
@@ -91,6 +97,11 @@ const nodesRouter = router({
     if (!(await ctx.node.registryAdmin.unblockNode(input.domain))) {
       throw notFound(`${input.domain} is not blocked.`);
     }
+    await ctx.node.moderation.audit.record({
+      actor: ctx.user.handle,
+      action: 'node.unblock',
+      target: input.domain,
+    });
     return { domain: input.domain };
   }),
 

@@ -26,12 +26,22 @@ export const authRouter = router({
           displayName: text(256),
           password: text(PASSWORD_MAX_LENGTH * 4),
           key: keySchema.nullish(),
+          reason: text(2000).nullish(),
+          invite: text(200).nullish(),
         }),
       ),
     )
-    .mutation(async ({ ctx, input }) =>
-      sessionAnswer(unwrap(await ctx.auth.accounts.signUp(input, { clientIp: ctx.clientIp }))),
-    ),
+    .mutation(async ({ ctx, input }) => {
+      const signedUp = unwrap(await ctx.auth.accounts.signUp(input, { clientIp: ctx.clientIp }));
+      // Registrations needing approval: the account waits, no session yet (issue #15).
+      if (!('token' in signedUp)) return { pending: true as const, user: signedUp.user };
+      return { pending: false as const, ...sessionAnswer(signedUp) };
+    }),
+
+  /** Who may join and the node's rules (the sign-up and rules pages). */
+  registrations: publicProcedure.query(async ({ ctx }) =>
+    ctx.node.moderation.registrations.settings(),
+  ),
 
   logIn: publicProcedure
     .input(humaneInput(z.object({ handle: text(256), password: text(PASSWORD_MAX_LENGTH * 4) })))

@@ -3,6 +3,7 @@ import { authRouter } from './auth.router.ts';
 import { deliveriesRouter } from './deliveries.router.ts';
 import { interactionsRouter } from './interactions.router.ts';
 import { messagesRouter } from './messages.router.ts';
+import { moderationRouter } from './moderation.router.ts';
 import { nodeRouter } from './node.router.ts';
 import { notificationsRouter } from './notifications.router.ts';
 import { postsRouter } from './posts.router.ts';
@@ -25,6 +26,7 @@ export const appRouter = router({
   interactions: interactionsRouter,
   deliveries: deliveriesRouter,
   messages: messagesRouter,
+  moderation: moderationRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -50,6 +50,7 @@ describe('auth procedures', () => {
       password: PASSWORD,
       key,
     });
+    if (alice.pending) throw new Error('alice waits for approval');
     expect(alice.user).toMatchObject({ handle: 'alice', isAdmin: true, did: key.did });
     expect(alice.expiresAt.getTime()).toBeGreaterThan(t.clock.now().getTime());
     aliceToken = alice.token;

@@ -22,7 +22,8 @@ import {
   type NewSession,
   type SessionService,
 } from './session.service.ts';
-import { checkKeyBackup, refusal, refuse, type Refusal } from '@swarm/contract';
+import { RefusalError, checkKeyBackup, refusal, refuse, type Refusal } from '@swarm/contract';
+import { admitSignUp } from './registrations.ts';
 import type { AuthClock, AuthLimits, KeyBackup, SessionUser, UserSettings } from './types.ts';
 
 export const DISPLAY_NAME_MAX_LENGTH = 64;
@@ -84,6 +85,16 @@ export interface SignUpInput {
   displayName: string;
   password: string;
   key?: KeyInput | null;
+  /** Registrations needing approval: why the person wants to join (issue #15). */
+  reason?: string | null;
+  /** Registrations by invite: the invite link's code. */
+  invite?: string | null;
+}
+
+/** A sign-up that waits for an admin's approval: no session until then. */
+export interface PendingSignUpResult {
+  pending: true;
+  user: SessionUser;
 }
 
 export interface CreateUserInput {
@@ -118,7 +129,10 @@ export interface AccountService {
    * Sign-up from the web: the first account anyone can log in with becomes admin. With a
    * client IP (every web request), the IP's sign-up budget is charged.
    */
-  signUp(input: SignUpInput, meta?: { clientIp: string }): Promise<Result<SignedIn, Refusal>>;
+  signUp(
+    input: SignUpInput,
+    meta?: { clientIp: string },
+  ): Promise<Result<SignedIn | PendingSignUpResult, Refusal>>;
   /** Operators (CLI, admin API): explicit admin flag, no session. */
   createUser(
     input: CreateUserInput,
@@ -323,7 +337,9 @@ export function createAccountService(deps: {
     isAdmin: boolean | 'if-first';
     /** Called once the input passed the cheap checks, before the password is hashed. */
     charge?: () => Promise<Refusal | null>;
-  }): Promise<Result<SessionUser, Refusal>> {
+    /** Sign-ups from the web obey the node's registrations mode (operators' accounts do not). */
+    registration?: { reason?: string | null; invite?: string | null };
+  }): Promise<Result<SessionUser & { pending: boolean }, Refusal>> {
     const handle = parseLocalHandle(input.handle);
     if (!handle.ok) return invalid('handle', `Handle: ${handle.reason}.`);
     const displayName = checkDisplayName(input.displayName, handle.value);
@@ -351,22 +367,42 @@ export function createAccountService(deps: {
           });
           isAdmin = people === 0;
         }
+        let pending = false;
+        let signupReason: string | null = null;
+        if (input.registration) {
+          const admission = await admitSignUp(tx, {
+            isFirst: isAdmin,
+            invite: input.registration.invite,
+            reason: input.registration.reason,
+            now: deps.clock.now(),
+          });
+          if (!admission.ok) {
+            throw new RefusalError(
+              refusal('FORBIDDEN', admission.message, { field: admission.field }),
+            );
+          }
+          pending = admission.pending;
+          signupReason = admission.reason;
+        }
         return tx.user.create({
           data: {
             handle: handle.value,
             displayName: displayName.value,
             passwordHash,
             isAdmin,
+            pendingApproval: pending,
+            signupReason,
             did: key?.did ?? null,
             publicKey: key?.publicKey ?? null,
             encryptedKeyBackup: key?.encryptedBackup ?? null,
             createdAt: deps.clock.now(),
           },
-          select: SESSION_USER_SELECT,
+          select: { ...SESSION_USER_SELECT, pendingApproval: true },
         });
       });
-      return ok(toSessionUser(user));
+      return ok({ ...toSessionUser(user), pending: user.pendingApproval });
     } catch (error) {
+      if (error instanceof RefusalError) return err(error.refusal);
       const which = uniqueViolation(error);
       if (which === 'did') return keyTaken();
       if (which === 'handle') {
@@ -393,10 +429,13 @@ export function createAccountService(deps: {
         ...input,
         isAdmin: 'if-first',
         charge: meta ? () => throttleSignUp(meta.clientIp) : undefined,
+        registration: { reason: input.reason, invite: input.invite },
       });
       if (!user.ok) return user;
+      const { pending, ...sessionUser } = user.value;
+      if (pending) return ok({ pending: true as const, user: sessionUser });
       const session = await sessions.create(user.value.id);
-      return ok({ ...session, user: user.value });
+      return ok({ ...session, user: sessionUser });
     },
 
     async createUser(input) {
@@ -408,7 +447,8 @@ export function createAccountService(deps: {
         isAdmin: input.isAdmin,
       });
       if (!user.ok) return user;
-      return ok({ user: user.value, generatedPassword });
+      const { pending: _pending, ...created } = user.value;
+      return ok({ user: created, generatedPassword });
     },
 
     async logIn(input, meta) {
@@ -422,7 +462,12 @@ export function createAccountService(deps: {
       const user = handle.ok
         ? await prisma.user.findUnique({
             where: { handle: handle.value },
-            select: { ...SESSION_USER_SELECT, passwordHash: true },
+            select: {
+              ...SESSION_USER_SELECT,
+              passwordHash: true,
+              suspendedAt: true,
+              pendingApproval: true,
+            },
           })
         : null;
       if (!user || password.length > PASSWORD_MAX_LENGTH) {
@@ -430,6 +475,16 @@ export function createAccountService(deps: {
         return wrong;
       }
       if (!(await verifyPassword(user.passwordHash, password))) return wrong;
+      // Told only to whoever knows the password (issue #15).
+      if (user.suspendedAt) {
+        return refuse('FORBIDDEN', 'This account is suspended by the node’s moderators.');
+      }
+      if (user.pendingApproval) {
+        return refuse(
+          'FORBIDDEN',
+          'This account is waiting for a moderator’s approval; try again later.',
+        );
+      }
       // The owner is in: earlier failures on this handle stop counting (the IP budget stays).
       await limits.reset(LOGIN_HANDLE_LIMIT, handleKey);
       const session = await sessions.create(user.id);

@@ -97,10 +97,12 @@ export function createSessionService(deps: { db: Db; clock: AuthClock }): Sessio
           id: true,
           secretHash: true,
           expiresAt: true,
-          user: { select: SESSION_USER_SELECT },
+          user: { select: { ...SESSION_USER_SELECT, suspendedAt: true, pendingApproval: true } },
         },
       });
       if (!row) return null;
+      // A suspended account's sessions end (they are deleted on suspension; this covers races).
+      if (row.user.suspendedAt || row.user.pendingApproval) return null;
       // The id is a lookup key only; the secret decides, compared in constant time.
       if (!constantTimeEqual(hashSecret(parts.secret), new Uint8Array(row.secretHash))) return null;
       const at = now().getTime();

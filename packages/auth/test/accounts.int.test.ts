@@ -52,7 +52,7 @@ describe('accounts', () => {
       ok: true,
       value: { user: { handle: 'bob', displayName: 'bob', isAdmin: false } },
     });
-    if (!second.ok) return;
+    if (!second.ok || !('token' in second.value)) throw new Error('bob was not signed in');
     // Sign-up signs in.
     expect((await auth.sessions.validate(second.value.token))?.user.handle).toBe('bob');
   });

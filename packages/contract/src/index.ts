@@ -16,6 +16,7 @@ export * from './paths.ts';
 export * from './crypto.ts';
 export * from './signing.ts';
 export * from './message-schemas.ts';
+export * from './moderation-schemas.ts';
 export * from './message-crypto.ts';
 export * from './ops-schemas.ts';
 export * from './origin-profile.ts';

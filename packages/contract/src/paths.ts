@@ -15,4 +15,6 @@ export const SWARM_PATHS = {
   /** Direct messages (extra endpoints, capability `messages`). */
   messages: '/api/swarm/messages',
   messageReceipts: '/api/swarm/messages/receipts',
+  /** Forwarded moderation reports (extra endpoint, capability `reports`). */
+  reports: '/api/swarm/reports',
 } as const;

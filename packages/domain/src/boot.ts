@@ -6,6 +6,7 @@ import type { Logger } from './logger.ts';
 import type { NodeContext } from './node-context.ts';
 import { createNodeInfoService } from './node-info.service.ts';
 import { loadOrCreateNodeKeys } from './node-keys.service.ts';
+import { createModerationServices } from './moderation/index.ts';
 import {
   createPeerClient,
   createPeerProfiles,
@@ -36,7 +37,7 @@ import {
   createMetrics,
   createRequestContext,
 } from './ops/index.ts';
-import { createSharedState } from './replicas/index.ts';
+import { READS_TOPIC, createSharedState } from './replicas/index.ts';
 import { createMediaProxyService } from './media/index.ts';
 import { createLiveHub } from './live/index.ts';
 
@@ -110,6 +111,27 @@ export async function createNodeContext(
     lifecycle,
     options: { maxStreams: config.liveStreamsMax, maxPerUser: config.liveStreamsPerUser },
   });
+  const actions = createActionServices({
+    db,
+    clock,
+    logger,
+    config,
+    peers,
+    delivery,
+    reads: { seen, reader },
+  });
+  const registryAdmin = createRegistryAdminService({ config, db, clock, logger, ...swarm });
+  const moderation = createModerationServices({
+    db,
+    clock,
+    logger,
+    config,
+    peers,
+    posts: actions.posts,
+    blockNode: (domain, reason, createdById) =>
+      registryAdmin.blockNode(domain, reason, createdById),
+    onChange: () => shared.invalidations.publish(READS_TOPIC),
+  });
   return {
     config,
     db,
@@ -122,7 +144,7 @@ export async function createNodeContext(
     peers,
     nodeInfo: createNodeInfoService({ config, db, keys }),
     ...swarm,
-    registryAdmin: createRegistryAdminService({ config, db, clock, logger, ...swarm }),
+    registryAdmin,
     interactions: createInboundInteractionService({ db, peers, clock, logger, config }),
     peerProfiles,
     nodeAuth: createNodeAuthService({ db, peers, clock, logger, config, profiles: peerProfiles }),
@@ -133,15 +155,8 @@ export async function createNodeContext(
     profiles: createProfileService(reads),
     notifications: createNotificationService({ db, clock, config }),
     delivery,
-    actions: createActionServices({
-      db,
-      clock,
-      logger,
-      config,
-      peers,
-      delivery,
-      reads: { seen, reader },
-    }),
+    actions,
+    moderation,
     messages: createMessageService({
       db,
       clock,

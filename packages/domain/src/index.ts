@@ -12,6 +12,7 @@ export * from './live/index.ts';
 export * from './logger.ts';
 export * from './media/index.ts';
 export * from './messages/index.ts';
+export * from './moderation/index.ts';
 export * from './node-context.ts';
 export * from './node-info.service.ts';
 export * from './node-keys.service.ts';

@@ -20,6 +20,7 @@ import type { FailureLog, HealthService, NodeMetrics, RequestContext } from './o
 import type { Invalidations, Limits } from './replicas/index.ts';
 import type { MediaProxyService } from './media/index.ts';
 import type { LiveHub } from './live/index.ts';
+import type { ModerationServices } from './moderation/index.ts';
 
 /** Everything one node needs, built by factories and passed in; tests build several. */
 export interface NodeContext {
@@ -66,6 +67,8 @@ export interface NodeContext {
   actions: ActionServices;
   /** Direct messages: end-to-end encrypted envelopes, stored and relayed (issue #5). */
   messages: MessageService;
+  /** Mutes and blocks, reports, registrations, suspension and the audit log (issue #15). */
+  moderation: ModerationServices;
   /** `/readyz` checks, and whether an error means the database is unreachable. */
   health: HealthService;
   /** Prometheus registry of this node (`/metrics`). */

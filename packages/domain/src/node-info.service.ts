@@ -10,6 +10,7 @@ export const ENABLED_CAPABILITIES: readonly Capability[] = [
   'gossip',
   'interactions',
   'messages',
+  'reports',
 ];
 
 export interface NodeInfoService {

@@ -97,6 +97,7 @@ export async function signUpUsers(auth: AuthServices, handles: string[], passwor
       password,
     });
     if (!signedUp.ok) throw new Error(signedUp.reason.message);
+    if (!('token' in signedUp.value)) throw new Error(`${handle}'s sign-up waits for approval`);
     tokens[handle] = signedUp.value.token;
     users[handle] = signedUp.value.user;
   }

@@ -116,7 +116,7 @@ export interface TwoNodes {
  */
 export async function startTwoNodes(
   suite: string,
-  options: { postgres?: boolean } = {},
+  options: { postgres?: boolean; env?: Record<string, string> } = {},
 ): Promise<TwoNodes> {
   const dataDir = await mkdtemp(join(tmpdir(), `swarm-browser-${suite}-`));
   const [portA, portB] = [await freePort(), await freePort()];
@@ -131,7 +131,7 @@ export async function startTwoNodes(
     const url = db?.kind === 'postgres' ? db.pool.options.connectionString : undefined;
     return url ? { DATABASE_URL: url } : {};
   };
-  const common = { SWARM_GOSSIP_INTERVAL_MS: '2000' };
+  const common = { SWARM_GOSSIP_INTERVAL_MS: '2000', ...options.env };
   const a = nodeOnPort({
     dataDir: join(dataDir, 'a'),
     port: portA,

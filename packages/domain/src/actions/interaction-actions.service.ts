@@ -1,6 +1,7 @@
 // Over 500 lines on purpose: the signed user actions (like, repost, follow and their undo)
 // share one check-then-apply-then-deliver shape, written once per action side by side.
 
+import { BLOCKED_MESSAGE, isBlockedBy } from '../moderation/blocks.ts';
 import { randomUUID } from 'node:crypto';
 import {
   LIMITS,
@@ -134,6 +135,12 @@ export function createInteractionActions(deps: ActionDeps): InteractionActions {
     const target = await targets.post(postId);
     if (!target.ok) return target;
     if (
+      target.value.kind === 'local' &&
+      (await isBlockedBy(prisma, target.value.authorId, `${user.value.handle}@${self}`))
+    ) {
+      return refuse('FORBIDDEN', BLOCKED_MESSAGE);
+    }
+    if (
       target.value.kind === 'remote' &&
       !uuidSchema.safeParse(target.value.remotePostId).success
     ) {
@@ -154,6 +161,14 @@ export function createInteractionActions(deps: ActionDeps): InteractionActions {
     if (!user.ok) return user;
     const person = await resolve();
     if (!person.ok) return person;
+    const followee = person.value as { kind?: string; userId?: string };
+    if (
+      followee.kind === 'local' &&
+      followee.userId &&
+      (await isBlockedBy(prisma, followee.userId, `${user.value.handle}@${self}`))
+    ) {
+      return refuse('FORBIDDEN', BLOCKED_MESSAGE);
+    }
     return ok({ user: user.value, followee: person.value });
   }
 

@@ -1,3 +1,4 @@
+import { BLOCKED_MESSAGE, isBlockedBy } from '../moderation/blocks.ts';
 import { randomUUID } from 'node:crypto';
 import { formatTimestamp, ok, parseWith, uuidSchema } from '@swarm/contract';
 import { postViewSelect, rowToPostView, withViewerState } from '../feeds/post-views.ts';
@@ -103,6 +104,10 @@ export function createPostActions(deps: ActionDeps): PostActions {
         : null;
       if (parent && !parent.ok) return parent;
       const replyTo = parent?.value ?? null;
+      const me = `${user.handle}@${self}`;
+      if (replyTo?.kind === 'local' && (await isBlockedBy(prisma, replyTo.authorId, me))) {
+        return refuse('FORBIDDEN', BLOCKED_MESSAGE);
+      }
 
       // Who the parent's notification or reply delivery reaches already gets no mention on top.
       const parentAuthor =
@@ -117,7 +122,11 @@ export function createPostActions(deps: ActionDeps): PostActions {
         localHandles.length === 0
           ? []
           : await prisma.user.findMany({
-              where: { handle: { in: localHandles } },
+              // People who blocked the author are not told (issue #15).
+              where: {
+                handle: { in: localHandles },
+                blocks: { none: { blockedAddress: { equals: me, mode: 'insensitive' } } },
+              },
               select: { id: true },
             });
       const remoteMentions = mentions.filter(

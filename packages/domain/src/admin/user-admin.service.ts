@@ -14,6 +14,10 @@ export interface AdminUserRow {
   postsCount: number;
   followersCount: number;
   createdAt: Date;
+  /** Moderation state (issue #15). */
+  suspended: boolean;
+  silenced: boolean;
+  pendingApproval: boolean;
 }
 
 export interface UserAdminService {
@@ -42,12 +46,20 @@ export function createUserAdminService(deps: { db: Db }): UserAdminService {
             postsCount: true,
             followersCount: true,
             createdAt: true,
+            suspendedAt: true,
+            silencedAt: true,
+            pendingApproval: true,
           },
         }),
         prisma.user.count(),
       ]);
       return {
-        users: rows.map(({ did, ...user }) => ({ ...user, hasKey: did !== null })),
+        users: rows.map(({ did, suspendedAt, silencedAt, ...user }) => ({
+          ...user,
+          hasKey: did !== null,
+          suspended: suspendedAt !== null,
+          silenced: silencedAt !== null,
+        })),
         total,
       };
     },

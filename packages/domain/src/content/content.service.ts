@@ -17,6 +17,7 @@ import {
 import type { Db, Prisma } from '@swarm/db';
 import type { Clock } from '../clock.ts';
 import type { NodeConfig } from '../config.ts';
+import { ACCOUNT_FLAGS_SELECT, SHOWN_ACCOUNT, isHiddenAccount } from '../moderation/accounts.ts';
 import {
   authoredPostSelect,
   postSelect,
@@ -77,11 +78,26 @@ export const VISIBLE = {
   visibility: { in: ['public', 'unlisted'] },
 } as const satisfies Prisma.PostWhereInput;
 
-/** A live post written on this node (not a copy from a peer, not soft-deleted). */
+/**
+ * A live post written on this node (not a copy from a peer, not soft-deleted) by an account that
+ * is shown (not suspended, not waiting for approval: moderation/accounts.ts).
+ */
 export const LOCAL_LIVE = {
   apId: null,
   authorId: { not: null },
   deletedAt: null,
+  author: SHOWN_ACCOUNT,
+} as const satisfies Prisma.PostWhereInput;
+
+/** Timelines (local, public swarm one) leave out silenced accounts too (issue #15). */
+export const TIMELINE_LIVE = {
+  ...LOCAL_LIVE,
+  author: { ...SHOWN_ACCOUNT, silencedAt: null },
+} as const satisfies Prisma.PostWhereInput;
+
+/** Replies by hidden local accounts are left out; remote authors' replies stay. */
+export const REPLY_AUTHOR_SHOWN = {
+  OR: [{ authorId: null }, { author: SHOWN_ACCOUNT }],
 } as const satisfies Prisma.PostWhereInput;
 
 /** Top-level: neither a reply nor a repost (their list shapes cannot say what they answer). */
@@ -126,9 +142,9 @@ export function createContentService(deps: ContentServiceDeps): ContentService {
     async userProfile(handle, query) {
       const user = await prisma.user.findUnique({
         where: { handle: handle.toLowerCase() },
-        select: { id: true, ...profileUserSelect },
+        select: { id: true, ...profileUserSelect, ...ACCOUNT_FLAGS_SELECT },
       });
-      if (!user) {
+      if (!user || isHiddenAccount(user)) {
         return err({ code: 'USER_NOT_FOUND', message: `No user ${handle} on this node.` });
       }
       const posts =
@@ -153,7 +169,7 @@ export function createContentService(deps: ContentServiceDeps): ContentService {
         query.limit === 0
           ? []
           : await prisma.post.findMany({
-              where: { ...LOCAL_LIVE, ...LISTED, ...TOP_LEVEL, ...before(query.before) },
+              where: { ...TIMELINE_LIVE, ...LISTED, ...TOP_LEVEL, ...before(query.before) },
               orderBy: NEWEST_FIRST,
               take: query.limit + 1,
               select: authoredPostSelect,
@@ -204,6 +220,7 @@ export function createContentService(deps: ContentServiceDeps): ContentService {
         replyToId: parent.id,
         deletedAt: null,
         ...VISIBLE,
+        ...REPLY_AUTHOR_SHOWN,
         ...before(cursor),
       },
       orderBy: NEWEST_FIRST,

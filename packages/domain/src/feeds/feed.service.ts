@@ -8,7 +8,9 @@ import {
 import { localActorKey, type Db, type Prisma } from '@swarm/db';
 import type { Clock } from '../clock.ts';
 import type { NodeConfig } from '../config.ts';
-import { LISTED, LOCAL_LIVE, NEWEST_FIRST, TOP_LEVEL } from '../content/content.service.ts';
+import { LISTED, NEWEST_FIRST, TIMELINE_LIVE, TOP_LEVEL } from '../content/content.service.ts';
+import { SHOWN_ACCOUNT } from '../moderation/accounts.ts';
+import { viewerFilter } from '../moderation/safety.service.ts';
 import type { ContentService } from '../content/index.ts';
 import type { RegistryService } from '../registry/index.ts';
 import { createReadCache } from '../read-cache.ts';
@@ -152,7 +154,7 @@ export function createFeedService(deps: FeedServiceDeps): FeedService {
   return {
     async home(viewer, query) {
       const limit = clampLimit(query.limit, FEED_LIMITS.home);
-      const [follows, blocked] = await Promise.all([
+      const [follows, blocked, filter] = await Promise.all([
         prisma.follow.findMany({
           where: { followerKey: localActorKey(viewer.id) },
           select: {
@@ -161,6 +163,7 @@ export function createFeedService(deps: FeedServiceDeps): FeedService {
           },
         }),
         registry.blockedDomains(),
+        viewerFilter(prisma, { viewer, self, operatorMutes: false }),
       ]);
       const localAuthors = [
         viewer.id,
@@ -181,6 +184,7 @@ export function createFeedService(deps: FeedServiceDeps): FeedService {
         findRows(
           {
             authorId: { in: localAuthors },
+            author: SHOWN_ACCOUNT,
             apId: null,
             deletedAt: null,
             replyToId: null,
@@ -223,7 +227,10 @@ export function createFeedService(deps: FeedServiceDeps): FeedService {
         }
       });
 
-      const page = pageEntries(entries, limit);
+      const page = pageEntries(
+        entries.filter((entry) => !filter.hides(entry.view)),
+        limit,
+      );
       await shownPosts?.remember(page.views);
       return {
         posts: await withViewerState(prisma, viewer, page.views),
@@ -235,11 +242,17 @@ export function createFeedService(deps: FeedServiceDeps): FeedService {
 
     async local(viewer, query) {
       const limit = clampLimit(query.limit, FEED_LIMITS.local);
-      const rows = await findRows(
-        { ...LOCAL_LIVE, ...LISTED, ...TOP_LEVEL, ...beforeFilter(query.before) },
-        limit + 1,
+      const [rows, filter] = await Promise.all([
+        findRows(
+          { ...TIMELINE_LIVE, ...LISTED, ...TOP_LEVEL, ...beforeFilter(query.before) },
+          limit + 1,
+        ),
+        viewerFilter(prisma, { viewer, self, operatorMutes: false }),
+      ]);
+      const page = pageEntries(
+        rowEntries(rows).filter((entry) => !filter.hides(entry.view)),
+        limit,
       );
-      const page = pageEntries(rowEntries(rows), limit);
       return {
         posts: await withViewerState(prisma, viewer, page.views),
         nextBefore: page.nextBefore,
@@ -249,9 +262,10 @@ export function createFeedService(deps: FeedServiceDeps): FeedService {
     async swarm(viewer, query) {
       const limit = clampLimit(query.limit, FEED_LIMITS.swarm);
       const started = performance.now();
-      const [own, peers] = await Promise.all([
+      const [own, peers, filter] = await Promise.all([
         content.timeline({ limit: PEER_TIMELINE_POSTS }),
         activePeers(),
+        viewerFilter(prisma, { viewer, self, operatorMutes: true }),
       ]);
       const ownMs = Math.round(performance.now() - started);
       const reads = await Promise.all(
@@ -279,7 +293,7 @@ export function createFeedService(deps: FeedServiceDeps): FeedService {
       // it would have shown on this page (newer than the oldest post shown).
       const seen = new Set<string>();
       const unique = candidates.sort(byNewest).filter((entry) => {
-        if (seen.has(entry.view.id)) return false;
+        if (seen.has(entry.view.id) || filter.hides(entry.view)) return false;
         seen.add(entry.view.id);
         return true;
       });

@@ -11,7 +11,9 @@ import {
 } from '@swarm/contract';
 import type { Db, Prisma } from '@swarm/db';
 import type { NodeConfig } from '../config.ts';
-import { REPLIES_PAGE_SIZE } from '../content/content.service.ts';
+import { REPLIES_PAGE_SIZE, REPLY_AUTHOR_SHOWN } from '../content/content.service.ts';
+import { SHOWN_ACCOUNT } from '../moderation/accounts.ts';
+import { viewerFilter } from '../moderation/safety.service.ts';
 import type { Logger } from '../logger.ts';
 import { describePeerError, type PeerClient, type VisitorFetchGate } from '../peers/index.ts';
 import type { RegistryService } from '../registry/index.ts';
@@ -85,28 +87,36 @@ export function createThreadService(deps: ThreadServiceDeps): ThreadService {
     // Our ids are UUIDs: anything else cannot be ours (and must not reach a uuid column).
     if (!uuidSchema.safeParse(id).success) return notFound(id);
     const row = await prisma.post.findFirst({
-      where: { id, apId: null, deletedAt: null, repostOfId: null },
+      where: { id, apId: null, deletedAt: null, repostOfId: null, author: SHOWN_ACCOUNT },
       select: postViewSelect,
     });
     const post = row && rowToPostView(row, self);
     if (!row?.authorId || !post) return notFound(id);
-    const visible = await visibilityFor(prisma, viewer, row.authorId, true);
+    const visible = await visibilityFor(prisma, viewer, row.authorId, true, self);
     if (!(await prisma.post.count({ where: { id, ...visible } }))) return notFound(id);
     // Replies from anyone (local and peers' copies) that are visible by id, or the viewer's own.
     const replyRows = await prisma.post.findMany({
       where: {
         replyToId: id,
         deletedAt: null,
-        OR: [
-          { visibility: { in: ['public', 'unlisted'] } },
-          ...(viewer ? [{ authorId: viewer.id }] : []),
+        ...REPLY_AUTHOR_SHOWN,
+        AND: [
+          {
+            OR: [
+              { visibility: { in: ['public', 'unlisted'] } },
+              ...(viewer ? [{ authorId: viewer.id }] : []),
+            ],
+          },
         ],
       },
       orderBy: OLDEST_FIRST,
       take: REPLIES_PAGE_SIZE,
       select: postViewSelect,
     });
-    const shown = await withViewerState(prisma, viewer, [post, ...views(replyRows)]);
+    // Replies by people the viewer muted or blocked, or who blocked the viewer, are left out.
+    const filter = await viewerFilter(prisma, { viewer, self, operatorMutes: false });
+    const replies = views(replyRows).filter((reply) => !filter.hides(reply));
+    const shown = await withViewerState(prisma, viewer, [post, ...replies]);
     return ok({ post: shown[0]!, replies: shown.slice(1), isSwarm: false });
   }
 

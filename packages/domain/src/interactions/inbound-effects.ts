@@ -1,4 +1,4 @@
-import { formatActorUrl } from '@swarm/contract';
+import { formatActorUrl, uuidSchema } from '@swarm/contract';
 import { createBatchedStatement } from '../persistence/batched-statement.ts';
 import { postInteractionSql, type PostInteraction } from '../persistence/interactions.sql.ts';
 import {
@@ -15,6 +15,15 @@ import type {
 } from './inbound-interaction.service.ts';
 import type { Actor, DidPin } from './inbound-verification.ts';
 import { inTransaction as inTx, RefusalError } from '../refusal.ts';
+import { REPLY_AUTHOR_SHOWN } from '../content/content.service.ts';
+import { ACCOUNT_FLAGS_SELECT, isHiddenAccount } from '../moderation/accounts.ts';
+import { isBlockedBy } from '../moderation/blocks.ts';
+
+/** 403 for someone the local user blocked: the same words whatever they tried. */
+export const blockedRefusal = (): InboundInteractionError => ({
+  code: 'FORBIDDEN',
+  message: 'This user of this node does not accept interactions from you.',
+});
 
 // The effects of an admitted inbound interaction, in a transaction: the idempotency ledger, the
 // actor's stored profile and pinned did, the post or user acted on, and likes and reposts as
@@ -77,11 +86,34 @@ export function createInboundEffects(deps: Pick<InboundInteractionDeps, 'db' | '
 
   async function findPost(tx: Tx, postId: string) {
     const post = await tx.post.findFirst({
-      where: { id: postId, deletedAt: null },
+      where: { id: postId, deletedAt: null, ...REPLY_AUTHOR_SHOWN },
       select: { id: true, authorId: true },
     });
     if (!post) throw new RefusalError(postNotFound(postId));
     return post;
+  }
+
+  /**
+   * Refused with 403 when the local user `ownerId` blocked the actor (issue #15): their follows,
+   * replies, mentions, likes and reposts reach them no more. Inside the transaction: the claim
+   * rolls back, so a retry after an unblock goes through.
+   */
+  async function refuseIfBlocked(tx: Tx, ownerId: string | null, actor: Actor) {
+    if (!ownerId) return;
+    if (await isBlockedBy(tx, ownerId, `${actor.handle}@${actor.domain}`)) {
+      throw new RefusalError(blockedRefusal());
+    }
+  }
+
+  /** The same check for likes and reposts (one batched statement, no transaction of ours). */
+  async function blockedOnPost(postId: string, actor: Actor): Promise<boolean> {
+    if (!uuidSchema.safeParse(postId).success) return false;
+    const post = await db.prisma.post.findUnique({
+      where: { id: postId },
+      select: { authorId: true },
+    });
+    if (!post?.authorId) return false;
+    return isBlockedBy(db.prisma, post.authorId, `${actor.handle}@${actor.domain}`);
   }
 
   /**
@@ -123,9 +155,9 @@ export function createInboundEffects(deps: Pick<InboundInteractionDeps, 'db' | '
     // Local handles are stored lower-case; peers may send any case.
     const user = await tx.user.findUnique({
       where: { handle: handle.toLowerCase() },
-      select: { id: true },
+      select: { id: true, ...ACCOUNT_FLAGS_SELECT },
     });
-    if (!user)
+    if (!user || isHiddenAccount(user))
       throw new RefusalError({
         code: 'USER_NOT_FOUND',
         message: `No user ${handle} on this node.`,
@@ -142,5 +174,7 @@ export function createInboundEffects(deps: Pick<InboundInteractionDeps, 'db' | '
     findPost,
     applyOnPost,
     findUser,
+    refuseIfBlocked,
+    blockedOnPost,
   };
 }

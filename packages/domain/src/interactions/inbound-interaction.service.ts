@@ -30,7 +30,7 @@ import {
   removeLike,
   removeRepost,
 } from './interaction-effects.ts';
-import { createInboundEffects, type PostEffects } from './inbound-effects.ts';
+import { blockedRefusal, createInboundEffects, type PostEffects } from './inbound-effects.ts';
 import {
   createInboundVerification,
   fail,
@@ -155,6 +155,8 @@ export function createInboundInteractionService(
     findPost,
     applyOnPost,
     findUser,
+    refuseIfBlocked,
+    blockedOnPost,
   } = createInboundEffects(deps);
 
   /** A like or a repost: the checks, then `applyOnPost` unless the ledger knows it already. */
@@ -165,6 +167,7 @@ export function createInboundInteractionService(
     const admitted = await admit(input);
     if (!admitted.ok) return admitted;
     if (admitted.value.seen) return done(message);
+    if (await blockedOnPost(input.postId, input.actor)) return err(blockedRefusal());
     const found = await applyOnPost[input.action]({ ...input, pin: admitted.value.didToPin });
     return found ? done(message) : err(postNotFound(input.postId));
   }
@@ -268,6 +271,7 @@ export function createInboundInteractionService(
       const outcome = await inTransaction(async (tx) => {
         if (!(await claim(tx, actor.domain, follow.interactionId, 'follow'))) return;
         const user = await findUser(tx, body.targetHandle);
+        await refuseIfBlocked(tx, user.id, actor);
         const follower = await upsertActor(tx, actor, admitted.value.didToPin);
         const at = clock.now();
         const { interactionId } = follow;
@@ -333,6 +337,7 @@ export function createInboundInteractionService(
       const outcome = await inTransaction(async (tx) => {
         if (!(await claim(tx, actor.domain, mention.interactionId, 'mention'))) return;
         const user = await findUser(tx, body.mentionedHandle);
+        await refuseIfBlocked(tx, user.id, actor);
         const mentioner = await upsertActor(tx, actor, admitted.value.didToPin);
         await notify(tx, {
           recipientId: user.id,
@@ -380,6 +385,7 @@ export function createInboundInteractionService(
         const existing = await tx.post.findUnique({ where: { apId }, select: { id: true } });
         if (existing) return existing.id;
         const parent = await findPost(tx, body.postId);
+        await refuseIfBlocked(tx, parent.authorId, actor);
         const author = await upsertActor(tx, actor, admitted.value.didToPin);
         if (author.kind !== 'remote') throw new Error('a reply author is a remote actor');
         const created = await tx.post.createManyAndReturn({

@@ -11,6 +11,7 @@ import {
 import type { Prisma } from '@swarm/db';
 import { inTransaction, RefusalError, TX_OPTIONS, type Refusal } from '../refusal.ts';
 import { checkAcceptance } from './message-acceptance.ts';
+import { ACCOUNT_FLAGS_SELECT, isHiddenAccount } from '../moderation/accounts.ts';
 import type { MessageService } from './messages.service.ts';
 import {
   advance,
@@ -55,9 +56,10 @@ export function createInboundMessages(
       }
       const recipient = await prisma.user.findUnique({
         where: { handle: handleOf(envelope.recipient) },
-        select: { id: true, messagePrivacy: true },
+        select: { id: true, messagePrivacy: true, ...ACCOUNT_FLAGS_SELECT },
       });
-      if (!recipient) return fail('USER_NOT_FOUND', 'User not found');
+      // A suspended account (or one waiting for approval) answers as one that does not exist.
+      if (!recipient || isHiddenAccount(recipient)) return fail('USER_NOT_FOUND', 'User not found');
       // A retry of an envelope already stored (its answer was lost) is answered as the first
       // time, even if the recipient has since changed who may write to them: it did arrive.
       const stored = canonicalJson(rawBody);

@@ -7,6 +7,7 @@ import {
   verifyEncryptionKey,
 } from '@swarm/contract';
 import { refuse } from '../refusal.ts';
+import { applyBlock } from '../moderation/blocks.ts';
 import { checkKeyBackup } from '@swarm/contract';
 import type { MessageService } from './messages.service.ts';
 import { parseMessageAddress, type MessageContext } from './message-support.ts';
@@ -76,10 +77,8 @@ export function createMessageSettings(
       if (!address.ok) return refuse('INVALID_REQUEST', `Not a valid address: ${address.reason}.`);
       if (address.value === addressOf(user.value))
         return refuse('INVALID_REQUEST', 'You cannot block yourself.');
-      await prisma.userBlock.createMany({
-        data: [{ userId, blockedAddress: address.value, createdAt: clock.now() }],
-        skipDuplicates: true,
-      });
+      // The one block list (issue #15): the same effects as blocking from a profile.
+      await applyBlock(prisma, { userId, address: address.value, self, at: clock.now() });
       return ok(await listBlocks(userId));
     },
 

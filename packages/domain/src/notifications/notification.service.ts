@@ -5,6 +5,7 @@ import type { NodeConfig } from '../config.ts';
 import { pageNewestFirst } from '../content/content.service.ts';
 import { actorView, postPath } from '../feeds/post-views.ts';
 import type { NotificationView } from '../views/index.ts';
+import { createSafetyService, notificationsShownWhere } from '../moderation/safety.service.ts';
 
 /**
  * A user's notifications (likes, reposts, follows, mentions, replies from local and remote
@@ -77,6 +78,10 @@ export function toNotificationView(row: NotificationRow, self: string): Notifica
 export function createNotificationService(deps: NotificationServiceDeps): NotificationService {
   const { db, clock, config } = deps;
   const prisma = db.prisma;
+  // Muted and blocked people and muted nodes: their notifications are silently left out.
+  const safety = createSafetyService({ db, clock, config });
+  const shown = async (userId: string) =>
+    notificationsShownWhere(await safety.hiddenFor(userId), config.domain);
 
   return {
     async list(userId, query) {
@@ -87,6 +92,7 @@ export function createNotificationService(deps: NotificationServiceDeps): Notifi
       const rows = await prisma.notification.findMany({
         where: {
           recipientId: userId,
+          ...(await shown(userId)),
           ...(query.before === undefined ? {} : { createdAt: { lt: new Date(query.before) } }),
         },
         orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
@@ -103,8 +109,10 @@ export function createNotificationService(deps: NotificationServiceDeps): Notifi
       };
     },
 
-    unreadCount(userId) {
-      return prisma.notification.count({ where: { recipientId: userId, readAt: null } });
+    async unreadCount(userId) {
+      return prisma.notification.count({
+        where: { recipientId: userId, readAt: null, ...(await shown(userId)) },
+      });
     },
 
     async markRead(userId, ids) {

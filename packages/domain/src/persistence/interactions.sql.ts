@@ -163,6 +163,9 @@ function postInteractionBatch(kind: PostInteraction) {
       SELECT input.*, posts.author_id, row_number() OVER (
         PARTITION BY input.node_domain, input.interaction_id ORDER BY input.ord) AS nth
       FROM input JOIN posts ON posts.id = input.post_id AND posts.deleted_at IS NULL
+      -- Posts of suspended accounts (or sign-ups awaiting approval) count as unknown (issue #15).
+      WHERE NOT EXISTS (SELECT 1 FROM users WHERE users.id = posts.author_id
+        AND (users.suspended_at IS NOT NULL OR users.pending_approval))
     ), claimed AS (
       INSERT INTO inbound_interactions (actor_node_domain, interaction_id, kind, received_at)
       SELECT node_domain, interaction_id, ${kind}, at FROM live WHERE nth = 1

@@ -30,6 +30,7 @@ import type { Logger } from '../logger.ts';
 import type { PeerClient, VisitorFetchGate } from '../peers/index.ts';
 import type { RegistryService } from '../registry/index.ts';
 import type { PostView, ProfileView } from '../views/index.ts';
+import { ACCOUNT_FLAGS_SELECT, isHiddenAccount } from '../moderation/accounts.ts';
 
 /**
  * Profiles for people: `alice` is a user of this node, `bob@beta.example` one of another node,
@@ -113,11 +114,12 @@ export function createProfileService(deps: ProfileServiceDeps): ProfileService {
   ): Promise<Result<ProfilePage, ReadError>> {
     const user = await prisma.user.findUnique({
       where: { handle },
-      select: { id: true, isNsfw: true, ...profileUserSelect },
+      select: { id: true, isNsfw: true, ...profileUserSelect, ...ACCOUNT_FLAGS_SELECT },
     });
-    if (!user) return readError('USER_NOT_FOUND', `There is no user ${handle} on this node.`);
+    if (!user || isHiddenAccount(user))
+      return readError('USER_NOT_FOUND', `There is no user ${handle} on this node.`);
     const [visible, state] = await Promise.all([
-      visibilityFor(prisma, viewer, user.id, false),
+      visibilityFor(prisma, viewer, user.id, false, self),
       followState(viewer, localActorKey(user.id)),
     ]);
     const rows =

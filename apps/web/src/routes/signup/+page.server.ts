@@ -5,12 +5,18 @@ import { safeNextPath } from '$lib/next-path';
 import { setSessionCookie } from '$lib/server/session-cookie';
 import type { Actions, PageServerLoad } from './$types';
 
-export const load: PageServerLoad = ({ locals, url }) => {
+export const load: PageServerLoad = async ({ locals, url }) => {
   if (locals.session) redirect(303, safeNextPath(url.searchParams.get('next')));
+  const { mode } = await locals.api.auth.registrations();
+  return {
+    mode,
+    invite: url.searchParams.get('invite') ?? '',
+    pending: url.searchParams.get('pending') === '1',
+  };
 };
 
 /** The inputs this form shows errors next to (a refusal's `field`); others go on the form. */
-const FIELDS = ['handle', 'displayName', 'password'] as const;
+const FIELDS = ['handle', 'displayName', 'password', 'reason', 'invite'] as const;
 
 export const actions: Actions = {
   default: async ({ request, locals, cookies, url, setHeaders }) => {
@@ -28,20 +34,27 @@ export const actions: Actions = {
             encryptedBackup: text('encryptedBackup'),
           }
         : null;
+    const reason = text('reason');
+    const invite = text('invite').trim();
+    let pending = false;
     try {
       const signedUp = await locals.api.auth.signUp({
         handle,
         displayName,
         password: text('password'),
         key,
+        reason: reason || null,
+        invite: invite || null,
       });
-      setSessionCookie(cookies, url, signedUp.token, signedUp.expiresAt);
+      if (signedUp.pending) pending = true;
+      else setSessionCookie(cookies, url, signedUp.token, signedUp.expiresAt);
     } catch (error) {
       const { status, errors } = formErrorsFrom(error, FIELDS);
       const retryAfter = retryAfterOf(error);
       if (retryAfter !== undefined) setHeaders({ 'retry-after': String(retryAfter) });
-      return fail(status, { handle, displayName, errors });
+      return fail(status, { handle, displayName, reason, invite, errors });
     }
+    if (pending) redirect(303, '/signup?pending=1');
     redirect(303, safeNextPath(url.searchParams.get('next')));
   },
 };

@@ -1,0 +1,73 @@
+import { createHash } from 'node:crypto';
+import { REGISTRATION_MODES, type RegistrationMode } from '@swarm/contract';
+import type { Prisma } from '@swarm/db';
+
+/**
+ * The sign-up side of the node's registrations mode (issue #15; the operator side is the
+ * domain's moderation/registrations.service.ts): inside the sign-up's transaction, whether it
+ * may go ahead and whether it waits for approval. An invite is used up atomically.
+ */
+
+/** The `node_settings` key of the mode (shared with the domain's registrations service). */
+export const REGISTRATION_MODE_KEY = 'registrations.mode';
+export const SIGNUP_REASON_MAX = 1000;
+
+/** SHA-256 (base64url) of an invite code: only this is stored (the same as the domain's). */
+export function hashInviteCode(code: string): string {
+  return createHash('sha256').update(code.trim(), 'utf8').digest('base64url');
+}
+
+export type Admission =
+  | { ok: true; pending: boolean; reason: string | null }
+  | { ok: false; message: string; field: string };
+
+export async function admitSignUp(
+  tx: Prisma.TransactionClient,
+  input: { isFirst: boolean; invite?: string | null; reason?: string | null; now: Date },
+): Promise<Admission> {
+  if (input.isFirst) return { ok: true, pending: false, reason: null };
+  const row = await tx.nodeSetting.findUnique({ where: { key: REGISTRATION_MODE_KEY } });
+  const stored = row?.value as RegistrationMode | undefined;
+  const mode = stored && REGISTRATION_MODES.includes(stored) ? stored : 'open';
+  if (mode === 'open') return { ok: true, pending: false, reason: null };
+  if (mode === 'approval') {
+    const reason = (input.reason ?? '').trim();
+    if (reason === '') {
+      return {
+        ok: false,
+        field: 'reason',
+        message: 'Sign-ups on this node need approval: say why you want to join.',
+      };
+    }
+    if (reason.length > SIGNUP_REASON_MAX) {
+      return {
+        ok: false,
+        field: 'reason',
+        message: `The reason may have at most ${SIGNUP_REASON_MAX} characters.`,
+      };
+    }
+    return { ok: true, pending: true, reason };
+  }
+  const code = (input.invite ?? '').trim();
+  if (code === '') {
+    return {
+      ok: false,
+      field: 'invite',
+      message: 'This node is closed to sign-ups: you need an invite link.',
+    };
+  }
+  // One conditional update: a concurrent sign-up cannot take the last use too.
+  const { count } = await tx.invite.updateMany({
+    where: {
+      codeHash: hashInviteCode(code),
+      revokedAt: null,
+      uses: { lt: tx.invite.fields.maxUses },
+      OR: [{ expiresAt: null }, { expiresAt: { gt: input.now } }],
+    },
+    data: { uses: { increment: 1 } },
+  });
+  if (count !== 1) {
+    return { ok: false, field: 'invite', message: 'This invite link is not valid any more.' };
+  }
+  return { ok: true, pending: false, reason: null };
+}

@@ -1,0 +1,51 @@
+import { z } from 'zod';
+import { remoteHandleSchema } from './ids.ts';
+import { domainSchema } from './node-domain.ts';
+import { timestampSchema } from './primitives.ts';
+
+/**
+ * Moderation on the wire (issue #15, docs/protocol.md "Report forwarding"): a node forwards a
+ * report about content hosted on another node to that node, node-signed, without the reporter's
+ * identity. Capability `reports`.
+ */
+
+/** Why something is reported. */
+export const REPORT_CATEGORIES = [
+  'spam',
+  'abuse',
+  'illegal',
+  'nsfw',
+  'impersonation',
+  'other',
+] as const;
+export type ReportCategory = (typeof REPORT_CATEGORIES)[number];
+export const reportCategorySchema = z.enum(REPORT_CATEGORIES);
+
+export const REPORT_COMMENT_MAX = 1000;
+
+/** Who may join a node: anyone, after approval, or by invite link only. */
+export const REGISTRATION_MODES = ['open', 'approval', 'invite'] as const;
+export type RegistrationMode = (typeof REGISTRATION_MODES)[number];
+
+/** `POST /api/swarm/reports` body. */
+export const forwardedReportBodySchema = z.object({
+  report: z.object({
+    /** The sending node's id of the report: a repeat from the same node changes nothing. */
+    id: z.string().min(1).max(100),
+    /** The reported person: a user of the receiving node. */
+    targetHandle: remoteHandleSchema,
+    /** The reported post's id on the receiving node, when a post is reported. */
+    postId: z.string().min(1).max(200).optional(),
+    category: reportCategorySchema,
+    comment: z.string().max(REPORT_COMMENT_MAX).default(''),
+    /** The node the reporter uses (the sender); the reporter stays anonymous. */
+    reporterNodeDomain: domainSchema,
+    timestamp: timestampSchema,
+  }),
+});
+export type ForwardedReportBody = z.output<typeof forwardedReportBodySchema>;
+
+export const forwardedReportResponseSchema = z.object({
+  success: z.literal(true),
+  reportId: z.string(),
+});

@@ -1,0 +1,277 @@
+import { ok, parseDomain } from '@swarm/contract';
+import type { Db, Prisma } from '@swarm/db';
+import type { Clock } from '../clock.ts';
+import type { NodeConfig } from '../config.ts';
+import type { ActionOutcome } from '../actions/action-support.ts';
+import { refuse } from '../refusal.ts';
+import { applyBlock } from './blocks.ts';
+import { parseMessageAddress } from '../messages/messages.service.ts';
+
+/**
+ * What a person does to protect themselves (issue #15): mute a person or a whole node (silently
+ * left out of their timelines and notifications; nobody is told), block a person (one block
+ * list, the messages' one: their follow of me goes and is refused, their replies, mentions,
+ * likes and messages are refused, they cannot see my posts on this node).
+ */
+
+export interface MuteView {
+  kind: 'person' | 'node';
+  /** `handle@domain` for a person, `domain` for a node. */
+  target: string;
+  createdAt: string;
+}
+
+export interface BlockEntryView {
+  address: string;
+  createdAt: string;
+}
+
+/** Who a viewer does not want to see: lower-cased addresses and domains. */
+export interface HiddenSet {
+  people: ReadonlySet<string>;
+  nodes: ReadonlySet<string>;
+  /** True when nothing is muted or blocked (no filtering needed). */
+  empty: boolean;
+}
+
+export interface SafetyService {
+  mute(userId: string, target: string): Promise<ActionOutcome<MuteView[]>>;
+  unmute(userId: string, target: string): Promise<ActionOutcome<MuteView[]>>;
+  mutes(userId: string): Promise<MuteView[]>;
+  block(userId: string, address: string): Promise<ActionOutcome<BlockEntryView[]>>;
+  unblock(userId: string, address: string): Promise<ActionOutcome<BlockEntryView[]>>;
+  blocks(userId: string): Promise<BlockEntryView[]>;
+  /** Muted and blocked people and muted nodes of a viewer (for timelines, notifications). */
+  hiddenFor(userId: string): Promise<HiddenSet>;
+  /** Whether the local user `ownerId` blocked `address` (`handle@domain`). */
+  isBlockedBy(ownerId: string, address: string): Promise<boolean>;
+  /** Ids of local users who blocked `address` among `ownerIds`. */
+  blockersAmong(ownerIds: readonly string[], address: string): Promise<Set<string>>;
+}
+
+export const MUTES_MAX = 5000;
+export const BLOCKS_MAX = 5000;
+
+/** `handle@domain`, lower-cased: how hidden sets are compared. */
+export function addressKey(handle: string, domain: string): string {
+  return `${handle}@${domain}`.toLowerCase();
+}
+
+/** Whether a post or actor by `handle@domain` is hidden by the set. */
+export function isHidden(set: HiddenSet, actor: { handle: string; domain: string }): boolean {
+  if (set.empty) return false;
+  return (
+    set.nodes.has(actor.domain.toLowerCase()) ||
+    set.people.has(addressKey(actor.handle, actor.domain))
+  );
+}
+
+/** `where` leaving out notifications whose actor is hidden (local actors have no node domain). */
+export function notificationsShownWhere(
+  set: HiddenSet,
+  self: string,
+): Prisma.NotificationWhereInput {
+  if (set.empty) return {};
+  const people = [...set.people].map((key) => {
+    const at = key.lastIndexOf('@');
+    const handle = key.slice(0, at);
+    const domain = key.slice(at + 1);
+    return domain === self
+      ? { actorHandle: { equals: handle, mode: 'insensitive' as const }, actorNodeDomain: null }
+      : { actorHandle: { equals: handle, mode: 'insensitive' as const }, actorNodeDomain: domain };
+  });
+  const nodes = [...set.nodes].filter((d) => d !== self);
+  return {
+    NOT: {
+      OR: [...people, ...(nodes.length > 0 ? [{ actorNodeDomain: { in: nodes } }] : [])],
+    },
+  };
+}
+
+export function createSafetyService(deps: {
+  db: Db;
+  clock: Clock;
+  config: Pick<NodeConfig, 'domain'>;
+}): SafetyService {
+  const { prisma } = deps.db;
+  const self = deps.config.domain;
+
+  async function listMutes(userId: string): Promise<MuteView[]> {
+    const rows = await prisma.userMute.findMany({
+      where: { userId },
+      orderBy: [{ createdAt: 'desc' }, { target: 'asc' }],
+      take: MUTES_MAX,
+    });
+    return rows.map((r) => ({
+      kind: r.kind === 'node' ? 'node' : 'person',
+      target: r.target,
+      createdAt: r.createdAt.toISOString(),
+    }));
+  }
+
+  async function listBlocks(userId: string): Promise<BlockEntryView[]> {
+    const rows = await prisma.userBlock.findMany({
+      where: { userId },
+      orderBy: [{ createdAt: 'desc' }, { blockedAddress: 'asc' }],
+      take: BLOCKS_MAX,
+      select: { blockedAddress: true, createdAt: true },
+    });
+    return rows.map((r) => ({ address: r.blockedAddress, createdAt: r.createdAt.toISOString() }));
+  }
+
+  /** A person (`alice`, `@bob@beta.example`) or a node (`beta.example`). */
+  function parseTarget(input: string): ActionOutcome<{ kind: 'person' | 'node'; target: string }> {
+    const text = typeof input === 'string' ? input.trim().replace(/^@/, '') : '';
+    if (text === '') return refuse('INVALID_REQUEST', 'Say whom to mute: a person or a node.');
+    if (text.includes('@') || !/[.:]/.test(text)) {
+      const address = parseMessageAddress(text, self);
+      if (!address.ok) return refuse('INVALID_REQUEST', `Not a valid address: ${address.reason}.`);
+      return ok({ kind: 'person', target: address.value });
+    }
+    const domain = parseDomain(text);
+    if (!domain.ok) return refuse('INVALID_REQUEST', `Not a valid node domain: ${domain.reason}.`);
+    if (domain.value === self) return refuse('INVALID_REQUEST', 'You cannot mute your own node.');
+    return ok({ kind: 'node', target: domain.value });
+  }
+
+  async function ownAddress(userId: string): Promise<string | null> {
+    const user = await prisma.user.findUnique({ where: { id: userId }, select: { handle: true } });
+    return user ? `${user.handle}@${self}` : null;
+  }
+
+  return {
+    async mute(userId, input) {
+      const parsed = parseTarget(input);
+      if (!parsed.ok) return parsed;
+      const me = await ownAddress(userId);
+      if (!me)
+        return refuse('UNAUTHORIZED', 'Your account does not exist any more: sign in again.');
+      if (parsed.value.target === me) return refuse('INVALID_REQUEST', 'You cannot mute yourself.');
+      const count = await prisma.userMute.count({ where: { userId } });
+      if (count >= MUTES_MAX)
+        return refuse('INVALID_REQUEST', `You can mute at most ${MUTES_MAX}.`);
+      await prisma.userMute.createMany({
+        data: [{ userId, ...parsed.value, createdAt: deps.clock.now() }],
+        skipDuplicates: true,
+      });
+      return ok(await listMutes(userId));
+    },
+
+    async unmute(userId, input) {
+      const parsed = parseTarget(input);
+      if (!parsed.ok) return parsed;
+      await prisma.userMute.deleteMany({ where: { userId, target: parsed.value.target } });
+      return ok(await listMutes(userId));
+    },
+
+    mutes: listMutes,
+
+    async block(userId, input) {
+      const address = parseMessageAddress(input, self);
+      if (!address.ok) return refuse('INVALID_REQUEST', `Not a valid address: ${address.reason}.`);
+      const me = await ownAddress(userId);
+      if (!me)
+        return refuse('UNAUTHORIZED', 'Your account does not exist any more: sign in again.');
+      if (address.value === me) return refuse('INVALID_REQUEST', 'You cannot block yourself.');
+      const count = await prisma.userBlock.count({ where: { userId } });
+      if (count >= BLOCKS_MAX)
+        return refuse('INVALID_REQUEST', `You can block at most ${BLOCKS_MAX}.`);
+      await applyBlock(prisma, { userId, address: address.value, self, at: deps.clock.now() });
+      return ok(await listBlocks(userId));
+    },
+
+    async unblock(userId, input) {
+      const address = parseMessageAddress(input, self);
+      if (!address.ok) return refuse('INVALID_REQUEST', `Not a valid address: ${address.reason}.`);
+      await prisma.userBlock.deleteMany({ where: { userId, blockedAddress: address.value } });
+      return ok(await listBlocks(userId));
+    },
+
+    blocks: listBlocks,
+
+    async hiddenFor(userId) {
+      const [mutes, blocks] = await Promise.all([
+        prisma.userMute.findMany({ where: { userId }, select: { kind: true, target: true } }),
+        prisma.userBlock.findMany({ where: { userId }, select: { blockedAddress: true } }),
+      ]);
+      const people = new Set<string>();
+      const nodes = new Set<string>();
+      for (const m of mutes) (m.kind === 'node' ? nodes : people).add(m.target.toLowerCase());
+      for (const b of blocks) people.add(b.blockedAddress.toLowerCase());
+      return { people, nodes, empty: people.size === 0 && nodes.size === 0 };
+    },
+
+    async isBlockedBy(ownerId, address) {
+      const row = await prisma.userBlock.findFirst({
+        where: { userId: ownerId, blockedAddress: { equals: address, mode: 'insensitive' } },
+        select: { id: true },
+      });
+      return row !== null;
+    },
+
+    async blockersAmong(ownerIds, address) {
+      if (ownerIds.length === 0) return new Set();
+      const rows = await prisma.userBlock.findMany({
+        where: {
+          userId: { in: [...new Set(ownerIds)] },
+          blockedAddress: { equals: address, mode: 'insensitive' },
+        },
+        select: { userId: true },
+      });
+      return new Set(rows.map((r) => r.userId));
+    },
+  };
+}
+
+/** What a viewer is not shown: muted/blocked people and nodes, operator-muted nodes (swarm). */
+export interface ViewerFilter {
+  /** Whether a post (by its author, or its reposter) is left out for this viewer. */
+  hides(view: {
+    author: { handle: string; domain: string };
+    repostedBy?: { handle: string; domain: string } | null;
+  }): boolean;
+}
+
+/**
+ * The filter of one page view, from three lists: the viewer's mutes and blocks, the local
+ * people who blocked the viewer (their posts are not shown to them here), and, for the swarm
+ * timeline, the nodes the operator muted.
+ */
+export async function viewerFilter(
+  prisma: Db['prisma'],
+  input: { viewer: { id: string; handle: string } | null; self: string; operatorMutes: boolean },
+): Promise<ViewerFilter> {
+  const { viewer, self } = input;
+  const [mutes, blocks, blockers, nodeMutes] = await Promise.all([
+    viewer
+      ? prisma.userMute.findMany({
+          where: { userId: viewer.id },
+          select: { kind: true, target: true },
+        })
+      : [],
+    viewer
+      ? prisma.userBlock.findMany({
+          where: { userId: viewer.id },
+          select: { blockedAddress: true },
+        })
+      : [],
+    viewer
+      ? prisma.userBlock.findMany({
+          where: { blockedAddress: { equals: `${viewer.handle}@${self}`, mode: 'insensitive' } },
+          select: { user: { select: { handle: true } } },
+        })
+      : [],
+    input.operatorMutes ? prisma.nodeMute.findMany({ select: { domain: true } }) : [],
+  ]);
+  const people = new Set<string>();
+  const nodes = new Set<string>();
+  for (const m of mutes) (m.kind === 'node' ? nodes : people).add(m.target.toLowerCase());
+  for (const b of blocks) people.add(b.blockedAddress.toLowerCase());
+  for (const b of blockers) people.add(addressKey(b.user.handle, self));
+  for (const n of nodeMutes) nodes.add(n.domain.toLowerCase());
+  const set: HiddenSet = { people, nodes, empty: people.size === 0 && nodes.size === 0 };
+  return {
+    hides: (view) =>
+      isHidden(set, view.author) || (view.repostedBy ? isHidden(set, view.repostedBy) : false),
+  };
+}
