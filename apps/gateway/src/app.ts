@@ -21,6 +21,7 @@ import { healthRoutes } from './routes/health.routes.ts';
 import { NODE_KEY_PATH, infoRoutes } from './routes/info.routes.ts';
 import { interactionRoutes } from './routes/interactions.routes.ts';
 import { messageRoutes } from './routes/messages.routes.ts';
+import { ownershipRoutes } from './routes/ownership.routes.ts';
 import { mountReference } from './routes/reference.routes.ts';
 import { swarmRoutes } from './routes/swarm.routes.ts';
 
@@ -97,6 +98,8 @@ export function createGatewayApp(node: NodeContext) {
   app.use(SWARM_PATHS.replies, nodeSignature({ required: true }));
   app.use(SWARM_PATHS.messages, nodeSignature({ required: true }));
   app.use(SWARM_PATHS.messageReceipts, nodeSignature({ required: true }));
+  app.use(SWARM_PATHS.deletions, nodeSignature({ required: true }));
+  app.use(SWARM_PATHS.moves, nodeSignature({ required: true }));
   app.use(SWARM_PATHS.announce, nodeSignature({ required: false }));
   app.use(SWARM_PATHS.gossip, nodeSignature({ required: false }));
 
@@ -104,6 +107,7 @@ export function createGatewayApp(node: NodeContext) {
   app.route('/', swarmRoutes());
   app.route('/', interactionRoutes());
   app.route('/', messageRoutes());
+  app.route('/', ownershipRoutes());
   app.route('/', contentRoutes());
   app.route('/', adminRoutes());
   app.route('/', backupRoutes());

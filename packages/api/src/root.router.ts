@@ -1,3 +1,4 @@
+import { accountRouter } from './account.router.ts';
 import { adminRouter } from './admin.router.ts';
 import { authRouter } from './auth.router.ts';
 import { deliveriesRouter } from './deliveries.router.ts';
@@ -25,6 +26,7 @@ export const appRouter = router({
   interactions: interactionsRouter,
   deliveries: deliveriesRouter,
   messages: messagesRouter,
+  account: accountRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -143,6 +143,8 @@ export interface AccountService {
     key: KeyInput & { currentPassword: string },
   ): Promise<Result<KeyBackup, AuthError>>;
   keyBackup(userId: string): Promise<KeyBackup | null>;
+  /** The password again, before something irreversible (deleting the account); throttled like logins. */
+  confirmPassword(userId: string, password: string): Promise<Result<void, AuthError>>;
   settings(userId: string): Promise<Result<UserSettings, AuthError>>;
   updateSettings(userId: string, input: SettingsInput): Promise<Result<UserSettings, AuthError>>;
 }
@@ -320,6 +322,12 @@ export function createAccountService(deps: {
       if (!checked.ok) return checked;
       key = checked.value;
     }
+    // A deleted account's handle stays out of use for a while (docs/protocol.md "Deleting an account").
+    const reserved = await prisma.accountTombstone.findFirst({
+      where: { handle: handle.value, reservedUntil: { gt: deps.clock.now() } },
+      select: { handle: true },
+    });
+    if (reserved) return conflict(`The handle "${handle.value}" is taken.`);
     const refused = await input.charge?.();
     if (refused) return err(refused);
     const passwordHash = await hashPassword(input.password);
@@ -463,6 +471,21 @@ export function createAccountService(deps: {
         });
       });
       return ok({ endedSessions: ended.count });
+    },
+
+    async confirmPassword(userId, password) {
+      const owner = await prisma.user.findUnique({
+        where: { id: userId },
+        select: { handle: true, passwordHash: true },
+      });
+      if (!owner) return notFound();
+      const throttled = await throttle({ handle: owner.handle });
+      if (throttled) return err(throttled);
+      if (!(await verifyPassword(owner.passwordHash, String(password ?? '')))) {
+        return err({ code: 'WRONG_CREDENTIALS', message: 'The password is wrong.' });
+      }
+      await limits.reset(LOGIN_HANDLE_LIMIT, owner.handle);
+      return ok(undefined);
     },
 
     async registerKey(userId, input) {

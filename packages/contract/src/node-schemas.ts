@@ -12,7 +12,15 @@ import {
 } from './primitives.ts';
 
 /** Capabilities named by the spec, plus `messages` (DESIGN §3). Unknown values from peers are kept. */
-export const CAPABILITIES = ['handles', 'gossip', 'interactions', 'messages'] as const;
+export const CAPABILITIES = [
+  'handles',
+  'gossip',
+  'interactions',
+  'messages',
+  // Account ownership (docs/protocol.md): `POST /api/swarm/deletions` and `/api/swarm/moves`.
+  'deletions',
+  'moves',
+] as const;
 export type Capability = (typeof CAPABILITIES)[number];
 
 /** Swarm statistics (`GET /api/swarm/nodes`, `?stats=true` on info). */

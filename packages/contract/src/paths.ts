@@ -15,4 +15,7 @@ export const SWARM_PATHS = {
   /** Direct messages (extra endpoints, capability `messages`). */
   messages: '/api/swarm/messages',
   messageReceipts: '/api/swarm/messages/receipts',
+  /** Account ownership (extra endpoints, capabilities `deletions` and `moves`). */
+  deletions: '/api/swarm/deletions',
+  moves: '/api/swarm/moves',
 } as const;

@@ -29,6 +29,7 @@ import { createProfileService } from './profiles/index.ts';
 import { createNotificationService } from './notifications/index.ts';
 import { createDeliveryService } from './delivery/index.ts';
 import { createActionServices } from './actions/index.ts';
+import { createAccountOwnershipService, createInboundOwnershipService } from './ownership/index.ts';
 import { createMessageService } from './messages/index.ts';
 import {
   createFailureLog,
@@ -101,6 +102,15 @@ export async function createNodeContext(
     registry: swarm.registry,
     metrics,
   });
+  const actions = createActionServices({
+    db,
+    clock,
+    logger,
+    config,
+    peers,
+    delivery,
+    reads: { seen, reader },
+  });
   return {
     config,
     db,
@@ -123,14 +133,23 @@ export async function createNodeContext(
     profiles: createProfileService(reads),
     notifications: createNotificationService({ db, clock, config }),
     delivery,
-    actions: createActionServices({
+    actions,
+    ownership: createAccountOwnershipService({
       db,
       clock,
       logger,
       config,
       peers,
       delivery,
-      reads: { seen, reader },
+      posts: actions.posts,
+    }),
+    inboundOwnership: createInboundOwnershipService({
+      db,
+      peers,
+      clock,
+      logger,
+      config,
+      delivery,
     }),
     messages: createMessageService({
       db,

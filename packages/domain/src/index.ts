@@ -11,6 +11,7 @@ export * from './lifecycle.ts';
 export * from './logger.ts';
 export * from './media/index.ts';
 export * from './messages/index.ts';
+export * from './ownership/index.ts';
 export * from './node-context.ts';
 export * from './lifecycle.ts';
 export * from './node-info.service.ts';

@@ -10,6 +10,8 @@ export const ENABLED_CAPABILITIES: readonly Capability[] = [
   'gossip',
   'interactions',
   'messages',
+  'deletions',
+  'moves',
 ];
 
 export interface NodeInfoService {

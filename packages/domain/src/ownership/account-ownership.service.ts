@@ -1,0 +1,668 @@
+import { randomUUID } from 'node:crypto';
+import {
+  ARCHIVE_FORMAT,
+  ARCHIVE_LIMITS,
+  ARCHIVE_VERSION,
+  accountArchiveSchema,
+  deletionAction,
+  deletionBodySchema,
+  formatSwarmPostId,
+  formatTimestamp,
+  isWithinClockWindow,
+  moveBodySchema,
+  ok,
+  parseHandleAddress,
+  parseLocalHandle,
+  parseSwarmPostId,
+  swarmUserResponseSchema,
+  SWARM_PATHS,
+  uuidSchema,
+  verifyUserAction,
+  type AccountArchive,
+  type AccountArchiveContent,
+  type UserAction,
+} from '@swarm/contract';
+import type { Db } from '@swarm/db';
+import {
+  inTransaction,
+  refuse,
+  type ActionError,
+  type ActionOutcome,
+} from '../actions/action-support.ts';
+import type { PostActions } from '../actions/post-actions.service.ts';
+import type { Clock } from '../clock.ts';
+import type { NodeConfig } from '../config.ts';
+import type { DeliveryService } from '../delivery/index.ts';
+import type { Logger } from '../logger.ts';
+import { describePeerError, type PeerClient } from '../peers/index.ts';
+import { importDidKey } from '../security/key-cache.ts';
+import type { DeliveryView } from '../views/index.ts';
+import { holderDomains, withCapability } from './holders.ts';
+
+/**
+ * What a local user does with their account as a whole (issue #15, docs/protocol.md "Deleting
+ * posts and accounts", "Account archive", "Moving an account"): delete it, delete a post and tell
+ * the nodes holding copies, export it as one signed archive, import an archive here, and move
+ * here from the node it came from. Statements peers act on (deletions, moves) are prepared by
+ * the node and signed in the user's browser with their own key; the node checks them before it
+ * changes or sends anything.
+ */
+
+/** A handle of a deleted account stays out of use this long (docs/protocol.md). */
+export const HANDLE_RESERVED_MS = 365 * 24 * 3_600_000;
+
+/** What the browser signs: `userSignaturePayload({ action, targetDomain, body })`. */
+export interface PreparedStatement {
+  action: UserAction;
+  targetDomain: string;
+  body: Record<string, unknown>;
+}
+
+export interface SignedStatement {
+  body: Record<string, unknown>;
+  signature: string;
+}
+
+export interface NoticeReport {
+  /** Nodes the statement was sent to (outbox rows). */
+  told: string[];
+  /** Nodes that hold something but do not advertise the capability. */
+  skipped: string[];
+  deliveries: DeliveryView[];
+}
+
+export interface ImportInput {
+  /** The archive as uploaded (JSON text). */
+  archiveText: string;
+  /** The importer's proof of holding the archive's key: action `import`, this node, `{ archiveSignature }`. */
+  proof: string;
+  /** argon2id hash of the password (the one the key backup is encrypted with). */
+  passwordHash: string;
+}
+
+export interface AccountOwnershipService {
+  /** The statement to sign for deleting the account or one post. */
+  prepareDeletion(
+    userId: string,
+    input: { kind: 'account' } | { kind: 'post'; postId: string },
+  ): Promise<ActionOutcome<PreparedStatement>>;
+  /**
+   * Deletes the account here (posts, media, likes, reposts, follows, notifications, messages,
+   * sessions; counters of others set right), keeps its handle out of use, and sends the signed
+   * deletion to the nodes holding its content. The password is checked by the caller.
+   */
+  deleteAccount(
+    userId: string,
+    signed: SignedStatement | null,
+  ): Promise<ActionOutcome<NoticeReport>>;
+  /** Deletes a post here and, with a signed statement, tells the nodes holding a copy. */
+  deletePost(
+    userId: string,
+    postId: string,
+    signed: SignedStatement | null,
+  ): Promise<ActionOutcome<NoticeReport & { id: string }>>;
+  /** The archive to sign (action `export`, this node): everything of the account. */
+  prepareExport(userId: string): Promise<ActionOutcome<PreparedStatement>>;
+  /** Creates the archived account here, posts marked moved in; all or nothing. */
+  importArchive(input: ImportInput): Promise<ActionOutcome<{ handle: string; posts: number }>>;
+  /** The move statement to sign: from the node the account was imported from, to here. */
+  prepareMove(userId: string): Promise<ActionOutcome<PreparedStatement>>;
+  /** Sends the signed move to the old node and to the followers' nodes the archive named. */
+  move(userId: string, signed: SignedStatement): Promise<ActionOutcome<NoticeReport>>;
+}
+
+export interface AccountOwnershipDeps {
+  db: Db;
+  clock: Clock;
+  logger: Logger;
+  config: Pick<NodeConfig, 'domain'>;
+  peers: Pick<PeerClient, 'getJson'>;
+  delivery: DeliveryService;
+  posts: Pick<PostActions, 'delete'>;
+}
+
+/** Statements must be signed within this window of the node's clock (like prepared likes). */
+const SIGNED_WINDOW_MS = 5 * 60_000;
+
+const userSelect = {
+  id: true,
+  handle: true,
+  did: true,
+  movedFrom: true,
+  movedTo: true,
+} as const;
+
+export function createAccountOwnershipService(deps: AccountOwnershipDeps): AccountOwnershipService {
+  const { db, clock, logger, config, peers, delivery } = deps;
+  const prisma = db.prisma;
+  const self = config.domain;
+
+  async function loadUser(userId: string) {
+    const user = await prisma.user.findUnique({ where: { id: userId }, select: userSelect });
+    return user
+      ? ok(user)
+      : refuse('UNAUTHORIZED', 'Your account does not exist any more: sign in again.');
+  }
+
+  async function signedByDid(
+    did: string,
+    action: UserAction,
+    targetDomain: string,
+    body: unknown,
+  ): Promise<boolean> {
+    const key = await importDidKey(did);
+    if (!key.ok) return false;
+    return verifyUserAction({ publicKey: key.value, action, targetDomain, body });
+  }
+
+  /** Enqueues `body` for each domain in one transaction, then attempts them after the commit. */
+  async function send(
+    domains: readonly string[],
+    kind: 'delete-post' | 'delete-account' | 'move',
+    body: Record<string, unknown>,
+    interactionId: string,
+    createdById: string | null,
+    local?: (tx: Parameters<DeliveryService['enqueue']>[0]) => Promise<void>,
+  ): Promise<string[]> {
+    const written = await inTransaction<string[], never>(db, async (tx) => {
+      if (local) await local(tx);
+      const ids: string[] = [];
+      for (const targetDomain of domains) {
+        ids.push(
+          await delivery.enqueue(tx, { targetDomain, kind, body, interactionId, createdById }),
+        );
+      }
+      return ids;
+    });
+    return written.done ? written.value : [];
+  }
+
+  /** Checks a signed deletion statement against what was asked and the user's key. */
+  async function checkDeletion(
+    user: { handle: string; did: string | null },
+    signed: SignedStatement,
+    expected: { kind: 'account' } | { kind: 'post'; postId: string },
+  ): Promise<ActionError | null> {
+    const raw = { ...signed.body, signature: signed.signature };
+    const parsed = deletionBodySchema.safeParse(raw);
+    if (!parsed.success)
+      return { code: 'BAD_REQUEST', message: 'The signed deletion is malformed.' };
+    const d = parsed.data.deletion;
+    if (
+      d.kind !== expected.kind ||
+      d.actorHandle !== user.handle ||
+      d.actorNodeDomain !== self ||
+      d.did !== user.did ||
+      (expected.kind === 'post' && d.postId !== expected.postId)
+    ) {
+      return { code: 'BAD_REQUEST', message: 'The signed deletion is not the one asked for.' };
+    }
+    if (!isWithinClockWindow(d.timestamp, clock.now(), SIGNED_WINDOW_MS)) {
+      return { code: 'BAD_REQUEST', message: 'The signed deletion is out of date: try again.' };
+    }
+    if (!(await signedByDid(d.did, deletionAction(d.kind), self, raw))) {
+      return { code: 'FORBIDDEN', message: 'The deletion is not signed with your key.' };
+    }
+    return null;
+  }
+
+  async function tell(
+    domains: string[],
+    capability: 'deletions' | 'moves',
+  ): Promise<{ told: string[]; skipped: string[] }> {
+    return withCapability({ db, peers }, domains, capability);
+  }
+
+  return {
+    async prepareDeletion(userId, input) {
+      const user = await loadUser(userId);
+      if (!user.ok) return user;
+      if (!user.value.did) {
+        return refuse('BAD_REQUEST', 'Your account has no key, so it cannot sign a deletion.');
+      }
+      if (input.kind === 'post') {
+        if (!uuidSchema.safeParse(input.postId).success) {
+          return refuse('NOT_FOUND', `There is no post ${input.postId}.`);
+        }
+        const post = await prisma.post.findFirst({
+          where: { id: input.postId, authorId: userId, apId: null, deletedAt: null },
+          select: { id: true },
+        });
+        if (!post) return refuse('NOT_FOUND', `You have no post ${input.postId}.`);
+      }
+      const body = {
+        deletion: {
+          kind: input.kind,
+          actorHandle: user.value.handle,
+          actorNodeDomain: self,
+          did: user.value.did,
+          ...(input.kind === 'post' ? { postId: input.postId } : {}),
+          interactionId: randomUUID(),
+          timestamp: formatTimestamp(clock.now()),
+        },
+      };
+      return ok({ action: deletionAction(input.kind), targetDomain: self, body });
+    },
+
+    async deleteAccount(userId, signed) {
+      const loaded = await loadUser(userId);
+      if (!loaded.ok) return loaded;
+      const user = loaded.value;
+      if (user.did) {
+        if (!signed) {
+          return refuse(
+            'BAD_REQUEST',
+            'Sign the deletion with your key so other nodes can act on it.',
+          );
+        }
+        const bad = await checkDeletion(user, signed, { kind: 'account' });
+        if (bad) return { ok: false, reason: bad };
+      }
+      const holders = await prisma.$transaction((tx) => holderDomains(tx, { userId, self }));
+      const { told, skipped } =
+        user.did && signed ? await tell(holders, 'deletions') : { told: [], skipped: holders };
+      const body = signed ? { ...signed.body, signature: signed.signature } : {};
+      const interactionId = signed
+        ? String((signed.body.deletion as { interactionId?: unknown }).interactionId)
+        : randomUUID();
+      const now = clock.now();
+      const ids = await send(told, 'delete-account', body, interactionId, null, async (tx) => {
+        await eraseLocalUser(tx, userId);
+        await tx.accountTombstone.upsert({
+          where: { handle: user.handle },
+          create: {
+            handle: user.handle,
+            did: user.did,
+            deletedAt: now,
+            reservedUntil: new Date(now.getTime() + HANDLE_RESERVED_MS),
+          },
+          update: {
+            did: user.did,
+            deletedAt: now,
+            reservedUntil: new Date(now.getTime() + HANDLE_RESERVED_MS),
+          },
+        });
+      });
+      logger.info(
+        { handle: user.handle, told: told.length, skipped: skipped.length },
+        'account deleted',
+      );
+      return ok({ told, skipped, deliveries: await delivery.attempt(ids) });
+    },
+
+    async deletePost(userId, postId, signed) {
+      const loaded = await loadUser(userId);
+      if (!loaded.ok) return loaded;
+      const user = loaded.value;
+      if (signed) {
+        const bad = await checkDeletion(user, signed, { kind: 'post', postId });
+        if (bad) return { ok: false, reason: bad };
+      }
+      const deleted = await deps.posts.delete(userId, postId);
+      if (!deleted.ok) return deleted;
+      if (!signed) return ok({ id: deleted.value.id, told: [], skipped: [], deliveries: [] });
+      const holders = await prisma.$transaction((tx) =>
+        holderDomains(tx, { userId, self, postId }),
+      );
+      const { told, skipped } = await tell(holders, 'deletions');
+      const interactionId = String(
+        (signed.body.deletion as { interactionId?: unknown }).interactionId,
+      );
+      const body = { ...signed.body, signature: signed.signature };
+      const ids = await send(told, 'delete-post', body, interactionId, userId);
+      return ok({ id: deleted.value.id, told, skipped, deliveries: await delivery.attempt(ids) });
+    },
+
+    async prepareExport(userId) {
+      const user = await prisma.user.findUnique({ where: { id: userId } });
+      if (!user)
+        return refuse('UNAUTHORIZED', 'Your account does not exist any more: sign in again.');
+      if (!user.did || !user.encryptedKeyBackup) {
+        return refuse(
+          'BAD_REQUEST',
+          'Your account has no key backup yet, so it cannot be exported.',
+        );
+      }
+      const posts = await prisma.post.findMany({
+        where: { authorId: userId, apId: null, deletedAt: null, repostOfId: null },
+        orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+        take: ARCHIVE_LIMITS.posts,
+        include: {
+          media: { orderBy: { position: 'asc' } },
+          replyTo: { select: { id: true, apId: true } },
+        },
+      });
+      const person = (address: string, since: Date) => ({ address, since: formatTimestamp(since) });
+      const addressOfKey = (
+        key: string,
+        actor: { handle: string; nodeDomain: string } | null,
+        local: { handle: string } | null,
+      ) =>
+        local ? `${local.handle}@${self}` : actor ? `${actor.handle}@${actor.nodeDomain}` : key;
+      const [follows, followers, blocks] = await Promise.all([
+        prisma.follow.findMany({
+          where: { followerUserId: userId, state: 'accepted' },
+          take: ARCHIVE_LIMITS.people,
+          include: {
+            followeeUser: { select: { handle: true } },
+            followeeRemoteActor: { select: { handle: true, nodeDomain: true } },
+          },
+        }),
+        prisma.follow.findMany({
+          where: { followeeUserId: userId, state: 'accepted' },
+          take: ARCHIVE_LIMITS.people,
+          include: {
+            followerUser: { select: { handle: true } },
+            followerRemoteActor: { select: { handle: true, nodeDomain: true } },
+          },
+        }),
+        prisma.userBlock.findMany({ where: { userId }, take: ARCHIVE_LIMITS.people }),
+      ]);
+      const content: AccountArchiveContent = {
+        format: ARCHIVE_FORMAT,
+        version: ARCHIVE_VERSION,
+        exportedAt: formatTimestamp(clock.now()),
+        nodeDomain: self,
+        account: {
+          handle: user.handle,
+          did: user.did,
+          publicKey: user.publicKey,
+          displayName: user.displayName,
+          bio: user.bio,
+          avatarUrl: user.avatarUrl ?? '',
+          headerUrl: user.headerUrl ?? '',
+          website: user.website ?? '',
+          isBot: user.isBot,
+          isNsfw: user.isNsfw,
+          createdAt: formatTimestamp(user.createdAt),
+          encryptedKeyBackup: user.encryptedKeyBackup,
+        },
+        posts: posts.map((p) => ({
+          id: p.id,
+          content: p.content,
+          createdAt: formatTimestamp(p.createdAt),
+          isNsfw: p.isNsfw,
+          visibility: p.visibility,
+          replyTo: p.replyTo
+            ? (p.replyTo.apId ?? formatSwarmPostId({ domain: self, postId: p.replyTo.id }))
+            : null,
+          linkPreview: p.linkPreviewUrl
+            ? {
+                url: p.linkPreviewUrl,
+                title: p.linkPreviewTitle ?? '',
+                description: p.linkPreviewDescription ?? '',
+                image: p.linkPreviewImage ?? '',
+              }
+            : null,
+          media: p.media.map((m) => ({ url: m.url, mimeType: m.mimeType, altText: m.altText })),
+        })),
+        follows: follows
+          .filter((f) => f.followeeUser || f.followeeRemoteActor)
+          .map((f) =>
+            person(addressOfKey(f.followeeKey, f.followeeRemoteActor, f.followeeUser), f.createdAt),
+          ),
+        followers: followers
+          .filter((f) => f.followerUser || f.followerRemoteActor)
+          .map((f) =>
+            person(addressOfKey(f.followerKey, f.followerRemoteActor, f.followerUser), f.createdAt),
+          ),
+        mutes: [],
+        blocks: blocks
+          .map((b) => ({ address: b.blockedAddress, since: formatTimestamp(b.createdAt) }))
+          .filter((b) => parseHandleAddress(b.address).ok),
+      };
+      return ok({
+        action: 'export',
+        targetDomain: self,
+        body: content as unknown as Record<string, unknown>,
+      });
+    },
+
+    async importArchive(input) {
+      if (input.archiveText.length > ARCHIVE_LIMITS.bytes) {
+        return refuse('BAD_REQUEST', 'The archive is too large.');
+      }
+      let raw: unknown;
+      try {
+        raw = JSON.parse(input.archiveText);
+      } catch {
+        return refuse('BAD_REQUEST', 'The archive is not a JSON document.');
+      }
+      const parsed = accountArchiveSchema.safeParse(raw);
+      if (!parsed.success) {
+        const issue = parsed.error.issues[0];
+        return refuse(
+          'BAD_REQUEST',
+          `This is not an account archive of version ${ARCHIVE_VERSION}${issue ? ` (${issue.path.join('.') || 'document'}: ${issue.message})` : ''}.`,
+        );
+      }
+      const archive: AccountArchive = parsed.data;
+      // Tampering: the archive must verify, exactly as uploaded, with the key it names.
+      if (!(await signedByDid(archive.account.did, 'export', archive.nodeDomain, raw))) {
+        return refuse(
+          'BAD_REQUEST',
+          'The archive was changed after it was exported (its signature does not match): use the file as it was downloaded.',
+        );
+      }
+      // Ownership: the importer proves holding that key (decrypted from the backup in their browser).
+      const proofBody = { archiveSignature: archive.signature, signature: input.proof };
+      if (!(await signedByDid(archive.account.did, 'import', self, proofBody))) {
+        return refuse(
+          'FORBIDDEN',
+          'This archive belongs to another account: the import must be signed with the key inside it (check the password).',
+        );
+      }
+      const handle = parseLocalHandle(archive.account.handle);
+      if (!handle.ok) {
+        return refuse(
+          'BAD_REQUEST',
+          `The handle "${archive.account.handle}" cannot be used on this node.`,
+        );
+      }
+      const now = clock.now();
+      const [taken, tomb, sameDid] = await Promise.all([
+        prisma.user.findUnique({ where: { handle: handle.value }, select: { id: true } }),
+        prisma.accountTombstone.findFirst({
+          where: { handle: handle.value, reservedUntil: { gt: now } },
+        }),
+        prisma.user.findUnique({ where: { did: archive.account.did }, select: { handle: true } }),
+      ]);
+      if (sameDid) {
+        return refuse('CONFLICT', `This account is already here (as ${sameDid.handle}).`);
+      }
+      if (taken || (tomb && tomb.did !== archive.account.did)) {
+        return refuse('CONFLICT', `The handle "${handle.value}" is taken on this node.`);
+      }
+      const from = `${archive.account.handle}@${archive.nodeDomain}`;
+      const written = await inTransaction<number, ActionError>(db, async (tx) => {
+        const a = archive.account;
+        const user = await tx.user.create({
+          data: {
+            handle: handle.value,
+            displayName: a.displayName,
+            bio: a.bio,
+            avatarUrl: a.avatarUrl || null,
+            headerUrl: a.headerUrl || null,
+            website: a.website || null,
+            isBot: a.isBot,
+            isNsfw: a.isNsfw,
+            passwordHash: input.passwordHash,
+            did: a.did,
+            publicKey: a.publicKey,
+            encryptedKeyBackup: a.encryptedKeyBackup,
+            movedFrom: from,
+            createdAt: now,
+          },
+          select: { id: true },
+        });
+        if (tomb) await tx.accountTombstone.delete({ where: { handle: handle.value } });
+        // Old ids → new ids, for replies to one's own posts (the archive lists parents first).
+        const ids = new Map<string, string>();
+        let count = 0;
+        for (const post of archive.posts) {
+          const parent = post.replyTo ? parseSwarmPostId(post.replyTo) : null;
+          const replyToId =
+            parent?.ok && parent.value.domain === archive.nodeDomain
+              ? (ids.get(parent.value.postId) ?? null)
+              : post.replyTo
+                ? ((
+                    await tx.post.findUnique({
+                      where: { apId: post.replyTo },
+                      select: { id: true },
+                    })
+                  )?.id ?? null)
+                : null;
+          const created = await tx.post.create({
+            data: {
+              authorId: user.id,
+              content: post.content,
+              isNsfw: post.isNsfw,
+              visibility: post.visibility,
+              replyToId,
+              createdAt: new Date(post.createdAt),
+              movedFrom: formatSwarmPostId({ domain: archive.nodeDomain, postId: post.id }),
+              linkPreviewUrl: post.linkPreview?.url ?? null,
+              linkPreviewTitle: post.linkPreview?.title || null,
+              linkPreviewDescription: post.linkPreview?.description || null,
+              linkPreviewImage: post.linkPreview?.image || null,
+              media: {
+                create: post.media.map((m, position) => ({
+                  url: m.url,
+                  mimeType: m.mimeType,
+                  altText: m.altText,
+                  position,
+                })),
+              },
+            },
+            select: { id: true },
+          });
+          ids.set(post.id, created.id);
+          count++;
+        }
+        await tx.user.update({ where: { id: user.id }, data: { postsCount: count } });
+        for (const block of archive.blocks) {
+          await tx.userBlock.createMany({
+            data: [
+              { userId: user.id, blockedAddress: block.address, createdAt: new Date(block.since) },
+            ],
+            skipDuplicates: true,
+          });
+        }
+        return count;
+      });
+      if (!written.done) return { ok: false, reason: written.value };
+      logger.info({ handle: handle.value, from, posts: written.value }, 'account imported');
+      return ok({ handle: handle.value, posts: written.value });
+    },
+
+    async prepareMove(userId) {
+      const loaded = await loadUser(userId);
+      if (!loaded.ok) return loaded;
+      const user = loaded.value;
+      if (!user.movedFrom) {
+        return refuse(
+          'BAD_REQUEST',
+          'This account was not imported from another node, so there is nothing to move.',
+        );
+      }
+      if (!user.did) return refuse('BAD_REQUEST', 'Your account has no key to sign the move.');
+      const from = parseHandleAddress(user.movedFrom);
+      if (!from.ok) return refuse('BAD_REQUEST', 'The old address of this account is not valid.');
+      const body = {
+        move: {
+          did: user.did,
+          from: user.movedFrom,
+          to: `${user.handle}@${self}`,
+          interactionId: randomUUID(),
+          timestamp: formatTimestamp(clock.now()),
+        },
+      };
+      return ok({ action: 'move', targetDomain: from.value.domain, body });
+    },
+
+    async move(userId, signed) {
+      const loaded = await loadUser(userId);
+      if (!loaded.ok) return loaded;
+      const user = loaded.value;
+      if (!user.movedFrom || !user.did) {
+        return refuse(
+          'BAD_REQUEST',
+          'This account was not imported from another node, so there is nothing to move.',
+        );
+      }
+      const raw = { ...signed.body, signature: signed.signature };
+      const parsed = moveBodySchema.safeParse(raw);
+      if (!parsed.success) return refuse('BAD_REQUEST', 'The signed move is malformed.');
+      const m = parsed.data.move;
+      const from = parseHandleAddress(m.from);
+      if (
+        !from.ok ||
+        m.from !== user.movedFrom ||
+        m.to !== `${user.handle}@${self}` ||
+        m.did !== user.did
+      ) {
+        return refuse('BAD_REQUEST', 'The signed move is not the one asked for.');
+      }
+      if (!isWithinClockWindow(m.timestamp, clock.now(), SIGNED_WINDOW_MS)) {
+        return refuse('BAD_REQUEST', 'The signed move is out of date: try again.');
+      }
+      if (!(await signedByDid(m.did, 'move', from.value.domain, raw))) {
+        return refuse('FORBIDDEN', 'The move is not signed with your key.');
+      }
+      // The old node must still know the account under this key, or the move means nothing.
+      const old = await peers.getJson(
+        from.value.domain,
+        `${SWARM_PATHS.user(from.value.handle)}?limit=0`,
+        swarmUserResponseSchema,
+      );
+      if (!old.ok) {
+        const e = old.error;
+        if (e.kind === 'http' && e.status === 404) {
+          return refuse('NOT_FOUND', `${m.from} does not exist (any more).`);
+        }
+        return refuse(
+          'BAD_GATEWAY',
+          `${from.value.domain} cannot be asked: ${describePeerError(e)}.`,
+        );
+      }
+      if (old.value.profile.did !== m.did) {
+        return refuse('FORBIDDEN', `${m.from} is another account (it has another key).`);
+      }
+      // The old node marks the account moved and relays the statement to its followers' nodes.
+      const { told, skipped } = await tell([from.value.domain], 'moves');
+      const ids = await send(told, 'move', raw, m.interactionId, userId);
+      return ok({ told, skipped, deliveries: await delivery.attempt(ids) });
+    },
+  };
+}
+
+/**
+ * Removes a local user and everything of theirs, setting the counters of others right first:
+ * likes and reposts they gave, follows both ways, replies they wrote. The rows go with the user
+ * (foreign keys cascade); their copies elsewhere are the deletion statement's business.
+ */
+async function eraseLocalUser(tx: Parameters<DeliveryService['enqueue']>[0], userId: string) {
+  await tx.$executeRaw`
+    UPDATE posts SET likes_count = GREATEST(likes_count - 1, 0)
+    WHERE id IN (SELECT post_id FROM likes WHERE user_id = ${userId}::uuid)`;
+  await tx.$executeRaw`
+    UPDATE posts SET reposts_count = GREATEST(reposts_count - 1, 0)
+    WHERE id IN (SELECT post_id FROM reposts WHERE user_id = ${userId}::uuid)`;
+  await tx.$executeRaw`
+    UPDATE users SET followers_count = GREATEST(followers_count - 1, 0)
+    WHERE id IN (SELECT followee_user_id FROM follows
+                 WHERE follower_user_id = ${userId}::uuid AND followee_user_id IS NOT NULL)`;
+  await tx.$executeRaw`
+    UPDATE users SET following_count = GREATEST(following_count - 1, 0)
+    WHERE id IN (SELECT follower_user_id FROM follows
+                 WHERE followee_user_id = ${userId}::uuid AND follower_user_id IS NOT NULL)`;
+  await tx.$executeRaw`
+    UPDATE posts AS parent SET replies_count = GREATEST(parent.replies_count - per.n, 0)
+    FROM (SELECT reply_to_id, count(*)::int AS n FROM posts
+          WHERE author_id = ${userId}::uuid AND reply_to_id IS NOT NULL AND deleted_at IS NULL
+          GROUP BY reply_to_id) AS per
+    WHERE parent.id = per.reply_to_id AND parent.author_id IS DISTINCT FROM ${userId}::uuid`;
+  // Notifications of others about the user's posts, and of the user's own making.
+  await tx.notification.deleteMany({ where: { actorUserId: userId } });
+  await tx.user.delete({ where: { id: userId } });
+}

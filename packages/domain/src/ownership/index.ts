@@ -1,0 +1,3 @@
+export * from './account-ownership.service.ts';
+export * from './inbound-ownership.service.ts';
+export * from './holders.ts';
