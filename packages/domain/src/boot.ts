@@ -111,6 +111,24 @@ export async function createNodeContext(
     delivery,
     reads: { seen, reader },
   });
+  const inboundOwnership = createInboundOwnershipService({
+    db,
+    peers,
+    clock,
+    logger,
+    config,
+    delivery,
+  });
+  const ownership = createAccountOwnershipService({
+    db,
+    clock,
+    logger,
+    config,
+    peers,
+    delivery,
+    posts: actions.posts,
+    applyMove: inboundOwnership.move,
+  });
   return {
     config,
     db,
@@ -134,23 +152,8 @@ export async function createNodeContext(
     notifications: createNotificationService({ db, clock, config }),
     delivery,
     actions,
-    ownership: createAccountOwnershipService({
-      db,
-      clock,
-      logger,
-      config,
-      peers,
-      delivery,
-      posts: actions.posts,
-    }),
-    inboundOwnership: createInboundOwnershipService({
-      db,
-      peers,
-      clock,
-      logger,
-      config,
-      delivery,
-    }),
+    ownership,
+    inboundOwnership,
     messages: createMessageService({
       db,
       clock,

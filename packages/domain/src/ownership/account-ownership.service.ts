@@ -38,6 +38,7 @@ import { describePeerError, type PeerClient } from '../peers/index.ts';
 import { importDidKey } from '../security/key-cache.ts';
 import type { DeliveryView } from '../views/index.ts';
 import { holderDomains, withCapability } from './holders.ts';
+import type { InboundOwnershipService } from './inbound-ownership.service.ts';
 
 /**
  * What a local user does with their account as a whole (issue #15, docs/protocol.md "Deleting
@@ -119,6 +120,8 @@ export interface AccountOwnershipDeps {
   peers: Pick<PeerClient, 'getJson'>;
   delivery: DeliveryService;
   posts: Pick<PostActions, 'delete'>;
+  /** The receiver's handling of a move, applied to this node's own followers of the old address. */
+  applyMove: InboundOwnershipService['move'];
 }
 
 /** Statements must be signed within this window of the node's clock (like prepared likes). */
@@ -628,7 +631,11 @@ export function createAccountOwnershipService(deps: AccountOwnershipDeps): Accou
       if (old.value.profile.did !== m.did) {
         return refuse('FORBIDDEN', `${m.from} is another account (it has another key).`);
       }
-      // The old node marks the account moved and relays the statement to its followers' nodes.
+      // People here who follow the old address follow this account instead (as on any
+      // follower's node); then the old node marks the account moved and relays the statement
+      // to its followers' nodes.
+      const here = await deps.applyMove(self, parsed.data, raw);
+      if (!here.ok) return refuse('BAD_REQUEST', here.reason.message);
       const { told, skipped } = await tell([from.value.domain], 'moves');
       const ids = await send(told, 'move', raw, m.interactionId, userId);
       return ok({ told, skipped, deliveries: await delivery.attempt(ids) });

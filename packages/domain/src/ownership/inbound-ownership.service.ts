@@ -26,6 +26,7 @@ import {
   addFollow,
   removeFollow,
   upsertRemoteActor,
+  type FollowTarget,
   type Tx,
 } from '../interactions/interaction-effects.ts';
 import type { Logger } from '../logger.ts';
@@ -316,7 +317,19 @@ export function createInboundOwnershipService(deps: InboundOwnershipDeps): Inbou
       // Nothing here follows or hosts the account: accepted, nothing to do.
       if (!leavingHere && !actorId) return ok({ message: OWNERSHIP_MESSAGES.move });
       // The new node must hold the account under the same key.
-      if (to.value.domain !== self) {
+      let arrivedHere: { id: string } | null = null;
+      if (to.value.domain === self) {
+        arrivedHere = await prisma.user.findFirst({
+          where: { handle: to.value.handle.toLowerCase(), did: m.did },
+          select: { id: true },
+        });
+        if (!arrivedHere) {
+          return fail(
+            'FORBIDDEN',
+            `${m.to} does not hold this account: import the archive here first.`,
+          );
+        }
+      } else {
         const there = await peers.getJson(
           to.value.domain,
           `${SWARM_PATHS.user(to.value.handle)}?limit=0`,
@@ -346,17 +359,24 @@ export function createInboundOwnershipService(deps: InboundOwnershipDeps): Inbou
       const done = await run(async (tx) => {
         if (!(await claim(tx, source.value, m.interactionId, 'move'))) return;
         const at = clock.now();
-        const target = await upsertRemoteActor(
-          tx,
-          {
-            handle: to.value.handle,
-            domain: to.value.domain,
-            displayName: '',
-            avatarUrl: '',
-            bio: '',
-          },
-          { now: at, didToPin: m.did },
-        );
+        // The new address: a remote actor, or the imported account when it arrived here.
+        let target: FollowTarget;
+        if (arrivedHere) {
+          target = { kind: 'local', userId: arrivedHere.id };
+        } else {
+          const stored = await upsertRemoteActor(
+            tx,
+            {
+              handle: to.value.handle,
+              domain: to.value.domain,
+              displayName: '',
+              avatarUrl: '',
+              bio: '',
+            },
+            { now: at, didToPin: m.did },
+          );
+          target = { kind: 'remote', remoteActorId: stored.id, actorUrl: stored.actorUrl };
+        }
         if (leavingHere) {
           await tx.user.update({
             where: { id: localUser!.id },
@@ -405,13 +425,13 @@ export function createInboundOwnershipService(deps: InboundOwnershipDeps): Inbou
               displayName: user.displayName,
               avatarUrl: user.avatarUrl,
             },
-            followee: { kind: 'remote', remoteActorId: target.id, actorUrl: target.actorUrl },
-            state: 'pending',
+            followee: target,
+            state: target.kind === 'local' ? 'accepted' : 'pending',
             interactionId,
             at,
           });
           const timestamp = formatTimestamp(at);
-          if (added) {
+          if (added && target.kind === 'remote') {
             await delivery.enqueue(tx, {
               targetDomain: to.value.domain,
               kind: 'follow',
