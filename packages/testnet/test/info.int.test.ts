@@ -23,7 +23,7 @@ describe('GET /api/swarm/info', () => {
       publicKey: t.node.keys.publicKeyPem,
       userCount: 0,
       postCount: 0,
-      capabilities: ['handles', 'gossip', 'interactions', 'messages'],
+      capabilities: ['handles', 'gossip', 'interactions', 'messages', 'deletions', 'moves'],
     });
   });
 

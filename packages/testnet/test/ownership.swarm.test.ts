@@ -82,7 +82,7 @@ const user = (node: NetworkNode, handle: string) =>
 
 async function profileAnswer(node: NetworkNode, handle: string) {
   const res = await node.request(`${SWARM_PATHS.user(handle)}?limit=0`);
-  return { status: res.status, body: (await res.json()) as Record<string, any> };
+  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
 }
 
 beforeAll(async () => {
@@ -130,7 +130,7 @@ describe('moving an account', () => {
 
   it('refuses a tampered archive, an archive of another key, and changes nothing', async () => {
     const before = await beta.node.db.prisma.user.count();
-    const tampered = structuredClone(archive) as any;
+    const tampered = structuredClone(archive) as { posts: { content: string }[] };
     tampered.posts[0].content = 'not what alice wrote';
     const proof = await proofFor(alice.privateKey, archive, B);
     const anon = on(beta, null);

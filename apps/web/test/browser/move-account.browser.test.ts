@@ -79,7 +79,7 @@ describe('moving an account in a browser', () => {
     const file = await download;
     archivePath = (await file.path()) ?? '';
     await alice.page.getByText(/Archive saved: 1 post/).waitFor();
-    const archive = JSON.parse(await readFile(archivePath, 'utf8')) as Record<string, any>;
+    const archive = JSON.parse(await readFile(archivePath, 'utf8')) as Record<string, unknown>;
     expect(archive).toMatchObject({
       format: 'swarm-account-archive',
       version: 1,
