@@ -348,6 +348,34 @@ describe('moving an account', () => {
   });
 });
 
+describe('the endpoints at the front door', () => {
+  it('refuse unsigned and malformed requests with clear errors', async () => {
+    for (const path of [SWARM_PATHS.deletions, SWARM_PATHS.moves]) {
+      const unsigned = await gamma.request(path, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ move: {}, deletion: {}, signature: 'x' }),
+      });
+      expect(unsigned.status).toBe(401);
+      expect(((await unsigned.json()) as { code: string }).code).toBe('INVALID_SIGNATURE');
+      // Node-signed but malformed: 400 with zod's issues, nothing written.
+      const malformed = await alpha.node.peers.postJson(
+        C,
+        path,
+        { deletion: { kind: 'everything' }, move: { from: 'nobody' } },
+        interactionResponseSchema,
+      );
+      expect(!malformed.ok && malformed.error.kind === 'http' && malformed.error.status).toBe(400);
+    }
+  });
+
+  it('advertise the capabilities', async () => {
+    const res = await alpha.request(SWARM_PATHS.info);
+    const info = (await res.json()) as { capabilities: string[] };
+    expect(info.capabilities).toEqual(expect.arrayContaining(['deletions', 'moves']));
+  });
+});
+
 describe('deleting', () => {
   let dave: KeyedUser;
   let postId: string;
