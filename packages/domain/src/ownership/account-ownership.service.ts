@@ -1,25 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import {
-  ARCHIVE_FORMAT,
-  ARCHIVE_LIMITS,
-  ARCHIVE_VERSION,
-  accountArchiveSchema,
   deletionAction,
   deletionBodySchema,
-  formatSwarmPostId,
   formatTimestamp,
   isWithinClockWindow,
   moveBodySchema,
   ok,
   parseHandleAddress,
-  parseLocalHandle,
-  parseSwarmPostId,
   swarmUserResponseSchema,
   SWARM_PATHS,
   uuidSchema,
   verifyUserAction,
-  type AccountArchive,
-  type AccountArchiveContent,
   type UserAction,
 } from '@swarm/contract';
 import type { Db } from '@swarm/db';
@@ -37,6 +28,8 @@ import type { Logger } from '../logger.ts';
 import { describePeerError, type PeerClient } from '../peers/index.ts';
 import { importDidKey } from '../security/key-cache.ts';
 import type { DeliveryView } from '../views/index.ts';
+import { localUserCounterFixesSql } from '../persistence/ownership.sql.ts';
+import { createAccountArchives } from './account-archive.ts';
 import { holderDomains, withCapability } from './holders.ts';
 import type { InboundOwnershipService } from './inbound-ownership.service.ts';
 
@@ -216,6 +209,8 @@ export function createAccountOwnershipService(deps: AccountOwnershipDeps): Accou
     return withCapability({ db, peers }, domains, capability);
   }
 
+  const archives = createAccountArchives({ db, clock, logger, config, signedByDid });
+
   return {
     async prepareDeletion(userId, input) {
       const user = await loadUser(userId);
@@ -316,247 +311,8 @@ export function createAccountOwnershipService(deps: AccountOwnershipDeps): Accou
       return ok({ id: deleted.value.id, told, skipped, deliveries: await delivery.attempt(ids) });
     },
 
-    async prepareExport(userId) {
-      const user = await prisma.user.findUnique({ where: { id: userId } });
-      if (!user)
-        return refuse('UNAUTHORIZED', 'Your account does not exist any more: sign in again.');
-      if (!user.did || !user.encryptedKeyBackup) {
-        return refuse(
-          'BAD_REQUEST',
-          'Your account has no key backup yet, so it cannot be exported.',
-        );
-      }
-      const posts = await prisma.post.findMany({
-        where: { authorId: userId, apId: null, deletedAt: null, repostOfId: null },
-        orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
-        take: ARCHIVE_LIMITS.posts,
-        include: {
-          media: { orderBy: { position: 'asc' } },
-          replyTo: { select: { id: true, apId: true } },
-        },
-      });
-      const person = (address: string, since: Date) => ({ address, since: formatTimestamp(since) });
-      const addressOfKey = (
-        key: string,
-        actor: { handle: string; nodeDomain: string } | null,
-        local: { handle: string } | null,
-      ) =>
-        local ? `${local.handle}@${self}` : actor ? `${actor.handle}@${actor.nodeDomain}` : key;
-      const [follows, followers, blocks] = await Promise.all([
-        prisma.follow.findMany({
-          where: { followerUserId: userId, state: 'accepted' },
-          take: ARCHIVE_LIMITS.people,
-          include: {
-            followeeUser: { select: { handle: true } },
-            followeeRemoteActor: { select: { handle: true, nodeDomain: true } },
-          },
-        }),
-        prisma.follow.findMany({
-          where: { followeeUserId: userId, state: 'accepted' },
-          take: ARCHIVE_LIMITS.people,
-          include: {
-            followerUser: { select: { handle: true } },
-            followerRemoteActor: { select: { handle: true, nodeDomain: true } },
-          },
-        }),
-        prisma.userBlock.findMany({ where: { userId }, take: ARCHIVE_LIMITS.people }),
-      ]);
-      const content: AccountArchiveContent = {
-        format: ARCHIVE_FORMAT,
-        version: ARCHIVE_VERSION,
-        exportedAt: formatTimestamp(clock.now()),
-        nodeDomain: self,
-        account: {
-          handle: user.handle,
-          did: user.did,
-          publicKey: user.publicKey,
-          displayName: user.displayName,
-          bio: user.bio,
-          avatarUrl: user.avatarUrl ?? '',
-          headerUrl: user.headerUrl ?? '',
-          website: user.website ?? '',
-          isBot: user.isBot,
-          isNsfw: user.isNsfw,
-          createdAt: formatTimestamp(user.createdAt),
-          encryptedKeyBackup: user.encryptedKeyBackup,
-        },
-        posts: posts.map((p) => ({
-          id: p.id,
-          content: p.content,
-          createdAt: formatTimestamp(p.createdAt),
-          isNsfw: p.isNsfw,
-          visibility: p.visibility,
-          replyTo: p.replyTo
-            ? (p.replyTo.apId ?? formatSwarmPostId({ domain: self, postId: p.replyTo.id }))
-            : null,
-          linkPreview: p.linkPreviewUrl
-            ? {
-                url: p.linkPreviewUrl,
-                title: p.linkPreviewTitle ?? '',
-                description: p.linkPreviewDescription ?? '',
-                image: p.linkPreviewImage ?? '',
-              }
-            : null,
-          media: p.media.map((m) => ({ url: m.url, mimeType: m.mimeType, altText: m.altText })),
-        })),
-        follows: follows
-          .filter((f) => f.followeeUser || f.followeeRemoteActor)
-          .map((f) =>
-            person(addressOfKey(f.followeeKey, f.followeeRemoteActor, f.followeeUser), f.createdAt),
-          ),
-        followers: followers
-          .filter((f) => f.followerUser || f.followerRemoteActor)
-          .map((f) =>
-            person(addressOfKey(f.followerKey, f.followerRemoteActor, f.followerUser), f.createdAt),
-          ),
-        mutes: [],
-        blocks: blocks
-          .map((b) => ({ address: b.blockedAddress, since: formatTimestamp(b.createdAt) }))
-          .filter((b) => parseHandleAddress(b.address).ok),
-      };
-      return ok({
-        action: 'export',
-        targetDomain: self,
-        body: content as unknown as Record<string, unknown>,
-      });
-    },
-
-    async importArchive(input) {
-      if (input.archiveText.length > ARCHIVE_LIMITS.bytes) {
-        return refuse('BAD_REQUEST', 'The archive is too large.');
-      }
-      let raw: unknown;
-      try {
-        raw = JSON.parse(input.archiveText);
-      } catch {
-        return refuse('BAD_REQUEST', 'The archive is not a JSON document.');
-      }
-      const parsed = accountArchiveSchema.safeParse(raw);
-      if (!parsed.success) {
-        const issue = parsed.error.issues[0];
-        return refuse(
-          'BAD_REQUEST',
-          `This is not an account archive of version ${ARCHIVE_VERSION}${issue ? ` (${issue.path.join('.') || 'document'}: ${issue.message})` : ''}.`,
-        );
-      }
-      const archive: AccountArchive = parsed.data;
-      // Tampering: the archive must verify, exactly as uploaded, with the key it names.
-      if (!(await signedByDid(archive.account.did, 'export', archive.nodeDomain, raw))) {
-        return refuse(
-          'BAD_REQUEST',
-          'The archive was changed after it was exported (its signature does not match): use the file as it was downloaded.',
-        );
-      }
-      // Ownership: the importer proves holding that key (decrypted from the backup in their browser).
-      const proofBody = { archiveSignature: archive.signature, signature: input.proof };
-      if (!(await signedByDid(archive.account.did, 'import', self, proofBody))) {
-        return refuse(
-          'FORBIDDEN',
-          'This archive belongs to another account: the import must be signed with the key inside it (check the password).',
-        );
-      }
-      const handle = parseLocalHandle(archive.account.handle);
-      if (!handle.ok) {
-        return refuse(
-          'BAD_REQUEST',
-          `The handle "${archive.account.handle}" cannot be used on this node.`,
-        );
-      }
-      const now = clock.now();
-      const [taken, tomb, sameDid] = await Promise.all([
-        prisma.user.findUnique({ where: { handle: handle.value }, select: { id: true } }),
-        prisma.accountTombstone.findFirst({
-          where: { handle: handle.value, reservedUntil: { gt: now } },
-        }),
-        prisma.user.findUnique({ where: { did: archive.account.did }, select: { handle: true } }),
-      ]);
-      if (sameDid) {
-        return refuse('CONFLICT', `This account is already here (as ${sameDid.handle}).`);
-      }
-      if (taken || (tomb && tomb.did !== archive.account.did)) {
-        return refuse('CONFLICT', `The handle "${handle.value}" is taken on this node.`);
-      }
-      const from = `${archive.account.handle}@${archive.nodeDomain}`;
-      const written = await inTransaction<number, ActionError>(db, async (tx) => {
-        const a = archive.account;
-        const user = await tx.user.create({
-          data: {
-            handle: handle.value,
-            displayName: a.displayName,
-            bio: a.bio,
-            avatarUrl: a.avatarUrl || null,
-            headerUrl: a.headerUrl || null,
-            website: a.website || null,
-            isBot: a.isBot,
-            isNsfw: a.isNsfw,
-            passwordHash: input.passwordHash,
-            did: a.did,
-            publicKey: a.publicKey,
-            encryptedKeyBackup: a.encryptedKeyBackup,
-            movedFrom: from,
-            createdAt: now,
-          },
-          select: { id: true },
-        });
-        if (tomb) await tx.accountTombstone.delete({ where: { handle: handle.value } });
-        // Old ids → new ids, for replies to one's own posts (the archive lists parents first).
-        const ids = new Map<string, string>();
-        let count = 0;
-        for (const post of archive.posts) {
-          const parent = post.replyTo ? parseSwarmPostId(post.replyTo) : null;
-          const replyToId =
-            parent?.ok && parent.value.domain === archive.nodeDomain
-              ? (ids.get(parent.value.postId) ?? null)
-              : post.replyTo
-                ? ((
-                    await tx.post.findUnique({
-                      where: { apId: post.replyTo },
-                      select: { id: true },
-                    })
-                  )?.id ?? null)
-                : null;
-          const created = await tx.post.create({
-            data: {
-              authorId: user.id,
-              content: post.content,
-              isNsfw: post.isNsfw,
-              visibility: post.visibility,
-              replyToId,
-              createdAt: new Date(post.createdAt),
-              movedFrom: formatSwarmPostId({ domain: archive.nodeDomain, postId: post.id }),
-              linkPreviewUrl: post.linkPreview?.url ?? null,
-              linkPreviewTitle: post.linkPreview?.title || null,
-              linkPreviewDescription: post.linkPreview?.description || null,
-              linkPreviewImage: post.linkPreview?.image || null,
-              media: {
-                create: post.media.map((m, position) => ({
-                  url: m.url,
-                  mimeType: m.mimeType,
-                  altText: m.altText,
-                  position,
-                })),
-              },
-            },
-            select: { id: true },
-          });
-          ids.set(post.id, created.id);
-          count++;
-        }
-        await tx.user.update({ where: { id: user.id }, data: { postsCount: count } });
-        for (const block of archive.blocks) {
-          await tx.userBlock.createMany({
-            data: [
-              { userId: user.id, blockedAddress: block.address, createdAt: new Date(block.since) },
-            ],
-            skipDuplicates: true,
-          });
-        }
-        return count;
-      });
-      if (!written.done) return { ok: false, reason: written.value };
-      logger.info({ handle: handle.value, from, posts: written.value }, 'account imported');
-      return ok({ handle: handle.value, posts: written.value });
-    },
+    prepareExport: archives.prepareExport,
+    importArchive: archives.importArchive,
 
     async prepareMove(userId) {
       const loaded = await loadUser(userId);
@@ -649,26 +405,7 @@ export function createAccountOwnershipService(deps: AccountOwnershipDeps): Accou
  * (foreign keys cascade); their copies elsewhere are the deletion statement's business.
  */
 async function eraseLocalUser(tx: Parameters<DeliveryService['enqueue']>[0], userId: string) {
-  await tx.$executeRaw`
-    UPDATE posts SET likes_count = GREATEST(likes_count - 1, 0)
-    WHERE id IN (SELECT post_id FROM likes WHERE user_id = ${userId}::uuid)`;
-  await tx.$executeRaw`
-    UPDATE posts SET reposts_count = GREATEST(reposts_count - 1, 0)
-    WHERE id IN (SELECT post_id FROM reposts WHERE user_id = ${userId}::uuid)`;
-  await tx.$executeRaw`
-    UPDATE users SET followers_count = GREATEST(followers_count - 1, 0)
-    WHERE id IN (SELECT followee_user_id FROM follows
-                 WHERE follower_user_id = ${userId}::uuid AND followee_user_id IS NOT NULL)`;
-  await tx.$executeRaw`
-    UPDATE users SET following_count = GREATEST(following_count - 1, 0)
-    WHERE id IN (SELECT follower_user_id FROM follows
-                 WHERE followee_user_id = ${userId}::uuid AND follower_user_id IS NOT NULL)`;
-  await tx.$executeRaw`
-    UPDATE posts AS parent SET replies_count = GREATEST(parent.replies_count - per.n, 0)
-    FROM (SELECT reply_to_id, count(*)::int AS n FROM posts
-          WHERE author_id = ${userId}::uuid AND reply_to_id IS NOT NULL AND deleted_at IS NULL
-          GROUP BY reply_to_id) AS per
-    WHERE parent.id = per.reply_to_id AND parent.author_id IS DISTINCT FROM ${userId}::uuid`;
+  for (const fix of localUserCounterFixesSql) await tx.$executeRaw(fix(userId));
   // Notifications of others about the user's posts, and of the user's own making.
   await tx.notification.deleteMany({ where: { actorUserId: userId } });
   await tx.user.delete({ where: { id: userId } });

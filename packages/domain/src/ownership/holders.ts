@@ -1,7 +1,7 @@
 import { nodeInfoSchema, SWARM_PATHS, type Capability } from '@swarm/contract';
-import { Prisma } from '@swarm/db';
 import type { Tx } from '../interactions/interaction-effects.ts';
 import type { PeerClient } from '../peers/index.ts';
+import { followerDomainsSql, holderDomainsSql } from '../persistence/ownership.sql.ts';
 
 /** At most this many nodes are told of one deletion or move (the rest is logged). */
 export const HOLDERS_MAX = 1_000;
@@ -18,33 +18,9 @@ export async function holderDomains(
   tx: Tx,
   input: { userId: string; self: string; postId?: string },
 ): Promise<string[]> {
-  const post = input.postId
-    ? Prisma.sql`
-      UNION SELECT ra.node_domain FROM likes l JOIN remote_actors ra ON ra.id = l.remote_actor_id
-        WHERE l.post_id = ${input.postId}::uuid
-      UNION SELECT ra.node_domain FROM reposts r JOIN remote_actors ra ON ra.id = r.remote_actor_id
-        WHERE r.post_id = ${input.postId}::uuid
-      UNION SELECT ra.node_domain FROM posts p JOIN remote_actors ra ON ra.id = p.remote_author_id
-        WHERE p.reply_to_id = ${input.postId}::uuid
-      UNION SELECT ra.node_domain FROM posts me JOIN posts parent ON parent.id = me.reply_to_id
-        JOIN remote_actors ra ON ra.id = parent.remote_author_id
-        WHERE me.id = ${input.postId}::uuid`
-    : Prisma.empty;
-  const rows = await tx.$queryRaw<{ domain: string }[]>`
-    SELECT DISTINCT domain FROM (
-      SELECT ra.node_domain AS domain FROM follows f
-        JOIN remote_actors ra ON ra.id = f.follower_remote_actor_id
-        WHERE f.followee_user_id = ${input.userId}::uuid
-      UNION SELECT ra.node_domain FROM follows f
-        JOIN remote_actors ra ON ra.id = f.followee_remote_actor_id
-        WHERE f.follower_user_id = ${input.userId}::uuid
-      UNION SELECT target_domain FROM outbox_deliveries
-        WHERE created_by_id = ${input.userId}::uuid
-      ${post}
-    ) AS holders(domain)
-    WHERE domain <> ${input.self}
-    ORDER BY domain
-    LIMIT ${HOLDERS_MAX}`;
+  const rows = await tx.$queryRaw<{ domain: string }[]>(
+    holderDomainsSql(input.userId, input.self, input.postId ?? null, HOLDERS_MAX),
+  );
   return rows.map((r) => r.domain);
 }
 
@@ -53,12 +29,9 @@ export async function followerDomains(
   tx: Tx,
   input: { followeeKey: string; exclude: string[] },
 ): Promise<string[]> {
-  const rows = await tx.$queryRaw<{ domain: string }[]>`
-    SELECT DISTINCT ra.node_domain AS domain FROM follows f
-      JOIN remote_actors ra ON ra.id = f.follower_remote_actor_id
-      WHERE f.followee_key = ${input.followeeKey}
-    ORDER BY domain
-    LIMIT ${HOLDERS_MAX}`;
+  const rows = await tx.$queryRaw<{ domain: string }[]>(
+    followerDomainsSql(input.followeeKey, HOLDERS_MAX),
+  );
   return rows.map((r) => r.domain).filter((d) => !input.exclude.includes(d));
 }
 

@@ -33,6 +33,7 @@ import type { Logger } from '../logger.ts';
 import { describePeerError, type PeerClient } from '../peers/index.ts';
 import { importDidKey } from '../security/key-cache.ts';
 import { createUserDids } from '../security/user-dids.ts';
+import { remoteActorCounterFixesSql } from '../persistence/ownership.sql.ts';
 import { followerDomains } from './holders.ts';
 
 /**
@@ -155,13 +156,8 @@ export function createInboundOwnershipService(deps: InboundOwnershipDeps): Inbou
 
   /** Everything of a remote actor here, with the counters of local people set right. */
   async function eraseRemoteActor(tx: Tx, actorId: string, at: Date) {
-    await tx.$executeRaw`
-      UPDATE posts SET likes_count = GREATEST(likes_count - 1, 0)
-      WHERE id IN (SELECT post_id FROM likes WHERE remote_actor_id = ${actorId}::uuid)`;
+    for (const fix of remoteActorCounterFixesSql) await tx.$executeRaw(fix(actorId));
     await tx.like.deleteMany({ where: { remoteActorId: actorId } });
-    await tx.$executeRaw`
-      UPDATE posts SET reposts_count = GREATEST(reposts_count - 1, 0)
-      WHERE id IN (SELECT post_id FROM reposts WHERE remote_actor_id = ${actorId}::uuid)`;
     await tx.repost.deleteMany({ where: { remoteActorId: actorId } });
     const follows = await tx.follow.findMany({
       where: { OR: [{ followerRemoteActorId: actorId }, { followeeRemoteActorId: actorId }] },
