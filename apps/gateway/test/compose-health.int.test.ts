@@ -19,13 +19,11 @@ import {
   freePort,
   startNodeProcess,
   type NodeProcess,
-} from '../../../packages/testnet/src/node-process.ts';
-import {
   jsonLines,
   scratchDatabase,
   sql,
   startWebProcess,
-} from '../../../packages/testnet/src/ops-harness.ts';
+} from '@swarm/testnet';
 
 const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 const serverUrl = process.env.TEST_DATABASE_URL;
@@ -126,7 +124,7 @@ if (!serverUrl) {
       expect(migrate.code, migrate.output).toBe(0);
       ports.gateway = await freePort();
       ports.web = await freePort();
-      // compose: `node apps/gateway/dist/main.js` and `node apps/web/build/index.js`.
+      // compose: `node apps/gateway/dist/main.js` and `node apps/gateway/dist/main.js --web-only`.
       [gateway, web] = await Promise.all([
         startNodeProcess(composeEnv('gateway', ports.gateway), []),
         startWebProcess(composeEnv('web', ports.web)),

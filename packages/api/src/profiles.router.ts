@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { PROFILE_POSTS_LIMIT } from '@swarm/domain';
-import { unwrapRead, viewerOf } from './reads.edge.ts';
+import { viewerOf } from './reads.edge.ts';
+import { unwrap } from './refusals.ts';
 import { publicProcedure, router } from './trpc.ts';
 
 export const profilesRouter = router({
@@ -12,5 +13,5 @@ export const profilesRouter = router({
         limit: z.int().min(0).max(PROFILE_POSTS_LIMIT.max).optional(),
       }),
     )
-    .query(async ({ ctx, input }) => unwrapRead(await ctx.node.profiles.get(viewerOf(ctx), input))),
+    .query(async ({ ctx, input }) => unwrap(await ctx.node.profiles.get(viewerOf(ctx), input))),
 });

@@ -18,7 +18,7 @@ import {
   trpcFailure,
   type KeyedUser,
   type TestNode,
-} from '../../testnet/src/index.ts';
+} from './harness.ts';
 
 // messages.* through createCaller on one real node (database, sessions), every other node
 // down: bad inputs, envelopes that are not the caller's, messages between two people of this

@@ -1,12 +1,8 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { domainSchema, errorBody, errorBodySchema, uuidSchema } from '@swarm/contract';
-import { createAuthServices } from '@swarm/auth';
-import {
-  createRegistryAdminService,
-  postInputObject,
-  type ActionError,
-  type NodeContext,
-} from '@swarm/domain';
+import type { AccountService } from '@swarm/auth';
+import { postInputObject } from '@swarm/domain';
+import { refusal } from '../errors.ts';
 import { createRouter, jsonContent } from '../router.ts';
 
 // Operator endpoints under /api/swarm/admin/* (our extension, docs/protocol.md "Admin API"):
@@ -223,28 +219,13 @@ const routes = {
   }),
 };
 
-const registryAdmin = (node: NodeContext) => createRegistryAdminService(node);
-// Account creation keeps no state (login throttles are the web app's), so one per request is fine.
-const accounts = (node: NodeContext) =>
-  createAuthServices({ db: node.db, clock: node.clock }).accounts;
-
-/** A refused user action as the admin API answers it. */
-const ACTION_ERROR_HTTP = {
-  BAD_REQUEST: [400, 'INVALID_REQUEST'],
-  UNAUTHORIZED: [400, 'INVALID_REQUEST'],
-  FORBIDDEN: [400, 'INVALID_REQUEST'],
-  CONFLICT: [400, 'INVALID_REQUEST'],
-  NOT_FOUND: [404, 'POST_NOT_FOUND'],
-  BAD_GATEWAY: [502, 'PEER_UNAVAILABLE'],
-  GATEWAY_TIMEOUT: [504, 'PEER_TIMEOUT'],
-} as const satisfies Record<ActionError['code'], readonly [number, string]>;
-
-export function adminRoutes() {
+/** `accounts`: the node's account service, built once by the app's composition root. */
+export function adminRoutes(accounts: AccountService) {
   const app = createRouter();
 
   app.openapi(routes.listHandles, async (c) => {
     const { node: nodeDomain, limit } = c.req.valid('query');
-    const { total, handles } = await registryAdmin(c.get('node')).listHandles({
+    const { total, handles } = await c.get('node').registryAdmin.listHandles({
       ...(nodeDomain ? { nodeDomain } : {}),
       limit,
     });
@@ -255,7 +236,7 @@ export function adminRoutes() {
   });
 
   app.openapi(routes.listSeeds, async (c) => {
-    const seeds = await registryAdmin(c.get('node')).listSeeds();
+    const seeds = await c.get('node').registryAdmin.listSeeds();
     return c.json(
       { seeds: seeds.map((s) => ({ ...s, lastContactAt: iso(s.lastContactAt) })) },
       200,
@@ -264,16 +245,15 @@ export function adminRoutes() {
 
   app.openapi(routes.updateSeed, async (c) => {
     const { domain } = c.req.valid('param');
-    const seed = await registryAdmin(c.get('node')).setSeedEnabled(
-      domain,
-      c.req.valid('json').isEnabled,
-    );
+    const seed = await c
+      .get('node')
+      .registryAdmin.setSeedEnabled(domain, c.req.valid('json').isEnabled);
     if (!seed) return c.json(errorBody('NOT_FOUND', `${domain} is not a seed.`), 404);
     return c.json({ ...seed, lastContactAt: iso(seed.lastContactAt) }, 200);
   });
 
   app.openapi(routes.listBlocks, async (c) => {
-    const blocks = await registryAdmin(c.get('node')).listBlocks();
+    const blocks = await c.get('node').registryAdmin.listBlocks();
     return c.json(
       { blocks: blocks.map((b) => ({ ...b, createdAt: b.createdAt.toISOString() })) },
       200,
@@ -282,14 +262,14 @@ export function adminRoutes() {
 
   app.openapi(routes.block, async (c) => {
     const { domain, reason } = c.req.valid('json');
-    const blocked = await registryAdmin(c.get('node')).blockNode(domain, reason || undefined);
+    const blocked = await c.get('node').registryAdmin.blockNode(domain, reason || undefined);
     if (!blocked.ok) return c.json(errorBody('INVALID_REQUEST', blocked.reason), 400);
     return c.json({ ...blocked.value, createdAt: blocked.value.createdAt.toISOString() }, 200);
   });
 
   app.openapi(routes.unblock, async (c) => {
     const { domain } = c.req.valid('param');
-    if (!(await registryAdmin(c.get('node')).unblockNode(domain))) {
+    if (!(await c.get('node').registryAdmin.unblockNode(domain))) {
       return c.json(errorBody('NOT_FOUND', `${domain} is not blocked.`), 404);
     }
     return c.json({ success: true as const, message: `${domain} is no longer blocked.` }, 200);
@@ -327,18 +307,18 @@ export function adminRoutes() {
 
   app.openapi(routes.createUser, async (c) => {
     const { handle, displayName, password, admin } = c.req.valid('json');
-    const created = await accounts(c.get('node')).createUser({
+    const created = await accounts.createUser({
       handle,
       displayName,
       password,
       isAdmin: admin,
     });
     if (!created.ok) {
-      const taken = created.reason.code === 'CONFLICT';
-      return c.json(
-        errorBody(taken ? 'HANDLE_TAKEN' : 'INVALID_REQUEST', created.reason.message),
-        taken ? 409 : 400,
-      );
+      const { code, message, details } = created.reason;
+      // Without a key or a client address, creating can only be refused as invalid or taken.
+      return code === 'HANDLE_TAKEN'
+        ? refusal(c, { code, message })
+        : refusal(c, { code: 'INVALID_REQUEST', message, details });
     }
     const { user, generatedPassword } = created.value;
     return c.json(
@@ -366,8 +346,15 @@ export function adminRoutes() {
     const created = await node.actions.posts.create(author.id, input);
     if (!created.ok) {
       const { code, message } = created.reason;
-      const [status, errorCode] = ACTION_ERROR_HTTP[code];
-      return c.json(errorBody(errorCode, message), status);
+      switch (code) {
+        case 'INVALID_REQUEST':
+        case 'POST_NOT_FOUND':
+        case 'PEER_UNAVAILABLE':
+        case 'PEER_TIMEOUT':
+          return refusal(c, { code, message });
+        default: // the route declares no other answer (e.g. the author vanished meanwhile)
+          return refusal(c, { code: 'INVALID_REQUEST', message });
+      }
     }
     const { post, deliveries } = created.value;
     return c.json(
