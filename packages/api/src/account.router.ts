@@ -1,9 +1,7 @@
 import { z } from 'zod';
-import { ARCHIVE_LIMITS, signatureSchema } from '@swarm/contract';
+import { ARCHIVE_LIMITS, refuse, signatureSchema } from '@swarm/contract';
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH, hashPassword } from '@swarm/auth';
-import { TRPCError } from '@trpc/server';
-import { unwrapAuth } from './auth.router.ts';
-import { unwrapAction } from './posts.router.ts';
+import { unwrap } from './refusals.ts';
 import { protectedProcedure, publicProcedure, router } from './trpc.ts';
 
 // The account as a whole (issue #15; docs/protocol.md "Deleting posts and accounts", "Account
@@ -27,31 +25,27 @@ export const accountRouter = router({
       ]),
     )
     .mutation(async ({ ctx, input }) =>
-      unwrapAction(await ctx.node.ownership.prepareDeletion(ctx.user.id, input)),
+      unwrap(await ctx.node.ownership.prepareDeletion(ctx.user.id, input)),
     ),
 
   /** Deletes the account (password asked again); peers holding its content are told. */
   delete: protectedProcedure
     .input(z.object({ password, signed: signed.nullish() }))
     .mutation(async ({ ctx, input }) => {
-      unwrapAuth(await ctx.auth.accounts.confirmPassword(ctx.user.id, input.password));
-      return unwrapAction(
-        await ctx.node.ownership.deleteAccount(ctx.user.id, input.signed ?? null),
-      );
+      unwrap(await ctx.auth.accounts.confirmPassword(ctx.user.id, input.password));
+      return unwrap(await ctx.node.ownership.deleteAccount(ctx.user.id, input.signed ?? null));
     }),
 
   /** Deletes one's own post; with a signed statement the nodes holding a copy are told. */
   deletePost: protectedProcedure
     .input(z.object({ id: z.string().min(1).max(600), signed: signed.nullish() }))
     .mutation(async ({ ctx, input }) =>
-      unwrapAction(
-        await ctx.node.ownership.deletePost(ctx.user.id, input.id, input.signed ?? null),
-      ),
+      unwrap(await ctx.node.ownership.deletePost(ctx.user.id, input.id, input.signed ?? null)),
     ),
 
   /** The archive to sign (action `export`); the browser adds `signature` and saves the file. */
   prepareExport: protectedProcedure.mutation(async ({ ctx }) =>
-    unwrapAction(await ctx.node.ownership.prepareExport(ctx.user.id)),
+    unwrap(await ctx.node.ownership.prepareExport(ctx.user.id)),
   ),
 
   /**
@@ -69,12 +63,13 @@ export const accountRouter = router({
     )
     .mutation(async ({ ctx, input }) => {
       if (input.password.length < PASSWORD_MIN_LENGTH) {
-        throw new TRPCError({
-          code: 'BAD_REQUEST',
-          message: `Password needs at least ${PASSWORD_MIN_LENGTH} characters.`,
-        });
+        unwrap(
+          refuse('INVALID_REQUEST', `Password needs at least ${PASSWORD_MIN_LENGTH} characters.`, {
+            field: 'password',
+          }),
+        );
       }
-      return unwrapAction(
+      return unwrap(
         await ctx.node.ownership.importArchive({
           archiveText: input.archive,
           proof: input.proof,
@@ -85,13 +80,13 @@ export const accountRouter = router({
 
   /** The move statement to sign: from the node this account was imported from, to here. */
   prepareMove: protectedProcedure.mutation(async ({ ctx }) =>
-    unwrapAction(await ctx.node.ownership.prepareMove(ctx.user.id)),
+    unwrap(await ctx.node.ownership.prepareMove(ctx.user.id)),
   ),
 
   /** Sends the signed move to the old node (which tells the followers' nodes). */
   move: protectedProcedure
     .input(z.object({ signed }))
     .mutation(async ({ ctx, input }) =>
-      unwrapAction(await ctx.node.ownership.move(ctx.user.id, input.signed)),
+      unwrap(await ctx.node.ownership.move(ctx.user.id, input.signed)),
     ),
 });

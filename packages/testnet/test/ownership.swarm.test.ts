@@ -16,7 +16,7 @@ import {
   type KeyedUser,
   type NetworkNode,
   type TestNetwork,
-} from '../src/index.ts';
+} from './harness.ts';
 
 // Account ownership across three real gateways on the test network (HTTP-shaped links, real
 // node and user signatures): alice moves from alpha to beta while carol on gamma follows her;
@@ -130,8 +130,8 @@ describe('moving an account', () => {
 
   it('refuses a tampered archive, an archive of another key, and changes nothing', async () => {
     const before = await beta.node.db.prisma.user.count();
-    const tampered = structuredClone(archive) as { posts: { content: string }[] };
-    tampered.posts[0].content = 'not what alice wrote';
+    const tampered = structuredClone(archive) as unknown as { posts: { content: string }[] };
+    tampered.posts[0]!.content = 'not what alice wrote';
     const proof = await proofFor(alice.privateKey, archive, B);
     const anon = on(beta, null);
     const t = await trpcFailure(
@@ -481,8 +481,8 @@ describe('deleting', () => {
     ).toBe(0);
     expect((await user(gamma, 'carol'))?.followingCount).toBe(1);
     // The handle cannot be taken on alpha.
-    const { createAuthServices } = await import('@swarm/auth');
-    const auth = createAuthServices({ db: alpha.node.db, clock: alpha.node.clock });
+    const { authServicesOf } = await import('@swarm/auth');
+    const auth = authServicesOf(alpha.node);
     const signUp = await auth.accounts.signUp({
       handle: 'dave',
       displayName: 'Dave',

@@ -14,16 +14,12 @@ import {
   type UserAction,
 } from '@swarm/contract';
 import type { Db } from '@swarm/db';
-import {
-  inTransaction,
-  refuse,
-  type ActionError,
-  type ActionOutcome,
-} from '../actions/action-support.ts';
+import type { ActionOutcome } from '../actions/action-support.ts';
+import { inTransaction, refuse } from '../refusal.ts';
 import type { Clock } from '../clock.ts';
 import type { NodeConfig } from '../config.ts';
 import type { Logger } from '../logger.ts';
-import { checkKeyBackup } from '../security/key-backup.ts';
+import { checkKeyBackup } from '@swarm/contract';
 import type { ImportInput, PreparedStatement } from './account-ownership.service.ts';
 
 /**
@@ -58,7 +54,7 @@ export function createAccountArchives(deps: {
         return refuse('UNAUTHORIZED', 'Your account does not exist any more: sign in again.');
       if (!user.did || !user.encryptedKeyBackup) {
         return refuse(
-          'BAD_REQUEST',
+          'INVALID_REQUEST',
           'Your account has no key backup yet, so it cannot be exported.',
         );
       }
@@ -159,19 +155,19 @@ export function createAccountArchives(deps: {
 
     async importArchive(input) {
       if (input.archiveText.length > ARCHIVE_LIMITS.bytes) {
-        return refuse('BAD_REQUEST', 'The archive is too large.');
+        return refuse('INVALID_REQUEST', 'The archive is too large.');
       }
       let raw: unknown;
       try {
         raw = JSON.parse(input.archiveText);
       } catch {
-        return refuse('BAD_REQUEST', 'The archive is not a JSON document.');
+        return refuse('INVALID_REQUEST', 'The archive is not a JSON document.');
       }
       const parsed = accountArchiveSchema.safeParse(raw);
       if (!parsed.success) {
         const issue = parsed.error.issues[0];
         return refuse(
-          'BAD_REQUEST',
+          'INVALID_REQUEST',
           `This is not an account archive of version ${ARCHIVE_VERSION}${issue ? ` (${issue.path.join('.') || 'document'}: ${issue.message})` : ''}.`,
         );
       }
@@ -179,7 +175,7 @@ export function createAccountArchives(deps: {
       // Tampering: the archive must verify, exactly as uploaded, with the key it names.
       if (!(await signedByDid(archive.account.did, 'export', archive.nodeDomain, raw))) {
         return refuse(
-          'BAD_REQUEST',
+          'INVALID_REQUEST',
           'The archive was changed after it was exported (its signature does not match): use the file as it was downloaded.',
         );
       }
@@ -192,11 +188,12 @@ export function createAccountArchives(deps: {
         );
       }
       const backup = checkKeyBackup(archive.account.encryptedKeyBackup);
-      if (!backup.ok) return refuse('BAD_REQUEST', `The archive's key backup: ${backup.reason}`);
+      if (!backup.ok)
+        return refuse('INVALID_REQUEST', `The archive's key backup: ${backup.reason}`);
       const handle = parseLocalHandle(archive.account.handle);
       if (!handle.ok) {
         return refuse(
-          'BAD_REQUEST',
+          'INVALID_REQUEST',
           `The handle "${archive.account.handle}" cannot be used on this node.`,
         );
       }
@@ -209,13 +206,13 @@ export function createAccountArchives(deps: {
         prisma.user.findUnique({ where: { did: archive.account.did }, select: { handle: true } }),
       ]);
       if (sameDid) {
-        return refuse('CONFLICT', `This account is already here (as ${sameDid.handle}).`);
+        return refuse('KEY_CONFLICT', `This account is already here (as ${sameDid.handle}).`);
       }
       if (taken || (tomb && tomb.did !== archive.account.did)) {
-        return refuse('CONFLICT', `The handle "${handle.value}" is taken on this node.`);
+        return refuse('HANDLE_TAKEN', `The handle "${handle.value}" is taken on this node.`);
       }
       const from = `${archive.account.handle}@${archive.nodeDomain}`;
-      const written = await inTransaction<number, ActionError>(db, async (tx) => {
+      const written = await inTransaction<number>(db, async (tx) => {
         const a = archive.account;
         const user = await tx.user.create({
           data: {
@@ -291,7 +288,7 @@ export function createAccountArchives(deps: {
         }
         return count;
       });
-      if (!written.done) return { ok: false, reason: written.value };
+      if (!written.ok) return written;
       logger.info({ handle: handle.value, from, posts: written.value }, 'account imported');
       return ok({ handle: handle.value, posts: written.value });
     },

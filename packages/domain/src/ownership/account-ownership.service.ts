@@ -14,12 +14,8 @@ import {
   type UserAction,
 } from '@swarm/contract';
 import type { Db } from '@swarm/db';
-import {
-  inTransaction,
-  refuse,
-  type ActionError,
-  type ActionOutcome,
-} from '../actions/action-support.ts';
+import type { ActionOutcome } from '../actions/action-support.ts';
+import { inTransaction, refuse, type Refusal } from '../refusal.ts';
 import type { PostActions } from '../actions/post-actions.service.ts';
 import type { Clock } from '../clock.ts';
 import type { NodeConfig } from '../config.ts';
@@ -160,7 +156,7 @@ export function createAccountOwnershipService(deps: AccountOwnershipDeps): Accou
     createdById: string | null,
     local?: (tx: Parameters<DeliveryService['enqueue']>[0]) => Promise<void>,
   ): Promise<string[]> {
-    const written = await inTransaction<string[], never>(db, async (tx) => {
+    const written = await inTransaction<string[]>(db, async (tx) => {
       if (local) await local(tx);
       const ids: string[] = [];
       for (const targetDomain of domains) {
@@ -170,7 +166,8 @@ export function createAccountOwnershipService(deps: AccountOwnershipDeps): Accou
       }
       return ids;
     });
-    return written.done ? written.value : [];
+    if (!written.ok) throw new Error(written.reason.message);
+    return written.value;
   }
 
   /** Checks a signed deletion statement against what was asked and the user's key. */
@@ -178,11 +175,11 @@ export function createAccountOwnershipService(deps: AccountOwnershipDeps): Accou
     user: { handle: string; did: string | null },
     signed: SignedStatement,
     expected: { kind: 'account' } | { kind: 'post'; postId: string },
-  ): Promise<ActionError | null> {
+  ): Promise<Refusal | null> {
     const raw = { ...signed.body, signature: signed.signature };
     const parsed = deletionBodySchema.safeParse(raw);
     if (!parsed.success)
-      return { code: 'BAD_REQUEST', message: 'The signed deletion is malformed.' };
+      return { code: 'INVALID_REQUEST', message: 'The signed deletion is malformed.' };
     const d = parsed.data.deletion;
     if (
       d.kind !== expected.kind ||
@@ -191,10 +188,10 @@ export function createAccountOwnershipService(deps: AccountOwnershipDeps): Accou
       d.did !== user.did ||
       (expected.kind === 'post' && d.postId !== expected.postId)
     ) {
-      return { code: 'BAD_REQUEST', message: 'The signed deletion is not the one asked for.' };
+      return { code: 'INVALID_REQUEST', message: 'The signed deletion is not the one asked for.' };
     }
     if (!isWithinClockWindow(d.timestamp, clock.now(), SIGNED_WINDOW_MS)) {
-      return { code: 'BAD_REQUEST', message: 'The signed deletion is out of date: try again.' };
+      return { code: 'INVALID_REQUEST', message: 'The signed deletion is out of date: try again.' };
     }
     if (!(await signedByDid(d.did, deletionAction(d.kind), self, raw))) {
       return { code: 'FORBIDDEN', message: 'The deletion is not signed with your key.' };
@@ -216,17 +213,17 @@ export function createAccountOwnershipService(deps: AccountOwnershipDeps): Accou
       const user = await loadUser(userId);
       if (!user.ok) return user;
       if (!user.value.did) {
-        return refuse('BAD_REQUEST', 'Your account has no key, so it cannot sign a deletion.');
+        return refuse('INVALID_REQUEST', 'Your account has no key, so it cannot sign a deletion.');
       }
       if (input.kind === 'post') {
         if (!uuidSchema.safeParse(input.postId).success) {
-          return refuse('NOT_FOUND', `There is no post ${input.postId}.`);
+          return refuse('POST_NOT_FOUND', `There is no post ${input.postId}.`);
         }
         const post = await prisma.post.findFirst({
           where: { id: input.postId, authorId: userId, apId: null, deletedAt: null },
           select: { id: true },
         });
-        if (!post) return refuse('NOT_FOUND', `You have no post ${input.postId}.`);
+        if (!post) return refuse('POST_NOT_FOUND', `You have no post ${input.postId}.`);
       }
       const body = {
         deletion: {
@@ -249,7 +246,7 @@ export function createAccountOwnershipService(deps: AccountOwnershipDeps): Accou
       if (user.did) {
         if (!signed) {
           return refuse(
-            'BAD_REQUEST',
+            'INVALID_REQUEST',
             'Sign the deletion with your key so other nodes can act on it.',
           );
         }
@@ -320,13 +317,14 @@ export function createAccountOwnershipService(deps: AccountOwnershipDeps): Accou
       const user = loaded.value;
       if (!user.movedFrom) {
         return refuse(
-          'BAD_REQUEST',
+          'INVALID_REQUEST',
           'This account was not imported from another node, so there is nothing to move.',
         );
       }
-      if (!user.did) return refuse('BAD_REQUEST', 'Your account has no key to sign the move.');
+      if (!user.did) return refuse('INVALID_REQUEST', 'Your account has no key to sign the move.');
       const from = parseHandleAddress(user.movedFrom);
-      if (!from.ok) return refuse('BAD_REQUEST', 'The old address of this account is not valid.');
+      if (!from.ok)
+        return refuse('INVALID_REQUEST', 'The old address of this account is not valid.');
       const body = {
         move: {
           did: user.did,
@@ -345,13 +343,13 @@ export function createAccountOwnershipService(deps: AccountOwnershipDeps): Accou
       const user = loaded.value;
       if (!user.movedFrom || !user.did) {
         return refuse(
-          'BAD_REQUEST',
+          'INVALID_REQUEST',
           'This account was not imported from another node, so there is nothing to move.',
         );
       }
       const raw = { ...signed.body, signature: signed.signature };
       const parsed = moveBodySchema.safeParse(raw);
-      if (!parsed.success) return refuse('BAD_REQUEST', 'The signed move is malformed.');
+      if (!parsed.success) return refuse('INVALID_REQUEST', 'The signed move is malformed.');
       const m = parsed.data.move;
       const from = parseHandleAddress(m.from);
       if (
@@ -360,10 +358,10 @@ export function createAccountOwnershipService(deps: AccountOwnershipDeps): Accou
         m.to !== `${user.handle}@${self}` ||
         m.did !== user.did
       ) {
-        return refuse('BAD_REQUEST', 'The signed move is not the one asked for.');
+        return refuse('INVALID_REQUEST', 'The signed move is not the one asked for.');
       }
       if (!isWithinClockWindow(m.timestamp, clock.now(), SIGNED_WINDOW_MS)) {
-        return refuse('BAD_REQUEST', 'The signed move is out of date: try again.');
+        return refuse('INVALID_REQUEST', 'The signed move is out of date: try again.');
       }
       if (!(await signedByDid(m.did, 'move', from.value.domain, raw))) {
         return refuse('FORBIDDEN', 'The move is not signed with your key.');
@@ -377,10 +375,10 @@ export function createAccountOwnershipService(deps: AccountOwnershipDeps): Accou
       if (!old.ok) {
         const e = old.error;
         if (e.kind === 'http' && e.status === 404) {
-          return refuse('NOT_FOUND', `${m.from} does not exist (any more).`);
+          return refuse('USER_NOT_FOUND', `${m.from} does not exist (any more).`);
         }
         return refuse(
-          'BAD_GATEWAY',
+          'PEER_UNAVAILABLE',
           `${from.value.domain} cannot be asked: ${describePeerError(e)}.`,
         );
       }
@@ -391,7 +389,7 @@ export function createAccountOwnershipService(deps: AccountOwnershipDeps): Accou
       // follower's node); then the old node marks the account moved and relays the statement
       // to its followers' nodes.
       const here = await deps.applyMove(self, parsed.data, raw);
-      if (!here.ok) return refuse('BAD_REQUEST', here.reason.message);
+      if (!here.ok) return refuse('INVALID_REQUEST', here.reason.message);
       const { told, skipped } = await tell([from.value.domain], 'moves');
       const ids = await send(told, 'move', raw, m.interactionId, userId);
       return ok({ told, skipped, deliveries: await delivery.attempt(ids) });

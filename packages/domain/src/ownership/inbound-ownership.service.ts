@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import {
   deletionAction,
-  err,
   formatActorUrl,
   formatSwarmPostId,
   formatTimestamp,
@@ -13,7 +12,6 @@ import {
   SWARM_PATHS,
   verifyUserAction,
   type DeletionBody,
-  type ErrorCode,
   type MoveBody,
   type Result,
   type UserAction,
@@ -32,6 +30,7 @@ import {
 import type { Logger } from '../logger.ts';
 import { describePeerError, type PeerClient } from '../peers/index.ts';
 import { importDidKey } from '../security/key-cache.ts';
+import { refuse, type Refusal } from '../refusal.ts';
 import { createUserDids } from '../security/user-dids.ts';
 import { remoteActorCounterFixesSql } from '../persistence/ownership.sql.ts';
 import { followerDomains } from './holders.ts';
@@ -44,13 +43,10 @@ import { followerDomains } from './holders.ts';
  * transaction; deliveries they cause (relays, moved follows) go to the outbox, sent by its worker.
  */
 
-export interface OwnershipError {
-  code: Extract<
-    ErrorCode,
-    'INVALID_SIGNATURE' | 'FORBIDDEN' | 'USER_NOT_FOUND' | 'PEER_UNAVAILABLE'
-  >;
-  message: string;
-}
+/** The refusals a deletion or move can meet (the one error model, `refusal.ts`). */
+export type OwnershipError = Refusal<
+  'INVALID_SIGNATURE' | 'FORBIDDEN' | 'USER_NOT_FOUND' | 'PEER_UNAVAILABLE'
+>;
 
 export type OwnershipOutcome = Result<{ message: string }, OwnershipError>;
 
@@ -75,14 +71,7 @@ export const OWNERSHIP_MESSAGES = {
 
 const TX_OPTIONS = { maxWait: 15_000, timeout: 60_000 } as const;
 
-const fail = (code: OwnershipError['code'], message: string) =>
-  err<OwnershipError>({ code, message });
-
-class Refusal extends Error {
-  constructor(readonly failure: OwnershipError) {
-    super(failure.message);
-  }
-}
+const fail = (code: OwnershipError['code'], message: string) => refuse(code, message);
 
 export function createInboundOwnershipService(deps: InboundOwnershipDeps): InboundOwnershipService {
   const { db, peers, clock, logger, config, delivery } = deps;
@@ -104,14 +93,10 @@ export function createInboundOwnershipService(deps: InboundOwnershipDeps): Inbou
     return count === 1;
   }
 
+  /** The effects in one transaction (a long one: a move may rewrite many follows). */
   async function run(work: (tx: Tx) => Promise<void>): Promise<Result<void, OwnershipError>> {
-    try {
-      await prisma.$transaction(work, TX_OPTIONS);
-      return ok(undefined);
-    } catch (error) {
-      if (error instanceof Refusal) return err(error.failure);
-      throw error;
-    }
+    await prisma.$transaction(work, TX_OPTIONS);
+    return ok(undefined);
   }
 
   /** A remote post copy and what hangs on it here, removed as a deleted post is. */
