@@ -1,11 +1,7 @@
 import { TRPCError } from '@trpc/server';
 import { z } from 'zod';
 import { domainSchema, uuidSchema } from '@swarm/contract';
-import {
-  ADMIN_NODE_SORTS,
-  ADMIN_NODE_STATUSES,
-  createUserAdminService,
-} from '@swarm/domain';
+import { ADMIN_NODE_SORTS, ADMIN_NODE_STATUSES, createUserAdminService } from '@swarm/domain';
 import { humaneInput } from './input.ts';
 import { unwrap } from './refusals.ts';
 import { adminProcedure, router } from './trpc.ts';

@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { authServicesOf, type SessionUser } from '@swarm/auth';
-// Relative: @swarm/testnet depends on this package, so it is not one of its dependencies.
 import {
   TEST_NETWORK_ADMIN_TOKEN,
   createTestNetwork,

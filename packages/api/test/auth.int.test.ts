@@ -6,7 +6,6 @@ import {
   type AuthServices,
 } from '@swarm/auth';
 import { exportPublicKeyPem, generateSigningKeyPair, publicKeyToDidKey } from '@swarm/contract';
-// Relative: @swarm/testnet depends on this package, so it is not one of its dependencies.
 import { createTestNode, tokenCaller, trpcFailure, type TestNode } from './harness.ts';
 
 // Accounts and settings through the front door (createCaller) on a real node with its own

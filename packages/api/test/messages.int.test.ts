@@ -9,7 +9,6 @@ import {
   signReceipt,
   type MessageEnvelope,
 } from '@swarm/contract';
-// Relative: @swarm/testnet depends on this package, so it is not one of its dependencies.
 import {
   createTestNode,
   insertKeyedUser,

@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authServicesOf, type AuthServices, type SessionUser } from '@swarm/auth';
-// Relative: @swarm/testnet depends on this package, so it is not one of its dependencies.
 import {
   createTestNode,
   peersRefuseConnections,

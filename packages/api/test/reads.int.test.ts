@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authServicesOf, type AuthServices, type SessionUser } from '@swarm/auth';
 import type { PostView } from '@swarm/domain';
-// Relative: @swarm/testnet depends on this package, so it is not one of its dependencies.
 import {
   createTestNode,
   sessionUserOf,
