@@ -23,6 +23,7 @@ import { NODE_KEY_PATH, infoRoutes } from './routes/info.routes.ts';
 import { interactionRoutes } from './routes/interactions.routes.ts';
 import { messageRoutes } from './routes/messages.routes.ts';
 import { reportRoutes } from './routes/reports.routes.ts';
+import { ownershipRoutes } from './routes/ownership.routes.ts';
 import { mountReference } from './routes/reference.routes.ts';
 import { swarmRoutes } from './routes/swarm.routes.ts';
 
@@ -105,6 +106,8 @@ export function createGatewayApp(
   app.use(SWARM_PATHS.messages, nodeSignature({ required: true }));
   app.use(SWARM_PATHS.messageReceipts, nodeSignature({ required: true }));
   app.use(SWARM_PATHS.reports, nodeSignature({ required: true }));
+  app.use(SWARM_PATHS.deletions, nodeSignature({ required: true }));
+  app.use(SWARM_PATHS.moves, nodeSignature({ required: true }));
   app.use(SWARM_PATHS.announce, nodeSignature({ required: false }));
   app.use(SWARM_PATHS.gossip, nodeSignature({ required: false }));
 
@@ -113,6 +116,7 @@ export function createGatewayApp(
   app.route('/', interactionRoutes());
   app.route('/', messageRoutes());
   app.route('/', reportRoutes());
+  app.route('/', ownershipRoutes());
   app.route('/', contentRoutes());
   app.route('/', adminRoutes(auth.accounts));
   app.route('/', backupRoutes());

@@ -1,3 +1,4 @@
+import { accountRouter } from './account.router.ts';
 import { adminRouter } from './admin.router.ts';
 import { authRouter } from './auth.router.ts';
 import { deliveriesRouter } from './deliveries.router.ts';
@@ -27,6 +28,7 @@ export const appRouter = router({
   deliveries: deliveriesRouter,
   messages: messagesRouter,
   moderation: moderationRouter,
+  account: accountRouter,
 });
 
 export type AppRouter = typeof appRouter;

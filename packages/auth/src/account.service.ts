@@ -157,6 +157,8 @@ export interface AccountService {
     key: KeyInput & { currentPassword: string },
   ): Promise<Result<KeyBackup, Refusal>>;
   keyBackup(userId: string): Promise<KeyBackup | null>;
+  /** The password again, before something irreversible (deleting the account); throttled like logins. */
+  confirmPassword(userId: string, password: string): Promise<Result<void, Refusal>>;
   settings(userId: string): Promise<Result<UserSettings, Refusal>>;
   updateSettings(userId: string, input: SettingsInput): Promise<Result<UserSettings, Refusal>>;
 }
@@ -352,6 +354,14 @@ export function createAccountService(deps: {
       if (!checked.ok) return checked;
       key = checked.value;
     }
+    // A deleted account's handle stays out of use for a while (docs/protocol.md "Deleting an account").
+    const reserved = await prisma.accountTombstone.findFirst({
+      where: { handle: handle.value, reservedUntil: { gt: deps.clock.now() } },
+      select: { handle: true },
+    });
+    if (reserved) {
+      return refuse('HANDLE_TAKEN', `The handle "${handle.value}" is taken.`, { field: 'handle' });
+    }
     const refused = await input.charge?.();
     if (refused) return err(refused);
     const passwordHash = await hashPassword(input.password);
@@ -539,6 +549,21 @@ export function createAccountService(deps: {
         });
       });
       return ok({ endedSessions: ended.count });
+    },
+
+    async confirmPassword(userId, password) {
+      const owner = await prisma.user.findUnique({
+        where: { id: userId },
+        select: { handle: true, passwordHash: true },
+      });
+      if (!owner) return notFound();
+      const throttled = await throttle({ handle: owner.handle });
+      if (throttled) return err(throttled);
+      if (!(await verifyPassword(owner.passwordHash, String(password ?? '')))) {
+        return refuse('UNAUTHORIZED', 'The password is wrong.', { field: 'password' });
+      }
+      await limits.reset(LOGIN_HANDLE_LIMIT, owner.handle);
+      return ok(undefined);
     },
 
     async registerKey(userId, input) {

@@ -1,5 +1,10 @@
 import { z } from 'zod';
-import { authorHandleSchema, postIdSchema, remoteHandleSchema } from './ids.ts';
+import {
+  authorHandleSchema,
+  handleAddressSchema,
+  postIdSchema,
+  remoteHandleSchema,
+} from './ids.ts';
 import { domainSchema } from './node-domain.ts';
 import { encryptionKeySchema } from './message-schemas.ts';
 import type { Result } from './result.ts';
@@ -58,6 +63,15 @@ export const profileSchema = z.object({
   nodeDomain: domainSchema,
   did: optionalMember(didSchema),
   publicKey: optionalMember(z.string()),
+  /** The account moved (docs/protocol.md "Moving an account"): its new `handle@domain`. */
+  movedTo: z
+    .unknown()
+    .optional()
+    .transform((value) => {
+      const parsed = handleAddressSchema.safeParse(value);
+      return parsed.success ? parsed.data : undefined;
+    })
+    .pipe(z.string().optional()),
   /** Direct messages: the user's encryption key bound to `did`; a malformed one reads as absent. */
   encryptionKey: z
     .unknown()

@@ -17,6 +17,7 @@ export * from './crypto.ts';
 export * from './signing.ts';
 export * from './message-schemas.ts';
 export * from './moderation-schemas.ts';
+export * from './ownership-schemas.ts';
 export * from './message-crypto.ts';
 export * from './ops-schemas.ts';
 export * from './origin-profile.ts';

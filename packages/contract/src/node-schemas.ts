@@ -11,8 +11,20 @@ import {
   timestampSchema,
 } from './primitives.ts';
 
-/** Capabilities named by the spec, plus `messages` (DESIGN §3) and `reports` (issue #15). Unknown values from peers are kept. */
-export const CAPABILITIES = ['handles', 'gossip', 'interactions', 'messages', 'reports'] as const;
+/**
+ * Capabilities named by the spec, plus `messages` (DESIGN §3), `reports` and the account
+ * ownership endpoints `deletions` and `moves` (issue #15, docs/protocol.md). Unknown values from
+ * peers are kept.
+ */
+export const CAPABILITIES = [
+  'handles',
+  'gossip',
+  'interactions',
+  'messages',
+  'reports',
+  'deletions',
+  'moves',
+] as const;
 export type Capability = (typeof CAPABILITIES)[number];
 
 /** Swarm statistics (`GET /api/swarm/nodes`, `?stats=true` on info). */

@@ -17,4 +17,7 @@ export const SWARM_PATHS = {
   messageReceipts: '/api/swarm/messages/receipts',
   /** Forwarded moderation reports (extra endpoint, capability `reports`). */
   reports: '/api/swarm/reports',
+  /** Account ownership (extra endpoints, capabilities `deletions` and `moves`). */
+  deletions: '/api/swarm/deletions',
+  moves: '/api/swarm/moves',
 } as const;

@@ -186,6 +186,12 @@ export const USER_ACTIONS = [
   'message',
   'receipt',
   'encryption-key',
+  // Account ownership (docs/protocol.md): statements relayed to many nodes, signed once.
+  'delete-post',
+  'delete-account',
+  'move',
+  'export',
+  'import',
 ] as const;
 export type UserAction = (typeof USER_ACTIONS)[number];
 

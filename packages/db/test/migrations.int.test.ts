@@ -51,6 +51,7 @@ function engineFactory(db: Db) {
 
 const EXPECTED_TABLES = [
   '_prisma_migrations',
+  'account_tombstones',
   'admin_api_tokens',
   'audit_log',
   'follows',

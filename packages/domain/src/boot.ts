@@ -30,6 +30,7 @@ import { createProfileService } from './profiles/index.ts';
 import { createNotificationService } from './notifications/index.ts';
 import { createDeliveryService } from './delivery/index.ts';
 import { createActionServices } from './actions/index.ts';
+import { createAccountOwnershipService, createInboundOwnershipService } from './ownership/index.ts';
 import { createMessageService } from './messages/index.ts';
 import {
   createFailureLog,
@@ -132,6 +133,24 @@ export async function createNodeContext(
       registryAdmin.blockNode(domain, reason, createdById),
     onChange: () => shared.invalidations.publish(READS_TOPIC),
   });
+  const inboundOwnership = createInboundOwnershipService({
+    db,
+    peers,
+    clock,
+    logger,
+    config,
+    delivery,
+  });
+  const ownership = createAccountOwnershipService({
+    db,
+    clock,
+    logger,
+    config,
+    peers,
+    delivery,
+    posts: actions.posts,
+    applyMove: inboundOwnership.move,
+  });
   return {
     config,
     db,
@@ -157,6 +176,8 @@ export async function createNodeContext(
     delivery,
     actions,
     moderation,
+    ownership,
+    inboundOwnership,
     messages: createMessageService({
       db,
       clock,

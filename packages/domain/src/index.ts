@@ -13,6 +13,7 @@ export * from './logger.ts';
 export * from './media/index.ts';
 export * from './messages/index.ts';
 export * from './moderation/index.ts';
+export * from './ownership/index.ts';
 export * from './node-context.ts';
 export * from './node-info.service.ts';
 export * from './node-keys.service.ts';

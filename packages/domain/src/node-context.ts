@@ -16,6 +16,7 @@ import type { NotificationService } from './notifications/index.ts';
 import type { DeliveryService } from './delivery/index.ts';
 import type { ActionServices } from './actions/index.ts';
 import type { MessageService } from './messages/index.ts';
+import type { AccountOwnershipService, InboundOwnershipService } from './ownership/index.ts';
 import type { FailureLog, HealthService, NodeMetrics, RequestContext } from './ops/index.ts';
 import type { Invalidations, Limits } from './replicas/index.ts';
 import type { MediaProxyService } from './media/index.ts';
@@ -69,6 +70,10 @@ export interface NodeContext {
   messages: MessageService;
   /** Mutes and blocks, reports, registrations, suspension and the audit log (issue #15). */
   moderation: ModerationServices;
+  /** A user's account as a whole: delete, export, import, move (issue #15). */
+  ownership: AccountOwnershipService;
+  /** Deletions and moves other nodes relay here (docs/protocol.md). */
+  inboundOwnership: InboundOwnershipService;
   /** `/readyz` checks, and whether an error means the database is unreachable. */
   health: HealthService;
   /** Prometheus registry of this node (`/metrics`). */

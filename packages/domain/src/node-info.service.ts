@@ -11,6 +11,8 @@ export const ENABLED_CAPABILITIES: readonly Capability[] = [
   'interactions',
   'messages',
   'reports',
+  'deletions',
+  'moves',
 ];
 
 export interface NodeInfoService {

@@ -23,7 +23,15 @@ describe('GET /api/swarm/info', () => {
       publicKey: t.node.keys.publicKeyPem,
       userCount: 0,
       postCount: 0,
-      capabilities: ['handles', 'gossip', 'interactions', 'messages', 'reports'],
+      capabilities: [
+        'handles',
+        'gossip',
+        'interactions',
+        'messages',
+        'reports',
+        'deletions',
+        'moves',
+      ],
     });
   });
 

@@ -96,6 +96,7 @@ export const profileUserSelect = {
   createdAt: true,
   isBot: true,
   did: true,
+  movedTo: true,
   encryptionPublicKey: true,
   encryptionKeyCreatedAt: true,
   encryptionKeySignature: true,
@@ -150,6 +151,8 @@ export function toProfile(row: ProfileUserRow, node: NodeFacts): Profile {
     nodeDomain: node.domain,
     // Extra member (DESIGN §3): peers resolve the user's key from it to check user signatures.
     ...(row.did ? { did: row.did } : {}),
+    // Extra member (docs/protocol.md "Moving an account"): where the account lives now.
+    ...(row.movedTo ? { movedTo: row.movedTo } : {}),
     // Extra member (direct messages): the encryption key, bound to the did by the user's signature.
     ...(row.did &&
     row.encryptionPublicKey &&

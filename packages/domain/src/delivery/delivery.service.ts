@@ -45,7 +45,7 @@ import {
  */
 
 /** What the outbox carries: interactions, replies, direct messages and their receipts. */
-export type DeliveryKind = Exclude<UserAction, 'encryption-key'>;
+export type DeliveryKind = Exclude<UserAction, 'encryption-key' | 'export' | 'import'>;
 
 export interface DeliveryRequest {
   targetDomain: string;
@@ -148,6 +148,11 @@ export function pathOfDelivery(kind: DeliveryKind): string {
       return SWARM_PATHS.messages;
     case 'receipt':
       return SWARM_PATHS.messageReceipts;
+    case 'delete-post':
+    case 'delete-account':
+      return SWARM_PATHS.deletions;
+    case 'move':
+      return SWARM_PATHS.moves;
     default:
       return SWARM_PATHS.interaction(kind);
   }

@@ -114,7 +114,7 @@ export function createProfileService(deps: ProfileServiceDeps): ProfileService {
   ): Promise<Result<ProfilePage, ReadError>> {
     const user = await prisma.user.findUnique({
       where: { handle },
-      select: { id: true, isNsfw: true, ...profileUserSelect, ...ACCOUNT_FLAGS_SELECT },
+      select: { id: true, isNsfw: true, movedFrom: true, ...profileUserSelect, ...ACCOUNT_FLAGS_SELECT },
     });
     if (!user || isHiddenAccount(user))
       return readError('USER_NOT_FOUND', `There is no user ${handle} on this node.`);
@@ -147,6 +147,8 @@ export function createProfileService(deps: ProfileServiceDeps): ProfileService {
         postsCount: user.postsCount,
         createdAt: formatTimestamp(user.createdAt),
         did: user.did,
+        movedTo: user.movedTo,
+        movedFrom: user.movedFrom,
         isNsfw: user.isNsfw,
         isBot: user.isBot,
         viewer: viewer ? { isSelf: viewer.id === user.id, followState: state } : null,
@@ -222,6 +224,8 @@ export function createProfileService(deps: ProfileServiceDeps): ProfileService {
         postsCount: profile.postsCount,
         createdAt: profile.createdAt,
         did: pinned?.did ?? profile.did ?? null,
+        movedTo: profile.movedTo ?? null,
+        movedFrom: null,
         isNsfw: false, // the spec's profile carries no such flag
         isBot: profile.isBot,
         viewer: viewer ? { isSelf: false, followState: state } : null,

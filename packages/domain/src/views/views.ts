@@ -78,6 +78,10 @@ export interface ProfileView {
   postsCount: number;
   createdAt: string | null;
   did: string | null;
+  /** The account moved there (`handle@domain`), by a move signed with the user's key. */
+  movedTo: string | null;
+  /** Imported from there (`handle@domain`): this node holds the account now. */
+  movedFrom: string | null;
   isNsfw: boolean;
   isBot: boolean;
   /** Null when nobody is signed in. `followState` is `pending` until the remote node accepted. */

@@ -148,8 +148,16 @@ export class PostActions {
     this.busy = 'delete';
     this.failed = false;
     try {
-      await trpc.posts.delete.mutate({ id: post.id });
-      this.message = 'Post deleted.';
+      // Signed with the user's key, the deletion reaches the nodes holding a copy; without a
+      // key in this browser the post is deleted here only (and the message says so).
+      const signed = await trpc.account.prepareDeletion
+        .mutate({ kind: 'post', postId: post.id })
+        .then((prepared) => signPrepared(prepared))
+        .catch(() => null);
+      await trpc.account.deletePost.mutate({ id: post.id, signed });
+      this.message = signed
+        ? 'Post deleted.'
+        : 'Post deleted here; other nodes were not told (this browser has no key for you).';
       this.ondeleted?.(post.id);
     } catch (cause) {
       this.failed = true;

@@ -6,15 +6,20 @@ import type { Actions, PageServerLoad } from './$types';
 
 export const load: PageServerLoad = async ({ locals, url }) => {
   if (!locals.session) redirect(303, loginPath(url));
-  const [settings, messagePrivacy] = await Promise.all([
+  const [settings, messagePrivacy, account] = await Promise.all([
     locals.api.settings.get(),
     locals.api.messages
       .me()
       .then((me) => me.messagePrivacy)
       // The rest of the page still works if messages do not (the privacy form says so).
       .catch(() => null),
+    // Where the account came from or went (export / move / delete section).
+    locals.api.profiles
+      .get({ address: locals.session.user.handle, limit: 0 })
+      .then(({ profile }) => ({ movedFrom: profile.movedFrom, movedTo: profile.movedTo }))
+      .catch(() => ({ movedFrom: null, movedTo: null })),
   ]);
-  return { settings, messagePrivacy };
+  return { settings, messagePrivacy, account };
 };
 
 // The inputs each form shows errors next to (a refusal's `field`); others go on the form.

@@ -1,0 +1,120 @@
+import { Prisma } from '@swarm/db';
+import { sqlStatement } from './catalog.ts';
+
+// Account ownership (ownership/): which nodes hold something of a user, and the counter fixes
+// before a local user or a remote actor is erased (docs/protocol.md "Account ownership").
+
+const EXAMPLE_UUID = '00000000-0000-4000-8000-000000000000';
+
+/**
+ * Domains holding something of a local user: their remote followers' and followees' nodes, the
+ * nodes the outbox sent anything of theirs to, and for one post the nodes of those who liked,
+ * reposted or answered it and of the post it answers. Never `self`; at most `limit`.
+ */
+export const holderDomainsSql = sqlStatement(
+  'ownership.holder_domains',
+  [EXAMPLE_UUID, 'self.test', EXAMPLE_UUID as string | null, 1000],
+  (userId: string, self: string, postId: string | null, limit: number) => {
+    const post = postId
+      ? Prisma.sql`
+      UNION SELECT ra.node_domain FROM likes l JOIN remote_actors ra ON ra.id = l.remote_actor_id
+        WHERE l.post_id = ${postId}::uuid
+      UNION SELECT ra.node_domain FROM reposts r JOIN remote_actors ra ON ra.id = r.remote_actor_id
+        WHERE r.post_id = ${postId}::uuid
+      UNION SELECT ra.node_domain FROM posts p JOIN remote_actors ra ON ra.id = p.remote_author_id
+        WHERE p.reply_to_id = ${postId}::uuid
+      UNION SELECT ra.node_domain FROM posts me JOIN posts parent ON parent.id = me.reply_to_id
+        JOIN remote_actors ra ON ra.id = parent.remote_author_id
+        WHERE me.id = ${postId}::uuid`
+      : Prisma.empty;
+    return Prisma.sql`
+    SELECT DISTINCT domain FROM (
+      SELECT ra.node_domain AS domain FROM follows f
+        JOIN remote_actors ra ON ra.id = f.follower_remote_actor_id
+        WHERE f.followee_user_id = ${userId}::uuid
+      UNION SELECT ra.node_domain FROM follows f
+        JOIN remote_actors ra ON ra.id = f.followee_remote_actor_id
+        WHERE f.follower_user_id = ${userId}::uuid
+      UNION SELECT target_domain FROM outbox_deliveries
+        WHERE created_by_id = ${userId}::uuid
+      ${post}
+    ) AS holders(domain)
+    WHERE domain <> ${self}
+    ORDER BY domain
+    LIMIT ${limit}`;
+  },
+);
+
+/** The domains of the remote followers of an actor key (local user or remote actor). */
+export const followerDomainsSql = sqlStatement(
+  'ownership.follower_domains',
+  ['local:' + EXAMPLE_UUID, 1000],
+  (followeeKey: string, limit: number) => Prisma.sql`
+    SELECT DISTINCT ra.node_domain AS domain FROM follows f
+      JOIN remote_actors ra ON ra.id = f.follower_remote_actor_id
+      WHERE f.followee_key = ${followeeKey}
+    ORDER BY domain
+    LIMIT ${limit}`,
+);
+
+/** Before a local user goes: the counters their likes, reposts, follows and replies moved. */
+export const localUserCounterFixesSql = [
+  sqlStatement(
+    'ownership.erase_user_likes',
+    [EXAMPLE_UUID],
+    (userId: string) => Prisma.sql`
+    UPDATE posts SET likes_count = GREATEST(likes_count - 1, 0)
+    WHERE id IN (SELECT post_id FROM likes WHERE user_id = ${userId}::uuid)`,
+  ),
+  sqlStatement(
+    'ownership.erase_user_reposts',
+    [EXAMPLE_UUID],
+    (userId: string) => Prisma.sql`
+    UPDATE posts SET reposts_count = GREATEST(reposts_count - 1, 0)
+    WHERE id IN (SELECT post_id FROM reposts WHERE user_id = ${userId}::uuid)`,
+  ),
+  sqlStatement(
+    'ownership.erase_user_following',
+    [EXAMPLE_UUID],
+    (userId: string) => Prisma.sql`
+    UPDATE users SET followers_count = GREATEST(followers_count - 1, 0)
+    WHERE id IN (SELECT followee_user_id FROM follows
+                 WHERE follower_user_id = ${userId}::uuid AND followee_user_id IS NOT NULL)`,
+  ),
+  sqlStatement(
+    'ownership.erase_user_followers',
+    [EXAMPLE_UUID],
+    (userId: string) => Prisma.sql`
+    UPDATE users SET following_count = GREATEST(following_count - 1, 0)
+    WHERE id IN (SELECT follower_user_id FROM follows
+                 WHERE followee_user_id = ${userId}::uuid AND follower_user_id IS NOT NULL)`,
+  ),
+  sqlStatement(
+    'ownership.erase_user_replies',
+    [EXAMPLE_UUID],
+    (userId: string) => Prisma.sql`
+    UPDATE posts AS parent SET replies_count = GREATEST(parent.replies_count - per.n, 0)
+    FROM (SELECT reply_to_id, count(*)::int AS n FROM posts
+          WHERE author_id = ${userId}::uuid AND reply_to_id IS NOT NULL AND deleted_at IS NULL
+          GROUP BY reply_to_id) AS per
+    WHERE parent.id = per.reply_to_id AND parent.author_id IS DISTINCT FROM ${userId}::uuid`,
+  ),
+] as const;
+
+/** Before a remote actor's likes and reposts go: the counters of the posts they were on. */
+export const remoteActorCounterFixesSql = [
+  sqlStatement(
+    'ownership.erase_actor_likes',
+    [EXAMPLE_UUID],
+    (actorId: string) => Prisma.sql`
+      UPDATE posts SET likes_count = GREATEST(likes_count - 1, 0)
+      WHERE id IN (SELECT post_id FROM likes WHERE remote_actor_id = ${actorId}::uuid)`,
+  ),
+  sqlStatement(
+    'ownership.erase_actor_reposts',
+    [EXAMPLE_UUID],
+    (actorId: string) => Prisma.sql`
+      UPDATE posts SET reposts_count = GREATEST(reposts_count - 1, 0)
+      WHERE id IN (SELECT post_id FROM reposts WHERE remote_actor_id = ${actorId}::uuid)`,
+  ),
+] as const;

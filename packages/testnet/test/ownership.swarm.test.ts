@@ -1,0 +1,494 @@
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import {
+  SWARM_PATHS,
+  generateSigningKeyPair,
+  interactionResponseSchema,
+  publicKeyToDidKey,
+  signUserAction,
+  swarmUserResponseSchema,
+  type UserAction,
+} from '@swarm/contract';
+import {
+  createTestNetwork,
+  insertKeyedUser,
+  signedInCaller,
+  trpcFailure,
+  type KeyedUser,
+  type NetworkNode,
+  type TestNetwork,
+} from './harness.ts';
+
+// Account ownership across three real gateways on the test network (HTTP-shaped links, real
+// node and user signatures): alice moves from alpha to beta while carol on gamma follows her;
+// a forged move changes nothing; deletions of a post and of an account reach the nodes holding
+// copies; bad archives are refused with nothing written.
+
+const A = 'alpha.test';
+const B = 'beta.test';
+const C = 'gamma.test';
+const PASSWORD = 'correct horse battery';
+
+let net: TestNetwork;
+let alpha: NetworkNode;
+let beta: NetworkNode;
+let gamma: NetworkNode;
+let alice: KeyedUser;
+let carol: KeyedUser;
+
+// Three PGlite nodes on a shared, loaded machine: steps get time (behaviour, not speed, is tested).
+vi.setConfig({ testTimeout: 120_000, hookTimeout: 300_000 });
+
+const on = (node: NetworkNode, who: KeyedUser | null) =>
+  signedInCaller(node.node, who?.user ?? null);
+
+async function sign(
+  who: { privateKey: CryptoKey },
+  prepared: { action: UserAction; targetDomain: string; body: Record<string, unknown> },
+) {
+  return {
+    body: prepared.body,
+    signature: await signUserAction({ privateKey: who.privateKey, ...prepared }),
+  };
+}
+
+/** A keyed user with a key backup (what the browser uploaded at sign-up). */
+async function keyedWithBackup(node: NetworkNode, handle: string) {
+  const person = await insertKeyedUser(node.node, handle);
+  await node.node.db.prisma.user.update({
+    where: { id: person.user.id },
+    data: { encryptedKeyBackup: `{"backup-of":"${handle}"}` },
+  });
+  return person;
+}
+
+/** The archive as the browser makes it: the node's content, signed with the user's key. */
+async function exportArchive(node: NetworkNode, who: KeyedUser) {
+  const prepared = await on(node, who).account.prepareExport();
+  const signature = await signUserAction({ privateKey: who.privateKey, ...prepared });
+  return { ...prepared.body, signature } as Record<string, unknown> & { signature: string };
+}
+
+/** The importer's proof of holding the archive's key. */
+const proofFor = (key: CryptoKey, archive: { signature: string }, target: string) =>
+  signUserAction({
+    privateKey: key,
+    action: 'import',
+    targetDomain: target,
+    body: { archiveSignature: archive.signature },
+  });
+
+const user = (node: NetworkNode, handle: string) =>
+  node.node.db.prisma.user.findUnique({ where: { handle } });
+
+async function profileAnswer(node: NetworkNode, handle: string) {
+  const res = await node.request(`${SWARM_PATHS.user(handle)}?limit=0`);
+  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+}
+
+beforeAll(async () => {
+  net = await createTestNetwork({
+    nodes: [{ domain: A }, { domain: B }, { domain: C }],
+  });
+  alpha = net.node(A);
+  beta = net.node(B);
+  gamma = net.node(C);
+  await net.announceAll();
+  alice = await keyedWithBackup(alpha, 'alice');
+  carol = await insertKeyedUser(gamma.node, 'carol');
+});
+afterAll(() => net?.close());
+
+describe('moving an account', () => {
+  let archive: Record<string, unknown> & { signature: string };
+
+  it('carol on gamma follows alice on alpha; alice posts', async () => {
+    const followed = await on(gamma, carol).interactions.follow({ address: `alice@${A}` });
+    expect(followed.delivery?.status).toBe('delivered');
+    await on(alpha, alice).posts.create({ content: 'first from alpha' });
+    await on(alpha, alice).posts.create({ content: 'second from alpha' });
+    expect((await user(alpha, 'alice'))?.followersCount).toBe(1);
+  });
+
+  it('exports a signed archive with profile, posts, followers and the key backup', async () => {
+    archive = await exportArchive(alpha, alice);
+    expect(archive).toMatchObject({
+      format: 'swarm-account-archive',
+      version: 1,
+      nodeDomain: A,
+      account: {
+        handle: 'alice',
+        did: alice.user.did,
+        encryptedKeyBackup: '{"backup-of":"alice"}',
+      },
+      followers: [{ address: `carol@${C}` }],
+    });
+    expect((archive.posts as { content: string }[]).map((p) => p.content)).toEqual([
+      'first from alpha',
+      'second from alpha',
+    ]);
+  });
+
+  it('refuses a tampered archive, an archive of another key, and changes nothing', async () => {
+    const before = await beta.node.db.prisma.user.count();
+    const tampered = structuredClone(archive) as unknown as { posts: { content: string }[] };
+    tampered.posts[0]!.content = 'not what alice wrote';
+    const proof = await proofFor(alice.privateKey, archive, B);
+    const anon = on(beta, null);
+    const t = await trpcFailure(
+      anon.account.import({ archive: JSON.stringify(tampered), password: PASSWORD, proof }),
+    );
+    expect(t.code).toBe('BAD_REQUEST');
+    expect(t.message).toMatch(/changed after it was exported/);
+
+    const mallory = await generateSigningKeyPair();
+    const wrong = await trpcFailure(
+      anon.account.import({
+        archive: JSON.stringify(archive),
+        password: PASSWORD,
+        proof: await proofFor(mallory.privateKey, archive, B),
+      }),
+    );
+    expect(wrong.code).toBe('FORBIDDEN');
+    expect(wrong.message).toMatch(/belongs to another account/);
+
+    const garbage = await trpcFailure(
+      anon.account.import({ archive: '{"format":"zip"}', password: PASSWORD, proof }),
+    );
+    expect(garbage.code).toBe('BAD_REQUEST');
+    expect(await beta.node.db.prisma.user.count()).toBe(before);
+    expect(await beta.node.db.prisma.post.count({ where: { movedFrom: { not: null } } })).toBe(0);
+  });
+
+  it('refuses an import over an existing handle', async () => {
+    const erin = await keyedWithBackup(alpha, 'erin');
+    const erinArchive = await exportArchive(alpha, erin);
+    await insertKeyedUser(beta.node, 'erin');
+    const taken = await trpcFailure(
+      on(beta, null).account.import({
+        archive: JSON.stringify(erinArchive),
+        password: PASSWORD,
+        proof: await proofFor(erin.privateKey, erinArchive, B),
+      }),
+    );
+    expect(taken).toMatchObject({ code: 'CONFLICT' });
+    expect(taken.message).toMatch(/taken/);
+  });
+
+  it('a move before the import exists is refused by the old node', async () => {
+    // Signed by alice's real key, naming beta, which does not hold her account yet.
+    const body = {
+      move: {
+        did: alice.user.did,
+        from: `alice@${A}`,
+        to: `alice@${B}`,
+        interactionId: crypto.randomUUID(),
+        timestamp: new Date(net.clock.now()).toISOString(),
+      },
+    };
+    const signature = await signUserAction({
+      privateKey: alice.privateKey,
+      action: 'move',
+      targetDomain: A,
+      body,
+    });
+    const answer = await beta.node.peers.postJson(
+      A,
+      SWARM_PATHS.moves,
+      { ...body, signature },
+      interactionResponseSchema,
+    );
+    expect(answer.ok).toBe(false);
+    if (!answer.ok && answer.error.kind === 'http') {
+      expect(answer.error.status).toBe(404);
+      expect(answer.error.body?.error).toMatch(/import the account there first/);
+    }
+    expect((await user(alpha, 'alice'))?.movedTo).toBeNull();
+  });
+
+  it('imports on beta: same did and backup, posts keep their dates and are marked moved in', async () => {
+    const imported = await on(beta, null).account.import({
+      archive: JSON.stringify(archive),
+      password: PASSWORD,
+      proof: await proofFor(alice.privateKey, archive, B),
+    });
+    expect(imported).toEqual({ handle: 'alice', posts: 2 });
+    const row = await user(beta, 'alice');
+    expect(row).toMatchObject({ did: alice.user.did, movedFrom: `alice@${A}`, postsCount: 2 });
+    expect(row?.encryptedKeyBackup).toBe('{"backup-of":"alice"}');
+    const posts = await beta.node.db.prisma.post.findMany({
+      where: { authorId: row!.id },
+      orderBy: { createdAt: 'asc' },
+    });
+    const originals = archive.posts as { id: string; createdAt: string }[];
+    expect(posts.map((p) => p.createdAt.toISOString())).toEqual(originals.map((p) => p.createdAt));
+    // (the manual clock gives both the same millisecond: compare as sets)
+    expect(posts.map((p) => p.movedFrom).sort()).toEqual(
+      originals.map((p) => `swarm:${A}:${p.id}`).sort(),
+    );
+    // Again: the account is here already.
+    const again = await trpcFailure(
+      on(beta, null).account.import({
+        archive: JSON.stringify(archive),
+        password: PASSWORD,
+        proof: await proofFor(alice.privateKey, archive, B),
+      }),
+    );
+    expect(again.code).toBe('CONFLICT');
+  });
+
+  it('a forged move (another key) changes nothing on the old node or on a follower node', async () => {
+    const mallory = await generateSigningKeyPair();
+    const body = {
+      move: {
+        did: await publicKeyToDidKey(mallory.publicKey),
+        from: `alice@${A}`,
+        to: `alice@${B}`,
+        interactionId: crypto.randomUUID(),
+        timestamp: new Date(net.clock.now()).toISOString(),
+      },
+    };
+    const signature = await signUserAction({
+      privateKey: mallory.privateKey,
+      action: 'move',
+      targetDomain: A,
+      body,
+    });
+    // And one claiming alice's did but signed by mallory.
+    const claimed = {
+      move: { ...body.move, did: alice.user.did, interactionId: crypto.randomUUID() },
+    };
+    const claimedSig = await signUserAction({
+      privateKey: mallory.privateKey,
+      action: 'move',
+      targetDomain: A,
+      body: claimed,
+    });
+    for (const target of [A, C]) {
+      for (const forged of [
+        { ...body, signature },
+        { ...claimed, signature: claimedSig },
+      ]) {
+        const answer = await beta.node.peers.postJson(
+          target,
+          SWARM_PATHS.moves,
+          forged,
+          interactionResponseSchema,
+        );
+        expect(answer.ok).toBe(false);
+        if (!answer.ok && answer.error.kind === 'http') expect(answer.error.status).toBe(401);
+      }
+    }
+    // Through the front door of beta, a move signed by another key is refused before sending.
+    const prepared = await on(beta, {
+      user: { ...alice.user, id: (await user(beta, 'alice'))!.id },
+      privateKey: alice.privateKey,
+    }).account.prepareMove();
+    const forgedByBrowser = await sign({ privateKey: mallory.privateKey }, prepared);
+    const refused = await trpcFailure(
+      on(beta, {
+        user: { ...alice.user, id: (await user(beta, 'alice'))!.id },
+        privateKey: alice.privateKey,
+      }).account.move({ signed: forgedByBrowser }),
+    );
+    expect(refused.code).toBe('FORBIDDEN');
+    await net.processAll();
+    expect((await user(alpha, 'alice'))?.movedTo).toBeNull();
+    expect((await user(alpha, 'alice'))?.followersCount).toBe(1);
+    const follows = await gamma.node.db.prisma.follow.findMany({
+      where: { followerUserId: carol.user.id },
+    });
+    expect(follows.map((f) => f.followeeKey)).toEqual([`swarm://${A}/alice`]);
+  });
+
+  it('the signed move: alpha points to beta, carol on gamma now follows alice@beta, counts right', async () => {
+    const aliceOnBeta = {
+      user: { ...alice.user, id: (await user(beta, 'alice'))!.id },
+      privateKey: alice.privateKey,
+    };
+    const prepared = await on(beta, aliceOnBeta).account.prepareMove();
+    expect(prepared).toMatchObject({ action: 'move', targetDomain: A });
+    const result = await on(beta, aliceOnBeta).account.move({
+      signed: await sign(alice, prepared),
+    });
+    expect(result.told).toEqual([A]);
+    expect(result.deliveries.map((d) => d.status)).toEqual(['delivered']);
+    expect((await user(alpha, 'alice'))?.movedTo).toBe(`alice@${B}`);
+    // The old node's profile answer says where she went.
+    const old = await profileAnswer(alpha, 'alice');
+    expect(old.status).toBe(200);
+    expect(swarmUserResponseSchema.parse(old.body).profile.movedTo).toBe(`alice@${B}`);
+
+    // alpha relays to gamma; gamma moves carol's follow (follow beta, unfollow alpha).
+    await net.processAll();
+    await net.processAll();
+    const follows = await gamma.node.db.prisma.follow.findMany({
+      where: { followerUserId: carol.user.id },
+    });
+    expect(follows.map((f) => [f.followeeKey, f.state])).toEqual([
+      [`swarm://${B}/alice`, 'accepted'],
+    ]);
+    expect((await user(gamma, 'carol'))?.followingCount).toBe(1);
+    expect((await user(beta, 'alice'))?.followersCount).toBe(1);
+    expect((await user(alpha, 'alice'))?.followersCount).toBe(0);
+    const actor = await gamma.node.db.prisma.remoteActor.findUnique({
+      where: { actorUrl: `swarm://${A}/alice` },
+    });
+    expect(actor?.movedTo).toBe(`alice@${B}`);
+    // Carol sees it on alice's old profile, read through gamma.
+    const view = await on(gamma, carol).profiles.get({ address: `alice@${A}` });
+    expect(view.profile.movedTo).toBe(`alice@${B}`);
+    // The same statement again (a retry) changes nothing.
+    const repeat = await on(beta, aliceOnBeta).account.move({
+      signed: await sign(alice, await on(beta, aliceOnBeta).account.prepareMove()),
+    });
+    expect(repeat.deliveries.map((d) => d.status)).toEqual(['delivered']);
+    await net.processAll();
+    expect((await user(beta, 'alice'))?.followersCount).toBe(1);
+    expect((await user(gamma, 'carol'))?.followingCount).toBe(1);
+  });
+});
+
+describe('the endpoints at the front door', () => {
+  it('refuse unsigned and malformed requests with clear errors', async () => {
+    for (const path of [SWARM_PATHS.deletions, SWARM_PATHS.moves]) {
+      const unsigned = await gamma.request(path, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ move: {}, deletion: {}, signature: 'x' }),
+      });
+      expect(unsigned.status).toBe(401);
+      expect(((await unsigned.json()) as { code: string }).code).toBe('INVALID_SIGNATURE');
+      // Node-signed but malformed: 400 with zod's issues, nothing written.
+      const malformed = await alpha.node.peers.postJson(
+        C,
+        path,
+        { deletion: { kind: 'everything' }, move: { from: 'nobody' } },
+        interactionResponseSchema,
+      );
+      expect(!malformed.ok && malformed.error.kind === 'http' && malformed.error.status).toBe(400);
+    }
+  });
+
+  it('advertise the capabilities', async () => {
+    const res = await alpha.request(SWARM_PATHS.info);
+    const info = (await res.json()) as { capabilities: string[] };
+    expect(info.capabilities).toEqual(expect.arrayContaining(['deletions', 'moves']));
+  });
+});
+
+describe('deleting', () => {
+  let dave: KeyedUser;
+  let postId: string;
+
+  it('a deleted post reaches the node holding a copy; its likes go with it there', async () => {
+    dave = await keyedWithBackup(alpha, 'dave');
+    await on(gamma, carol).interactions.follow({ address: `dave@${A}` });
+    const { post } = await on(alpha, dave).posts.create({ content: 'soon gone' });
+    postId = post.id;
+    const remoteId = `swarm:${A}:${postId}`;
+    const prepared = await on(gamma, carol).interactions.prepare({
+      kind: 'like',
+      postId: remoteId,
+    });
+    if (prepared.local) throw new Error('expected a remote post');
+    await on(gamma, carol).interactions.like({
+      postId: remoteId,
+      signed: await sign(carol, prepared),
+    });
+    const copy = () => gamma.node.db.prisma.post.findUniqueOrThrow({ where: { apId: remoteId } });
+    expect((await copy()).deletedAt).toBeNull();
+
+    const statement = await on(alpha, dave).account.prepareDeletion({ kind: 'post', postId });
+    expect(statement.action).toBe('delete-post');
+    const deleted = await on(alpha, dave).account.deletePost({
+      id: postId,
+      signed: await sign(dave, statement),
+    });
+    expect(deleted.told).toEqual([C]);
+    expect(deleted.deliveries.map((d) => d.status)).toEqual(['delivered']);
+    expect((await copy()).deletedAt).not.toBeNull();
+    expect(await gamma.node.db.prisma.like.count({ where: { post: { apId: remoteId } } })).toBe(0);
+  });
+
+  it('a deletion signed by another key is refused and changes nothing', async () => {
+    const mallory = await generateSigningKeyPair();
+    const body = {
+      deletion: {
+        kind: 'account',
+        actorHandle: 'dave',
+        actorNodeDomain: A,
+        did: dave.user.did,
+        interactionId: crypto.randomUUID(),
+        timestamp: new Date(net.clock.now()).toISOString(),
+      },
+    };
+    const signature = await signUserAction({
+      privateKey: mallory.privateKey,
+      action: 'delete-account',
+      targetDomain: A,
+      body,
+    });
+    const answer = await alpha.node.peers.postJson(
+      C,
+      SWARM_PATHS.deletions,
+      { ...body, signature },
+      interactionResponseSchema,
+    );
+    expect(answer.ok).toBe(false);
+    if (!answer.ok && answer.error.kind === 'http') expect(answer.error.status).toBe(401);
+    // From a node that is not dave's: 403.
+    const honest = await signUserAction({
+      privateKey: dave.privateKey,
+      action: 'delete-account',
+      targetDomain: A,
+      body,
+    });
+    const relayed = await beta.node.peers.postJson(
+      C,
+      SWARM_PATHS.deletions,
+      { ...body, signature: honest },
+      interactionResponseSchema,
+    );
+    expect(!relayed.ok && relayed.error.kind === 'http' && relayed.error.status).toBe(403);
+    expect(
+      await gamma.node.db.prisma.follow.count({ where: { followeeKey: `swarm://${A}/dave` } }),
+    ).toBe(1);
+  });
+
+  it('deleting the account (password asked again) reaches the followers’ node; the handle stays reserved', async () => {
+    const wrong = await trpcFailure(
+      on(alpha, dave).account.delete({ password: 'not the password', signed: null }),
+    );
+    expect(wrong.code).toBe('UNAUTHORIZED');
+    // insertKeyedUser gives no password; set one.
+    const { hashPassword } = await import('@swarm/auth');
+    await alpha.node.db.prisma.user.update({
+      where: { id: dave.user.id },
+      data: { passwordHash: await hashPassword(PASSWORD) },
+    });
+    const statement = await on(alpha, dave).account.prepareDeletion({ kind: 'account' });
+    const done = await on(alpha, dave).account.delete({
+      password: PASSWORD,
+      signed: await sign(dave, statement),
+    });
+    expect(done.told).toEqual([C]);
+    expect(done.deliveries.map((d) => d.status)).toEqual(['delivered']);
+    expect(await user(alpha, 'dave')).toBeNull();
+    expect((await profileAnswer(alpha, 'dave')).status).toBe(404);
+    // gamma: carol no longer follows dave, her count is right.
+    expect(
+      await gamma.node.db.prisma.follow.count({ where: { followeeKey: `swarm://${A}/dave` } }),
+    ).toBe(0);
+    expect((await user(gamma, 'carol'))?.followingCount).toBe(1);
+    // The handle cannot be taken on alpha.
+    const { authServicesOf } = await import('@swarm/auth');
+    const auth = authServicesOf(alpha.node);
+    const signUp = await auth.accounts.signUp({
+      handle: 'dave',
+      displayName: 'Dave',
+      password: PASSWORD,
+    });
+    expect(signUp.ok).toBe(false);
+    if (!signUp.ok) expect(signUp.reason.message).toMatch(/taken/);
+  });
+});
