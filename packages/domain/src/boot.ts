@@ -25,7 +25,9 @@ import {
   createThreadService,
   type PeerReadOptions,
 } from './feeds/index.ts';
-import { createProfileService } from './profiles/index.ts';
+import { createFollowListService, createProfileService } from './profiles/index.ts';
+import { createLinkPreviewService } from './previews/index.ts';
+import { createSearchService } from './search/index.ts';
 import { createNotificationService } from './notifications/index.ts';
 import { createDeliveryService } from './delivery/index.ts';
 import { createActionServices } from './actions/index.ts';
@@ -93,6 +95,7 @@ export async function createNodeContext(
   // anonymous visitors on a budget (peers/visitor-fetch.ts).
   const visitors = createVisitorFetchGate({ peers, clock, logger });
   const reads = { db, clock, logger, config, peers, registry: swarm.registry, seen, visitors };
+  const profiles = createProfileService(reads);
   const delivery = createDeliveryService({
     db,
     peers,
@@ -120,7 +123,10 @@ export async function createNodeContext(
     content,
     feeds: createFeedService({ ...reads, content, reader }),
     threads: createThreadService(reads),
-    profiles: createProfileService(reads),
+    profiles,
+    followLists: createFollowListService(reads),
+    search: createSearchService({ db, config, profiles }),
+    linkPreviews: createLinkPreviewService({ peers, clock, logger, limits: shared.limits }),
     notifications: createNotificationService({ db, clock, config }),
     delivery,
     actions: createActionServices({
