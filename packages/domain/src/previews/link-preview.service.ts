@@ -1,4 +1,4 @@
-import { err, ok, type ErrorCode, type Result } from '@swarm/contract';
+import { err, isLoopbackDomain, ok, type ErrorCode, type Result } from '@swarm/contract';
 import type { Clock } from '../clock.ts';
 import type { Logger } from '../logger.ts';
 import { describePeerError, mediaTargetOf, type PeerClient } from '../peers/index.ts';
@@ -105,10 +105,7 @@ export function createLinkPreviewService(deps: LinkPreviewDeps): LinkPreviewServ
         logger.info({ url: url.href.slice(0, 300), why: describePeerError(error) }, 'link preview');
         switch (error.kind) {
           case 'blocked_address':
-            return fail(
-              'FORBIDDEN',
-              'That link points to a private or local address; this node does not fetch it.',
-            );
+            return fail('FORBIDDEN', PRIVATE_ADDRESS);
           case 'too_large':
             return fail(
               'PAYLOAD_TOO_LARGE',
@@ -179,8 +176,22 @@ function targetOf(raw: string): Result<URL, LinkPreviewError> {
     return fail('INVALID_REQUEST', 'Give one web address (https://…).');
   }
   const target = mediaTargetOf(text);
-  if (!target.ok) return fail('INVALID_REQUEST', `No preview for that link: ${target.reason}.`);
+  if (!target.ok) {
+    if (isLoopbackHost(text)) return fail('FORBIDDEN', PRIVATE_ADDRESS);
+    return fail('INVALID_REQUEST', `No preview for that link: ${target.reason}.`);
+  }
   return ok(target.value.url);
+}
+
+const PRIVATE_ADDRESS =
+  'That link points to a private or local address; this node does not fetch it.';
+
+function isLoopbackHost(raw: string): boolean {
+  try {
+    return isLoopbackDomain(new URL(raw).host);
+  } catch {
+    return false;
+  }
 }
 
 function nextHop(from: URL, location: string): Result<URL, LinkPreviewError> {
