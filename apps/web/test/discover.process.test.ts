@@ -51,7 +51,8 @@ async function admin(path: string, body: unknown) {
     headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
     body: JSON.stringify(body),
   });
-  if (response.status !== 201) throw new Error(`${path}: ${response.status} ${await response.text()}`);
+  if (response.status !== 201)
+    throw new Error(`${path}: ${response.status} ${await response.text()}`);
   return (await response.json()) as { post?: { id: string } };
 }
 
@@ -73,12 +74,20 @@ beforeAll(async () => {
   site.listen(sitePort, '127.0.0.1');
   await once(site, 'listening');
   siteBase = `http://127.0.0.1:${sitePort}`;
-  node = nodeOnPort({ dataDir: join(dataDir, 'node'), port: await freePort(), env: { ADMIN_TOKEN } });
+  node = nodeOnPort({
+    dataDir: join(dataDir, 'node'),
+    port: await freePort(),
+    env: { ADMIN_TOKEN },
+  });
   await node.start();
   await admin('/users', { handle: 'alice', password: PASSWORD, displayName: 'Alice Liddell' });
   await admin('/users', { handle: 'bob', password: PASSWORD });
   const first = await admin('/posts', { handle: 'alice', content: 'Gardening with #Plants today' });
-  await admin('/posts', { handle: 'bob', content: 'My #plants drink tea', replyToId: first.post!.id });
+  await admin('/posts', {
+    handle: 'bob',
+    content: 'My #plants drink tea',
+    replyToId: first.post!.id,
+  });
   await admin('/posts', { handle: 'bob', content: 'Unrelated words only' });
 
   const login = await fetch(`${node.url}/login`, {

@@ -36,7 +36,10 @@ export const postsRouter = router({
     .query(async ({ ctx, input }) => {
       const result = await ctx.node.linkPreviews.preview(ctx.user.id, input.url);
       if (result.ok) return result.value;
-      throw new TRPCError({ code: PREVIEW_CODE[result.reason.code], message: result.reason.message });
+      throw new TRPCError({
+        code: PREVIEW_CODE[result.reason.code],
+        message: result.reason.message,
+      });
     }),
 
   /**

@@ -7,7 +7,9 @@ export const searchRouter = router({
   /** People, posts and hashtags for one query (the results page's three tabs). */
   query: publicProcedure
     .input(z.object({ q: z.string().max(SEARCH_LIMITS.queryChars * 4) }))
-    .query(async ({ ctx, input }) => unwrapRead(await ctx.node.search.search(viewerOf(ctx), input))),
+    .query(async ({ ctx, input }) =>
+      unwrapRead(await ctx.node.search.search(viewerOf(ctx), input)),
+    ),
 
   /** A tag page: the public posts with `#tag` that this node holds, newest first. */
   tag: publicProcedure

@@ -32,7 +32,22 @@ function random(seed: number) {
   };
 }
 
-const SYLLABLES = ['ka', 'lo', 'mi', 'ne', 'ru', 'sa', 'te', 'vi', 'zo', 'pa', 'de', 'fu', 'gi', 'ho'];
+const SYLLABLES = [
+  'ka',
+  'lo',
+  'mi',
+  'ne',
+  'ru',
+  'sa',
+  'te',
+  'vi',
+  'zo',
+  'pa',
+  'de',
+  'fu',
+  'gi',
+  'ho',
+];
 
 function vocabulary(rand: () => number): string[] {
   const words = new Set<string>();
@@ -95,7 +110,9 @@ function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 }
 
-async function measure(run: (i: number) => Promise<unknown>): Promise<{ p50: number; p99: number; perSecond: number }> {
+async function measure(
+  run: (i: number) => Promise<unknown>,
+): Promise<{ p50: number; p99: number; perSecond: number }> {
   for (let i = 0; i < WARMUP; i++) await run(i);
   const times: number[] = [];
   const started = performance.now();
@@ -106,7 +123,11 @@ async function measure(run: (i: number) => Promise<unknown>): Promise<{ p50: num
   }
   const total = performance.now() - started;
   times.sort((a, b) => a - b);
-  return { p50: percentile(times, 50), p99: percentile(times, 99), perSecond: (QUERIES / total) * 1000 };
+  return {
+    p50: percentile(times, 50),
+    p99: percentile(times, 99),
+    perSecond: (QUERIES / total) * 1000,
+  };
 }
 
 async function benchOne(
@@ -164,7 +185,10 @@ async function benchOne(
       ...row('search (1 word, 2 words, 3-letter prefix)', found, true),
       note: `${POSTS} posts; people + posts + tags; vs baseline = p99 ratio`,
     },
-    { ...row('tag page (20 newest with #tag)', tagged, true), note: 'GIN on post_hashtags(content)' },
+    {
+      ...row('tag page (20 newest with #tag)', tagged, true),
+      note: 'GIN on post_hashtags(content)',
+    },
   ];
 }
 

@@ -94,7 +94,13 @@ describe('GET /api/swarm/users/[handle]/followers and /following', () => {
 
   it('refuses bad queries with 400 and unknown users with 404, never 500', async () => {
     const path = SWARM_PATHS.followers('bob');
-    for (const query of ['limit=-1', 'limit=abc', 'limit=1.5', 'cursor=%21%21', `cursor=${'a'.repeat(300)}`]) {
+    for (const query of [
+      'limit=-1',
+      'limit=abc',
+      'limit=1.5',
+      'cursor=%21%21',
+      `cursor=${'a'.repeat(300)}`,
+    ]) {
       const answer = await get(beta, `${path}?${query}`);
       expect(answer.status, query).toBe(400);
       expect(answer.body.code, query).toBe('INVALID_REQUEST');
@@ -131,14 +137,20 @@ describe('follower lists for people', () => {
     });
     expect(next.people.map((p) => p.address)).toEqual([`alice@${A}`]);
     expect(next.nextCursor).toBeNull();
-    expect((await trpcFailure(on(beta, null).profiles.followers({ address: 'bob', cursor: '!' }))).code).toBe('BAD_REQUEST');
-    expect((await trpcFailure(on(beta, null).profiles.followers({ address: 'nobody' }))).code).toBe('NOT_FOUND');
+    expect(
+      (await trpcFailure(on(beta, null).profiles.followers({ address: 'bob', cursor: '!' }))).code,
+    ).toBe('BAD_REQUEST');
+    expect((await trpcFailure(on(beta, null).profiles.followers({ address: 'nobody' }))).code).toBe(
+      'NOT_FOUND',
+    );
   });
 
   it('says the node is unavailable when it is down', async () => {
     net.network.drop(B);
     try {
-      const failure = await trpcFailure(on(alpha, alice).profiles.followers({ address: `bob@${B}` }));
+      const failure = await trpcFailure(
+        on(alpha, alice).profiles.followers({ address: `bob@${B}` }),
+      );
       expect(failure.code).toBe('BAD_GATEWAY');
       expect(failure.message).toContain(B);
     } finally {

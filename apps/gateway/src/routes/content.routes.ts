@@ -127,9 +127,7 @@ export function contentRoutes() {
 
   app.openapi(getFollowers, async (c) => {
     const { handle } = c.req.valid('param');
-    const result = await c
-      .get('node')
-      .followLists.serve('followers', handle, c.req.valid('query'));
+    const result = await c.get('node').followLists.serve('followers', handle, c.req.valid('query'));
     if (!result.ok) return notFound(c, result.reason);
     const { entries, ...rest } = result.value;
     return c.json({ followers: entries, ...rest }, 200);
@@ -137,9 +135,7 @@ export function contentRoutes() {
 
   app.openapi(getFollowing, async (c) => {
     const { handle } = c.req.valid('param');
-    const result = await c
-      .get('node')
-      .followLists.serve('following', handle, c.req.valid('query'));
+    const result = await c.get('node').followLists.serve('following', handle, c.req.valid('query'));
     if (!result.ok) return notFound(c, result.reason);
     const { entries, ...rest } = result.value;
     return c.json({ following: entries, ...rest }, 200);

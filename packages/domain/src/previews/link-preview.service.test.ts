@@ -107,7 +107,10 @@ describe('link previews', () => {
         new Response(null, { status: 302, headers: { location: 'https://inside.example/' } }),
     });
     const moved = await previews.preview('u1', 'https://news.example/old');
-    expect(moved).toMatchObject({ ok: true, value: { url: 'https://news.example/old', title: 'Moved here' } });
+    expect(moved).toMatchObject({
+      ok: true,
+      value: { url: 'https://news.example/old', title: 'Moved here' },
+    });
     const sneaky = await previews.preview('u1', 'https://news.example/sneaky');
     expect(sneaky).toMatchObject({ ok: false, reason: { code: 'FORBIDDEN' } });
     expect(sent).not.toContain('https://inside.example/');
@@ -127,7 +130,11 @@ describe('link previews', () => {
       ['ftp://news.example/x', 'INVALID_REQUEST', /not an http\(s\) URL/],
       ['not a url', 'INVALID_REQUEST', /not an absolute URL/],
       ['', 'INVALID_REQUEST', /web address/],
-      ['https://news.example/doc.pdf', 'UNSUPPORTED_MEDIA_TYPE', /not a web page \(application\/pdf\)/],
+      [
+        'https://news.example/doc.pdf',
+        'UNSUPPORTED_MEDIA_TYPE',
+        /not a web page \(application\/pdf\)/,
+      ],
       ['https://news.example/huge', 'PAYLOAD_TOO_LARGE', /larger than 1024 KiB/],
       ['https://news.example/gone', 'PEER_UNAVAILABLE', /HTTP 500/],
     ];

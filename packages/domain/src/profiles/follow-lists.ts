@@ -191,7 +191,10 @@ export function createFollowListService(deps: FollowListDeps): FollowListService
   }
 
   async function localUser(handle: string) {
-    return prisma.user.findUnique({ where: { handle: handle.toLowerCase() }, select: { id: true } });
+    return prisma.user.findUnique({
+      where: { handle: handle.toLowerCase() },
+      select: { id: true },
+    });
   }
 
   return {
@@ -274,7 +277,13 @@ export function createFollowListService(deps: FollowListDeps): FollowListService
 
 /** Exposed for views that need a local person (search results). */
 export function localPerson(
-  user: { handle: string; displayName: string; avatarUrl: string | null; bio: string; isBot: boolean },
+  user: {
+    handle: string;
+    displayName: string;
+    avatarUrl: string | null;
+    bio: string;
+    isBot: boolean;
+  },
   self: string,
 ): PersonView {
   return {

@@ -231,9 +231,7 @@ export function createSearchService(deps: SearchServiceDeps): SearchService {
         findPosts(viewer, query),
         tag ? tagCount(tag) : Promise.resolve(0),
       ]);
-      const merged = exact
-        ? [exact, ...people.filter((p) => p.address !== exact.address)]
-        : people;
+      const merged = exact ? [exact, ...people.filter((p) => p.address !== exact.address)] : people;
 
       const tags = new Map<string, number>();
       if (tag && count > 0) tags.set(tag, count);

@@ -15,7 +15,9 @@ export async function loadFollowList(
   const cursor = url.searchParams.get('cursor') ?? undefined;
   const input = { address, ...(cursor ? { cursor } : {}) };
   const list = await settle(
-    kind === 'followers' ? locals.api.profiles.followers(input) : locals.api.profiles.following(input),
+    kind === 'followers'
+      ? locals.api.profiles.followers(input)
+      : locals.api.profiles.following(input),
     (cause) => locals.node.logger.error({ err: cause, address }, `${kind} list failed`),
   );
   return { address, kind, list };
