@@ -40,7 +40,8 @@ export interface NodeProcess {
 }
 
 /** How long a node may take to boot (migrations on a fresh embedded database included). */
-const START_TIMEOUT_MS = 60_000;
+// Generous: the machine running the tests may be shared and heavily loaded.
+const START_TIMEOUT_MS = 180_000;
 /** How long a node may take to close its database after SIGTERM before it is killed. */
 const STOP_GRACE_MS = 15_000;
 
