@@ -1,6 +1,11 @@
 import type { Db } from '@swarm/db';
 import { createTestDb } from '@swarm/db/testing';
-import { createSearchService, type SearchService } from '@swarm/domain';
+import {
+  createSearchService,
+  postViewSelect,
+  rowToPostView,
+  type SearchService,
+} from '@swarm/domain';
 import type { BenchRow } from './report.ts';
 
 // Post search over 100,000 posts (issue #14: p99 ≤ 50 ms on PGlite and on Postgres). The
@@ -9,8 +14,9 @@ import type { BenchRow } from './report.ts';
 // Each query is the whole search a person waits for (`SearchService.search`: people, posts by
 // full-text search, tag counts), for one word, two words or a 3-letter prefix drawn from the
 // vocabulary; the tag page is measured too. The baseline, measured in the same run on the same
-// database, is the newest 20 posts by `created_at` (the public timeline's query): the cost of
-// any list read on that machine, so the ratio says what searching adds.
+// database, is the newest 20 posts by `created_at` made into the same post views (the public
+// timeline's read): the cost of any list of posts on that machine, so the ratio says what
+// searching adds.
 // Postgres: BENCH_DATABASE_URL, else TEST_DATABASE_URL, else postgres://postgres@127.0.0.1:5432/postgres
 // (a database of its own is created and dropped); skipped with a note when unreachable.
 
@@ -154,14 +160,15 @@ async function benchOne(
   );
   const tags = Array.from({ length: QUERIES + WARMUP }, () => words[Math.floor(rand() * 200)]!);
 
-  const baseline = await measure(() =>
-    db.prisma.post.findMany({
+  const baseline = await measure(async () => {
+    const rows = await db.prisma.post.findMany({
       where: { deletedAt: null, visibility: 'public', replyToId: null, repostOfId: null },
       orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
       take: 20,
-      select: { id: true, content: true, createdAt: true },
-    }),
-  );
+      select: postViewSelect,
+    });
+    return rows.map((row) => rowToPostView(row, 'bench.example'));
+  });
   const found = await measure(async (i) => {
     const result = await search.search(null, { q: queries[i]! });
     if (!result.ok) throw new Error(result.reason.message);

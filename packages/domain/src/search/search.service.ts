@@ -125,15 +125,21 @@ export function createSearchService(deps: SearchServiceDeps): SearchService {
     );
   }
 
-  async function tagCount(tag: string): Promise<number> {
-    const rows = await prisma.$queryRaw<{ n: number }[]>`
-      SELECT count(*)::int AS "n" FROM (
-        SELECT 1 FROM "posts"
-        WHERE post_hashtags("content") @> ARRAY[${tag}]::text[]
+  /** Posts per tag (each at most `SEARCH_LIMITS.tagCount`), in one query for all of them. */
+  async function tagCounts(tags: readonly string[]): Promise<Map<string, number>> {
+    if (tags.length === 0) return new Map();
+    const list = [...tags];
+    const rows = await prisma.$queryRaw<{ tag: string; n: number }[]>`
+      SELECT "t" AS "tag", least(count(*), ${SEARCH_LIMITS.tagCount})::int AS "n"
+      FROM (
+        SELECT post_hashtags("content") AS "tags" FROM "posts"
+        WHERE post_hashtags("content") && ${list}::text[]
           AND "deleted_at" IS NULL AND "visibility" = 'public' AND "repost_of_id" IS NULL
-        LIMIT ${SEARCH_LIMITS.tagCount}
-      ) AS "found"`;
-    return rows[0]?.n ?? 0;
+        LIMIT ${SEARCH_LIMITS.tagCount * list.length}
+      ) AS "p", unnest("p"."tags") AS "t"
+      WHERE "t" = ANY(${list}::text[])
+      GROUP BY "t"`;
+    return new Map(rows.map((row) => [row.tag, row.n]));
   }
 
   async function findPeople(text: string): Promise<PersonView[]> {
@@ -226,29 +232,28 @@ export function createSearchService(deps: SearchServiceDeps): SearchService {
       }
       const peopleWord = address?.ok ? address.value.handle : bare;
       const tag = normaliseHashtag(query);
-      const [people, posts, count] = await Promise.all([
-        findPeople(peopleWord),
-        findPosts(viewer, query),
-        tag ? tagCount(tag) : Promise.resolve(0),
-      ]);
+      const [people, posts] = await Promise.all([findPeople(peopleWord), findPosts(viewer, query)]);
       const merged = exact ? [exact, ...people.filter((p) => p.address !== exact.address)] : people;
 
-      const tags = new Map<string, number>();
-      if (tag && count > 0) tags.set(tag, count);
-      const stem = tag ?? postSearchQuery(query)?.split(/'/)[1] ?? null;
+      // The tag asked for, then the tags of the posts found that start like the query.
+      const stem = tag ?? postSearchQuery(query)?.split("'")[1] ?? null;
+      const candidates = new Set<string>(tag ? [tag] : []);
       for (const post of posts) {
         for (const found of findHashtags(post.content)) {
-          if (tags.size >= SEARCH_LIMITS.tags) break;
-          if (stem && found.startsWith(stem) && !tags.has(found)) {
-            tags.set(found, await tagCount(found));
-          }
+          if (candidates.size >= SEARCH_LIMITS.tags) break;
+          if (stem && found.startsWith(stem)) candidates.add(found);
         }
       }
+      const counts = await tagCounts([...candidates]);
+      const tags = [...candidates].flatMap((name) => {
+        const n = counts.get(name) ?? 0;
+        return n > 0 ? [{ tag: name, count: n }] : [];
+      });
       return ok({
         query,
         people: merged.slice(0, SEARCH_LIMITS.people),
         posts,
-        tags: [...tags].map(([name, n]) => ({ tag: name, count: n })),
+        tags,
         lookupError,
       });
     },
