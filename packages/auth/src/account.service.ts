@@ -22,13 +22,18 @@ import {
   type NewSession,
   type SessionService,
 } from './session.service.ts';
-import { createMemoryLimits, type Limits } from '@swarm/domain';
+import {
+  advisoryXactLockSql,
+  checkKeyBackup,
+  createMemoryLimits,
+  type Limits,
+} from '@swarm/domain';
 import type { AuthClock, AuthError, KeyBackup, SessionUser, UserSettings } from './types.ts';
 
 export const DISPLAY_NAME_MAX_LENGTH = 64;
 export const BIO_MAX_LENGTH = 500;
-/** The encrypted private key is a few hundred bytes of JSON; 16 KiB leaves room for KDF metadata. */
-export const KEY_BACKUP_MAX_BYTES = 16 * 1024;
+/** The rule is the domain's (`checkKeyBackup`); re-exported for callers of this package. */
+export { KEY_BACKUP_MAX_BYTES } from '@swarm/domain';
 /** SPKI PEM of a P-256 key is ~180 bytes. */
 const PUBLIC_KEY_MAX_LENGTH = 4096;
 
@@ -181,22 +186,8 @@ function checkDisplayName(input: string, fallback: string): Result<string, AuthE
 }
 
 function checkBackup(text: string): AuthError | null {
-  if (typeof text !== 'string' || text.length === 0) {
-    return { code: 'INVALID', message: 'The key backup is missing.' };
-  }
-  if (new TextEncoder().encode(text).length > KEY_BACKUP_MAX_BYTES) {
-    return {
-      code: 'INVALID',
-      message: `The key backup is larger than ${KEY_BACKUP_MAX_BYTES} bytes.`,
-    };
-  }
-  try {
-    const parsed: unknown = JSON.parse(text);
-    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error();
-  } catch {
-    return { code: 'INVALID', message: 'The key backup must be a JSON object.' };
-  }
-  return null;
+  const backup = checkKeyBackup(text);
+  return backup.ok ? null : { code: 'INVALID', message: backup.reason };
 }
 
 /** The did must be the did:key of exactly this public key (DESIGN §3), and the backup sane. */
@@ -327,7 +318,7 @@ export function createAccountService(deps: {
       const user = await prisma.$transaction(async (tx) => {
         let isAdmin = input.isAdmin === true;
         if (input.isAdmin === 'if-first') {
-          await tx.$queryRaw`SELECT 1 AS locked FROM pg_advisory_xact_lock(${FIRST_ADMIN_LOCK}::bigint)`;
+          await tx.$queryRaw(advisoryXactLockSql(FIRST_ADMIN_LOCK));
           // Demo accounts (SWARM_DEMO_CONTENT) have no password hash ("!demo-account") and
           // nobody can log in as them: they do not make a later sign-up "not the first".
           const people = await tx.user.count({

@@ -18,6 +18,7 @@ export * from './node-keys.service.ts';
 export * from './notifications/index.ts';
 export * from './ops/index.ts';
 export * from './peers/index.ts';
+export * from './persistence/index.ts';
 export * from './previews/index.ts';
 export * from './profiles/index.ts';
 export * from './search/index.ts';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Prisma, type Db } from '@swarm/db';
 import { createTestDb } from '@swarm/db/testing';
-import { createBatchedStatement } from '../src/security/batched-statement.ts';
+import { createBatchedStatement } from '../src/persistence/batched-statement.ts';
 
 // Group commit on a real database (PGlite, or Postgres with TEST_DATABASE_URL): callers that
 // arrive together share one statement, each gets its own answer, and one bad input fails alone.

@@ -235,7 +235,7 @@ describe('like and unlike', () => {
   });
 
   it('applies likes and reposts arriving together exactly as one by one', async () => {
-    // Arriving together, they share statements (security/batched-statement.ts): duplicates,
+    // Arriving together, they share statements (persistence/batched-statement.ts): duplicates,
     // a second id for the same like, a first-sight actor and a 404 in the same burst.
     const [p1, p2, p3] = s.postIds as [string, string, string];
     await ok(await t.send(paths.like, await bodies.like(s.bob, p3)), 'Like received');

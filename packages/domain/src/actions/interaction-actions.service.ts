@@ -1,3 +1,6 @@
+// Over 500 lines on purpose: the signed user actions (like, repost, follow and their undo)
+// share one check-then-apply-then-deliver shape, written once per action side by side.
+
 import { randomUUID } from 'node:crypto';
 import {
   LIMITS,

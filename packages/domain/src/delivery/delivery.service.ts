@@ -1,3 +1,6 @@
+// Slightly over 500 lines on purpose: the durable outbox (enqueue, attempt, retry, give up) is
+// one state machine over one table; its raw statements are next to move into persistence/.
+
 import { randomUUID } from 'node:crypto';
 import type { z } from 'zod';
 import {

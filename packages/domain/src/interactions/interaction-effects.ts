@@ -1,5 +1,7 @@
 import { formatActorUrl } from '@swarm/contract';
-import { Prisma, localActorKey } from '@swarm/db';
+import type { Prisma } from '@swarm/db';
+import { localActorKey } from '@swarm/db';
+import { addLikeSql, upsertRemoteActorSql } from '../persistence/interactions.sql.ts';
 
 /**
  * The database effects of an interaction, shared by the receiver of other nodes' interactions
@@ -74,57 +76,10 @@ export async function upsertRemoteActor(
   options: RemoteActorUpsertOptions,
 ): Promise<{ id: string; actorUrl: string }> {
   const actorUrl = formatActorUrl(actor);
-  const rows = await tx.$queryRaw<{ id: string }[]>(Prisma.sql`
-    WITH actor_source AS (${remoteActorSourceSql(actor, options)})
-    ${remoteActorsUpsertSql('actor_source')}`);
+  const rows = await tx.$queryRaw<{ id: string }[]>(upsertRemoteActorSql(actor, options));
   const id = rows[0]?.id;
   if (!id) throw new Error(`remote actor upsert returned no row for ${actorUrl}`);
   return { id, actorUrl };
-}
-
-/** One actor as a row of the source `remoteActorsUpsertSql` reads. */
-export function remoteActorSourceSql(
-  actor: RemoteActorFields,
-  options: RemoteActorUpsertOptions,
-): Prisma.Sql {
-  const { now } = options;
-  return Prisma.sql`
-    SELECT ${formatActorUrl(actor)}::text AS actor_url, ${actor.handle}::text AS handle,
-      ${actor.domain}::text AS node_domain, ${actor.displayName}::text AS display_name,
-      ${actor.avatarUrl || null}::text AS avatar_url, ${actor.bio}::text AS bio,
-      ${options.didToPin ?? null}::text AS did, ${options.replaces ?? null}::text AS replaces,
-      ${options.fetched ? now : null}::timestamptz AS fetched_at, ${now}::timestamptz AS at`;
-}
-
-/**
- * The upsert of every actor in `source` (the name of a CTE with the columns of
- * `remoteActorSourceSql`, one row per actor_url), `RETURNING id, actor_url`: the statement behind
- * `upsertRemoteActor`, and a building block of batched effects. `replaces` is read per actor from
- * the source, for the did's compare-and-set.
- */
-export function remoteActorsUpsertSql(source: string): Prisma.Sql {
-  const from = Prisma.raw(source);
-  // The did may be written when none is pinned, or over the one it replaces.
-  const pinnable = Prisma.sql`(remote_actors.did IS NULL OR remote_actors.did =
-    (SELECT replaces FROM ${from} WHERE ${from}.actor_url = EXCLUDED.actor_url))`;
-  return Prisma.sql`
-    INSERT INTO remote_actors (actor_url, handle, node_domain, display_name, avatar_url, bio,
-      did, did_pinned_at, fetched_at, created_at, updated_at)
-    SELECT actor_url, handle, node_domain, display_name, avatar_url, bio, did,
-      CASE WHEN did IS NULL THEN NULL ELSE at END, fetched_at, at, at
-    FROM ${from}
-    ORDER BY actor_url
-    ON CONFLICT (actor_url) DO UPDATE SET
-      display_name = COALESCE(NULLIF(EXCLUDED.display_name, ''), remote_actors.display_name),
-      avatar_url = COALESCE(EXCLUDED.avatar_url, remote_actors.avatar_url),
-      bio = COALESCE(NULLIF(EXCLUDED.bio, ''), remote_actors.bio),
-      did = CASE WHEN EXCLUDED.did IS NOT NULL AND ${pinnable} THEN EXCLUDED.did
-                 ELSE remote_actors.did END,
-      did_pinned_at = CASE WHEN EXCLUDED.did IS NOT NULL AND ${pinnable}
-                           THEN EXCLUDED.did_pinned_at ELSE remote_actors.did_pinned_at END,
-      fetched_at = COALESCE(EXCLUDED.fetched_at, remote_actors.fetched_at),
-      updated_at = EXCLUDED.updated_at
-    RETURNING id, actor_url`;
 }
 
 /** The stored remote actor as an `EffectActor`. */
@@ -152,19 +107,9 @@ export async function addLike(
   input: { postId: string; actor: EffectActor; interactionId: string | null; at: Date },
 ): Promise<boolean> {
   const { actorKey, userId, remoteActorId } = actorColumns(input.actor);
-  const rows = await tx.$queryRaw<{ added: number }[]>`
-    WITH added AS (
-      INSERT INTO likes (post_id, actor_key, user_id, remote_actor_id, interaction_id, created_at)
-      VALUES (${input.postId}::uuid, ${actorKey}, ${userId}::uuid, ${remoteActorId}::uuid,
-        ${input.interactionId}, ${input.at}::timestamptz)
-      ON CONFLICT DO NOTHING
-      RETURNING post_id
-    ), counted AS (
-      UPDATE posts SET likes_count = likes_count + 1, updated_at = ${input.at}::timestamptz
-      FROM added WHERE posts.id = added.post_id
-      RETURNING posts.id
-    )
-    SELECT count(*)::int AS added FROM counted`;
+  const rows = await tx.$queryRaw<{ added: number }[]>(
+    addLikeSql({ ...input, actorKey, userId, remoteActorId }),
+  );
   return rows[0]?.added === 1;
 }
 

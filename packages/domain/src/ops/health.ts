@@ -3,6 +3,7 @@ import { SCHEMA_HEAD, type Db } from '@swarm/db';
 import type { Lifecycle } from '../lifecycle.ts';
 import { isDatabaseUnavailableError } from './database-errors.ts';
 import { DATABASE_UNAVAILABLE, type FailureLog } from './failure-log.ts';
+import { migrationStateSql, pingSql } from '../persistence/ops.sql.ts';
 
 type CheckState = Readiness['checks']['database'];
 
@@ -43,10 +44,9 @@ export function createHealthService(deps: {
   let lastPing: { at: number; ok: boolean } | undefined;
 
   async function migrationState(): Promise<{ head: boolean; failed: number }> {
-    const rows = await db.prisma.$queryRaw<{ head: boolean | null; failed: bigint | number }[]>`
-      SELECT bool_or(migration_name = ${SCHEMA_HEAD} AND finished_at IS NOT NULL) AS head,
-             count(*) FILTER (WHERE finished_at IS NULL) AS failed
-      FROM "_prisma_migrations" WHERE rolled_back_at IS NULL`;
+    const rows = await db.prisma.$queryRaw<{ head: boolean | null; failed: bigint | number }[]>(
+      migrationStateSql(SCHEMA_HEAD),
+    );
     return { head: rows[0]?.head === true, failed: Number(rows[0]?.failed ?? 0) };
   }
 
@@ -61,7 +61,7 @@ export function createHealthService(deps: {
     if (lastPing && t - lastPing.at < PING_CACHE_MS && (!fresh || !lastPing.ok)) {
       return lastPing.ok;
     }
-    inFlight ??= withTimeout(db.prisma.$queryRaw`SELECT 1`, timeoutMs)
+    inFlight ??= withTimeout(db.prisma.$queryRaw(pingSql()), timeoutMs)
       .then(
         () => true,
         () => false,

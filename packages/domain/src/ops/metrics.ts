@@ -1,6 +1,11 @@
 import type { Db } from '@swarm/db';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { Clock } from '../clock.ts';
+import {
+  nodesByStateSql,
+  oldestDueDeliverySql,
+  outboxByStatusSql,
+} from '../persistence/ops.sql.ts';
 
 /** Which half of the node answered a request (one process answers both in embedded mode). */
 export type HttpService = 'gateway' | 'web';
@@ -159,15 +164,9 @@ export function createMetrics(deps: {
     try {
       const [outbox, oldest, nodes] = await withTimeout(
         Promise.all([
-          db.prisma.$queryRaw<{ state: string; n: number }[]>`
-            SELECT status::text AS state, count(*)::int AS n FROM outbox_deliveries GROUP BY status`,
-          db.prisma.$queryRaw<{ due: Date | null }[]>`
-            SELECT min(next_attempt_at) AS due FROM outbox_deliveries
-            WHERE status = 'pending' AND next_attempt_at <= ${now}::timestamptz`,
-          db.prisma.$queryRaw<{ state: string; n: number }[]>`
-            SELECT CASE WHEN is_active THEN 'active' WHEN is_verified THEN 'inactive'
-                        ELSE 'unverified' END AS state, count(*)::int AS n
-            FROM swarm_nodes GROUP BY 1`,
+          db.prisma.$queryRaw<{ state: string; n: number }[]>(outboxByStatusSql()),
+          db.prisma.$queryRaw<{ due: Date | null }[]>(oldestDueDeliverySql(now)),
+          db.prisma.$queryRaw<{ state: string; n: number }[]>(nodesByStateSql()),
         ]),
         COLLECT_TIMEOUT_MS,
       );

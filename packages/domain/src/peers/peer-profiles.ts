@@ -16,6 +16,7 @@ import type { Logger } from '../logger.ts';
 import type { NodeKeys } from '../node-keys.service.ts';
 import type { PeerClient, PeerPostOptions, PeerResult } from './peer-client.ts';
 import type { PeerError } from './peer-errors.ts';
+import { setProtocolProfileSql } from '../persistence/registry.sql.ts';
 
 // Which profile of the interface each peer speaks (docs/protocol.md "Peers of the origin
 // profile"), and the outbound side of speaking to each in its own: our header signatures, or the
@@ -80,8 +81,7 @@ export function createPeerProfiles(deps: {
    * (`since`); how we speak to a peer is our own business, not a change to gossip.
    */
   function store(domain: string, profile: ProtocolProfile): Promise<number> {
-    return prisma.$executeRaw`
-      UPDATE swarm_nodes SET protocol_profile = ${profile} WHERE domain = ${domain}`;
+    return prisma.$executeRaw(setProtocolProfileSql(domain, profile));
   }
 
   async function detectUncached(domain: string): Promise<ProtocolProfile | undefined> {

@@ -1,3 +1,7 @@
+// Over 500 lines on purpose: one exchange (gossip of nodes and handles) whose request, answer
+// and merge share the bounds and change-time rules; splitting them would spread one protocol
+// over files. Its raw statements are next to move into persistence/ (issue #16).
+
 import {
   LIMITS,
   SWARM_PATHS,

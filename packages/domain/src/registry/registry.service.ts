@@ -1,3 +1,7 @@
+// Over 500 lines on purpose: one table (`swarm_nodes`) and its bounded hint list, whose rules
+// (announce, refresh, prune, block) share the same row and lock; its raw statements are next to
+// move into persistence/ (issue #16), which will shorten it.
+
 import {
   SWARM_PATHS,
   formatTimestamp,

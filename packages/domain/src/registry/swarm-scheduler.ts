@@ -3,6 +3,7 @@ import type { NodeContext } from '../node-context.ts';
 import { reportJobFailure } from '../ops/failure-log.ts';
 import type { GossipReport, RelayCheckReport } from './gossip.service.ts';
 import type { ContactReport } from './registry.service.ts';
+import { tryAdvisoryXactLockSql } from '../persistence/ops.sql.ts';
 
 /** Jitter of the gossip interval: ±20 %, so nodes started together drift apart. */
 export const GOSSIP_JITTER = 0.2;
@@ -89,8 +90,9 @@ export async function withRoundLock<T>(
     if (db.kind !== 'postgres') return { ran: true, value: await fn() };
     return await db.prisma.$transaction(
       async (tx) => {
-        const rows = await tx.$queryRaw<{ locked: boolean }[]>`
-          SELECT pg_try_advisory_xact_lock(${ROUND_LOCK_KEY}::bigint) AS locked`;
+        const rows = await tx.$queryRaw<{ locked: boolean }[]>(
+          tryAdvisoryXactLockSql(ROUND_LOCK_KEY),
+        );
         if (!rows[0]?.locked) return { ran: false as const };
         return { ran: true as const, value: await fn() };
       },

@@ -14,13 +14,19 @@ import {
   type NodeSignatureHeaders,
   type Result,
 } from '@swarm/contract';
-import { Prisma, type Db } from '@swarm/db';
+import type { Db } from '@swarm/db';
 import type { Clock } from '../clock.ts';
 import type { NodeConfig } from '../config.ts';
 import type { Logger } from '../logger.ts';
 import { describePeerError, type PeerClient, type PeerProfiles } from '../peers/index.ts';
-import { createBatchedStatement } from './batched-statement.ts';
-import { driverQuery } from './driver-query.ts';
+import { createBatchedStatement } from '../persistence/batched-statement.ts';
+import { driverQuery } from '../persistence/driver-query.ts';
+import {
+  blockedAndPinnedSql,
+  insertNonceSql,
+  pinNodeKeySql,
+  recordNonceOnPinnedKeySql,
+} from '../persistence/node-keys.sql.ts';
 import { importNodeKey } from './key-cache.ts';
 
 // Inbound node-signed requests (DESIGN §3 "Node keys and node-signed requests"): the sender's
@@ -139,58 +145,23 @@ export function createNodeAuthService(deps: NodeAuthDeps): NodeAuthService {
     return new Date(new Date(headers['X-Swarm-Timestamp']).getTime() + LIMITS.clockWindowMs);
   }
 
-  /**
-   * Records the request's nonce. ON CONFLICT DO NOTHING: a replayed nonce, even one racing its
-   * original, inserts nothing, so the statement returns no row.
-   */
-  function insertNonceSql(domain: string, headers: NodeSignatureHeaders) {
-    return Prisma.sql`
-      INSERT INTO request_nonces (source_domain, nonce, expires_at)
-      VALUES (${domain}, ${headers['X-Swarm-Nonce']}, ${nonceExpiry(headers)}::timestamptz)
-      ON CONFLICT DO NOTHING
-      RETURNING 1`;
+  function insertNonceFor(domain: string, headers: NodeSignatureHeaders) {
+    return insertNonceSql(domain, headers['X-Swarm-Nonce'], nonceExpiry(headers));
   }
 
-  /**
-   * The usual request's one statement, shared by the requests arriving together
-   * (batched-statement.ts): each nonce is recorded only if the key its request verified with is
-   * still the one pinned for its node and that node is not blocked. Within a batch a nonce
-   * counts once (`nth`): a replay racing its original is refused like any other.
-   */
+  /** Nonces recorded on the key still pinned, shared by concurrent requests (`recordNonceOnPinnedKeySql`). */
   const recordOnPinnedKey = createBatchedStatement<
     { domain: string; pem: string; headers: NodeSignatureHeaders },
     { confirmed: boolean; fresh: boolean }
   >({
     db: deps.db,
-    columns: { domain: 'text', pem: 'text', nonce: 'text', expires_at: 'timestamptz' },
+    ...recordNonceOnPinnedKeySql,
     row: ({ domain, pem, headers }) => ({
       domain,
       pem,
       nonce: headers['X-Swarm-Nonce'],
       expires_at: nonceExpiry(headers).toISOString(),
     }),
-    statement: (input) => Prisma.sql`
-      WITH input AS (SELECT * FROM ${input}),
-      confirmed AS (
-        SELECT input.ord, input.domain, input.nonce, input.expires_at,
-          row_number() OVER (PARTITION BY input.domain, input.nonce ORDER BY input.ord) AS nth
-        FROM input
-        JOIN swarm_nodes ON swarm_nodes.domain = input.domain
-          AND swarm_nodes.key_pinned_at IS NOT NULL AND swarm_nodes.public_key = input.pem
-        WHERE NOT EXISTS (SELECT 1 FROM node_blocks WHERE node_blocks.domain = input.domain)
-      ), recorded AS (
-        INSERT INTO request_nonces (source_domain, nonce, expires_at)
-        SELECT domain, nonce, expires_at FROM confirmed WHERE nth = 1
-        ORDER BY domain, nonce
-        ON CONFLICT DO NOTHING
-        RETURNING source_domain, nonce
-      )
-      SELECT input.ord, confirmed.ord IS NOT NULL AS confirmed,
-        COALESCE(confirmed.nth = 1 AND recorded.nonce IS NOT NULL, false) AS fresh
-      FROM input
-      LEFT JOIN confirmed ON confirmed.ord = input.ord
-      LEFT JOIN recorded
-        ON recorded.source_domain = input.domain AND recorded.nonce = input.nonce`,
     result: (row) => ({ confirmed: row.confirmed === true, fresh: row.fresh === true }),
   });
 
@@ -213,7 +184,7 @@ export function createNodeAuthService(deps: NodeAuthDeps): NodeAuthService {
     pin: { pem: string; name: string } | undefined,
   ): Promise<Result<{ sourceDomain: string }, NodeAuthFailure>> {
     const now = clock.now();
-    const insertNonce = insertNonceSql(domain, headers);
+    const insertNonce = insertNonceFor(domain, headers);
     let fresh: boolean;
     if (!pin) {
       // The usual case: a single statement, atomic on its own.
@@ -224,15 +195,9 @@ export function createNodeAuthService(deps: NodeAuthDeps): NodeAuthService {
           if ((await tx.$queryRaw<unknown[]>(insertNonce)).length === 0) return false;
           // Create the row if the registry does not know the node yet; otherwise touch only
           // the key-pinning columns (the registry owns the rest).
-          const pinned = await tx.$queryRaw<{ public_key: string | null }[]>`
-            INSERT INTO swarm_nodes (domain, name, public_key, key_pinned_at, discovered_via,
-              discovered_at, updated_at)
-            VALUES (${domain}, ${pin.name}, ${pin.pem}, ${now}::timestamptz, 'signed-request',
-              ${now}::timestamptz, ${now}::timestamptz)
-            ON CONFLICT (domain) DO UPDATE SET
-              public_key = EXCLUDED.public_key, key_pinned_at = EXCLUDED.key_pinned_at
-            WHERE swarm_nodes.key_pinned_at IS NULL OR swarm_nodes.public_key IS NULL
-            RETURNING public_key`;
+          const pinned = await tx.$queryRaw<{ public_key: string | null }[]>(
+            pinNodeKeySql({ domain, name: pin.name, pem: pin.pem, now, origin: false }),
+          );
           if (pinned.length === 0) {
             // Pinned meanwhile (another request, another replica): same key is fine.
             const row = await tx.swarmNode.findUnique({
@@ -340,10 +305,7 @@ export function createNodeAuthService(deps: NodeAuthDeps): NodeAuthService {
     // Block and pinned key in one round trip.
     const [known] = await driverQuery<{ blocked: boolean; pinned: string | null }>(
       deps.db,
-      Prisma.sql`
-        SELECT EXISTS (SELECT 1 FROM node_blocks WHERE domain = ${domain}) AS blocked,
-          (SELECT public_key FROM swarm_nodes
-            WHERE domain = ${domain} AND key_pinned_at IS NOT NULL) AS pinned`,
+      blockedAndPinnedSql(domain),
     );
     if (known?.blocked) {
       return fail('NODE_BLOCKED', `${domain} is blocked on this node.`);
@@ -403,16 +365,9 @@ export function createNodeAuthService(deps: NodeAuthDeps): NodeAuthService {
     pin: { pem: string; name: string },
   ): Promise<Result<{ sourceDomain: string }, NodeAuthFailure>> {
     const now = clock.now();
-    const pinned = await prisma.$queryRaw<{ public_key: string | null }[]>`
-      INSERT INTO swarm_nodes (domain, name, public_key, key_pinned_at, discovered_via,
-        discovered_at, updated_at, protocol_profile)
-      VALUES (${domain}, ${pin.name}, ${pin.pem}, ${now}::timestamptz, 'signed-request',
-        ${now}::timestamptz, ${now}::timestamptz, 'origin')
-      ON CONFLICT (domain) DO UPDATE SET
-        public_key = EXCLUDED.public_key, key_pinned_at = EXCLUDED.key_pinned_at,
-        protocol_profile = 'origin'
-      WHERE swarm_nodes.key_pinned_at IS NULL OR swarm_nodes.public_key IS NULL
-      RETURNING public_key`;
+    const pinned = await prisma.$queryRaw<{ public_key: string | null }[]>(
+      pinNodeKeySql({ domain, name: pin.name, pem: pin.pem, now, origin: true }),
+    );
     if (pinned.length === 0) {
       const row = await prisma.swarmNode.findUnique({
         where: { domain },
@@ -440,10 +395,7 @@ export function createNodeAuthService(deps: NodeAuthDeps): NodeAuthService {
       verifyOriginPayload(publicKey, request.payload, request.signature);
     const [known] = await driverQuery<{ blocked: boolean; pinned: string | null }>(
       deps.db,
-      Prisma.sql`
-        SELECT EXISTS (SELECT 1 FROM node_blocks WHERE domain = ${domain}) AS blocked,
-          (SELECT public_key FROM swarm_nodes
-            WHERE domain = ${domain} AND key_pinned_at IS NOT NULL) AS pinned`,
+      blockedAndPinnedSql(domain),
     );
     if (known?.blocked) return fail('NODE_BLOCKED', `${domain} is blocked on this node.`);
     const pinned = known?.pinned ? await importNodeKey(known.pinned) : undefined;

@@ -1,5 +1,6 @@
 import DataLoader from 'dataloader';
-import { Prisma, type Db } from '@swarm/db';
+import type { Db, Prisma } from '@swarm/db';
+import { batchInput, type BatchColumns } from './catalog.ts';
 import { driverQuery } from './driver-query.ts';
 
 // Group commit for the statements every signed interaction runs. Each statement costs far more
@@ -13,8 +14,7 @@ const MAX_BATCH = 100;
 /** Statements of one kind in flight at once: one runs while the next fills. */
 const MAX_IN_FLIGHT = 2;
 
-/** Column name → SQL type of the inputs, in the order the statement's `input` relation has them. */
-export type BatchColumns = Record<string, 'text' | 'uuid' | 'timestamptz'>;
+export type { BatchColumns };
 
 export interface BatchedStatementSpec<In, Out> {
   db: Db;
@@ -24,7 +24,8 @@ export interface BatchedStatementSpec<In, Out> {
   row: (input: In) => Record<string, string | null>;
   /**
    * The statement, given the `input` relation to select from. It must return one row per input,
-   * with `ord` to say which, whatever it writes.
+   * with `ord` to say which, whatever it writes. Define it with `batchedSql` (catalog.ts) so the
+   * statement test runs it.
    */
   statement: (input: Prisma.Sql) => Prisma.Sql;
   /** The caller's answer from its row. */
@@ -40,14 +41,7 @@ export function createBatchedStatement<In, Out>(
   spec: BatchedStatementSpec<In, Out>,
 ): (input: In) => Promise<Out> {
   const { db, columns, row, statement, result } = spec;
-  const names = Object.keys(columns);
-  const definitions = names.map((name) => `${name} ${columns[name]}`).join(', ');
-
-  const sqlFor = (json: string) =>
-    statement(
-      Prisma.sql`ROWS FROM (jsonb_to_recordset(${json}::jsonb) AS (${Prisma.raw(definitions)}))
-        WITH ORDINALITY AS input(${Prisma.raw(names.join(', '))}, ord)`,
-    );
+  const sqlFor = (json: string) => statement(batchInput(columns, json));
 
   async function run(inputs: readonly In[]): Promise<(Out | Error)[]> {
     const rows = await driverQuery<Record<string, unknown>>(

@@ -1,0 +1,160 @@
+import { err, formatActorUrl, ok, type Result } from '@swarm/contract';
+import { createBatchedStatement } from '../persistence/batched-statement.ts';
+import { postInteractionSql, type PostInteraction } from '../persistence/interactions.sql.ts';
+import {
+  remoteEffectActor,
+  upsertRemoteActor,
+  type RemoteActorFields,
+  type RemoteActorUpsertOptions,
+  type Tx,
+} from './interaction-effects.ts';
+import type {
+  InboundInteractionDeps,
+  InboundInteractionError,
+} from './inbound-interaction.service.ts';
+import type { Actor, DidPin } from './inbound-verification.ts';
+
+// The effects of an admitted inbound interaction, in a transaction: the idempotency ledger, the
+// actor's stored profile and pinned did, the post or user acted on, and likes and reposts as
+// one batched statement (persistence/interactions.sql.ts).
+
+/** Queued transactions wait their turn (PGlite runs one at a time) rather than fail. */
+const TX_OPTIONS = { maxWait: 15_000, timeout: 15_000 } as const;
+
+/** What `applyOnPost` writes. */
+export interface PostEffects {
+  postId: string;
+  actor: RemoteActorFields;
+  interactionId: string;
+  /** A did proved by the request's signature, to pin. */
+  pin?: DidPin | undefined;
+  /** Reposts: the repost's id on the actor's node. */
+  remoteRepostId?: string | undefined;
+}
+
+/** Thrown inside a transaction to roll it back; turned into a failure value right outside. */
+export class Refusal extends Error {
+  constructor(readonly failure: InboundInteractionError) {
+    super(failure.message);
+  }
+}
+
+export function createInboundEffects(deps: Pick<InboundInteractionDeps, 'db' | 'clock'>) {
+  const { db, clock } = deps;
+  const prisma = db.prisma;
+
+  async function inTransaction<T>(
+    work: (tx: Tx) => Promise<T>,
+  ): Promise<Result<T, InboundInteractionError>> {
+    try {
+      return ok(await prisma.$transaction(work, TX_OPTIONS));
+    } catch (error) {
+      if (error instanceof Refusal) return err(error.failure);
+      throw error;
+    }
+  }
+
+  /**
+   * The idempotency ledger, inside the effects' transaction: a concurrent duplicate waits on the
+   * unique key and then sees the row (ON CONFLICT DO NOTHING), so effects apply at most once.
+   */
+  async function claim(tx: Tx, domain: string, interactionId: string, kind: string) {
+    const { count } = await tx.inboundInteraction.createMany({
+      data: [{ actorNodeDomain: domain, interactionId, kind, receivedAt: clock.now() }],
+      skipDuplicates: true,
+    });
+    return count === 1;
+  }
+
+  /** Insert-or-refresh the actor's cached profile; pins a proven did. */
+  async function upsertActor(tx: Tx, actor: Actor, pin: DidPin | undefined) {
+    const stored = await upsertRemoteActor(tx, actor, pinOptions(pin));
+    return remoteEffectActor(actor, stored);
+  }
+
+  function pinOptions(pin: DidPin | undefined): RemoteActorUpsertOptions {
+    return { now: clock.now(), didToPin: pin?.did, replaces: pin?.replaces };
+  }
+
+  /**
+   * Stores a proven did: only over the did that was checked (none, or the one that failed), so
+   * concurrent requests cannot pin an older answer over a newer one.
+   */
+  async function pinDid(tx: Tx, actor: Actor, pin: DidPin | undefined) {
+    if (!pin) return;
+    await tx.remoteActor.updateMany({
+      where: { actorUrl: formatActorUrl(actor), did: pin.replaces },
+      data: { did: pin.did, didPinnedAt: clock.now() },
+    });
+  }
+
+  function postNotFound(postId: string): InboundInteractionError {
+    return { code: 'POST_NOT_FOUND', message: `No post ${postId} on this node.` };
+  }
+
+  async function findPost(tx: Tx, postId: string) {
+    const post = await tx.post.findFirst({
+      where: { id: postId, deletedAt: null },
+      select: { id: true, authorId: true },
+    });
+    if (!post) throw new Refusal(postNotFound(postId));
+    return post;
+  }
+
+  /**
+   * A like or a repost, the busiest writes a node receives, as one statement on the driver for
+   * every request of a batch: atomic, no interactive transaction. Its data-modifying CTEs claim
+   * the idempotency keys, but only on live posts (a 404 writes nothing); store the actors
+   * (pinning proven dids); add each like or repost (one per actor and post); move the counters
+   * and notify the authors only for rows that are new. Resolves false for a post not found. A
+   * concurrent duplicate waits on the ledger's unique key, then claims nothing; within a batch an
+   * interaction id counts once (`nth`), and ON CONFLICT DO NOTHING keeps one like per actor.
+   */
+  function postInteractionStatement(kind: PostInteraction) {
+    return createBatchedStatement<PostEffects, boolean>({
+      db,
+      ...postInteractionSql[kind],
+      row: ({ postId, actor, interactionId, pin, remoteRepostId }) => ({
+        post_id: postId,
+        actor_url: formatActorUrl(actor),
+        handle: actor.handle,
+        node_domain: actor.domain,
+        display_name: actor.displayName,
+        avatar_url: actor.avatarUrl || null,
+        did: pin?.did ?? null,
+        replaces: pin?.replaces ?? null,
+        interaction_id: interactionId,
+        remote_repost_id: remoteRepostId ?? null,
+        at: clock.now().toISOString(),
+      }),
+      result: (row) => row.found === true,
+    });
+  }
+
+  const applyOnPost: Record<PostInteraction, (effects: PostEffects) => Promise<boolean>> = {
+    like: postInteractionStatement('like'),
+    repost: postInteractionStatement('repost'),
+  };
+
+  async function findUser(tx: Tx, handle: string) {
+    // Local handles are stored lower-case; peers may send any case.
+    const user = await tx.user.findUnique({
+      where: { handle: handle.toLowerCase() },
+      select: { id: true },
+    });
+    if (!user)
+      throw new Refusal({ code: 'USER_NOT_FOUND', message: `No user ${handle} on this node.` });
+    return user;
+  }
+
+  return {
+    inTransaction,
+    claim,
+    upsertActor,
+    pinDid,
+    postNotFound,
+    findPost,
+    applyOnPost,
+    findUser,
+  };
+}

@@ -1,0 +1,112 @@
+import {
+  encryptionKeySchema,
+  formatTimestamp,
+  importEncryptionPublicKey,
+  ok,
+  parseWith,
+  verifyEncryptionKey,
+} from '@swarm/contract';
+import { refuse } from '../actions/action-support.ts';
+import { checkKeyBackup } from '../security/key-backup.ts';
+import type { MessageService } from './messages.service.ts';
+import { parseMessageAddress, type MessageContext } from './message-support.ts';
+import type { BlockView } from './message-views.ts';
+
+// A user's messaging settings: their encryption key (and its backup), blocks, privacy.
+
+export function createMessageSettings(
+  ctx: MessageContext,
+  me: MessageService['me'],
+): Pick<
+  MessageService,
+  'setEncryptionKey' | 'block' | 'unblock' | 'blocks' | 'privacy' | 'setPrivacy'
+> {
+  const { prisma, clock, self, addressOf, loadUser } = ctx;
+
+  async function listBlocks(userId: string): Promise<BlockView[]> {
+    const rows = await prisma.userBlock.findMany({
+      where: { userId },
+      orderBy: [{ createdAt: 'desc' }, { blockedAddress: 'asc' }],
+      select: { blockedAddress: true, createdAt: true },
+    });
+    return rows.map((r) => ({
+      address: r.blockedAddress,
+      createdAt: formatTimestamp(r.createdAt),
+    }));
+  }
+
+  return {
+    async setEncryptionKey(userId, input) {
+      const user = await loadUser(userId);
+      if (!user.ok) return user;
+      if (!user.value.did)
+        return refuse('BAD_REQUEST', 'Register your signing key before an encryption key.');
+      const { encryptedKeyBackup, ...binding } = input;
+      const key = parseWith(encryptionKeySchema, binding);
+      if (!key.ok) return refuse('BAD_REQUEST', `The encryption key is not valid: ${key.reason}.`);
+      if (!(await importEncryptionPublicKey(key.value.publicKey)).ok)
+        return refuse('BAD_REQUEST', 'The encryption key is not a P-256 public key.');
+      const bound = await verifyEncryptionKey({
+        address: addressOf(user.value),
+        did: user.value.did,
+        encryptionKey: key.value,
+      });
+      if (!bound)
+        return refuse('BAD_REQUEST', 'The encryption key is not signed by your signing key.');
+      const backup = checkKeyBackup(encryptedKeyBackup, { version: 2 });
+      if (!backup.ok) return refuse('BAD_REQUEST', backup.reason);
+      // One UPDATE: the key and the backup that holds its private half change together.
+      await prisma.user.update({
+        where: { id: userId },
+        data: {
+          encryptionPublicKey: key.value.publicKey,
+          encryptionKeyCreatedAt: new Date(key.value.createdAt),
+          encryptionKeySignature: key.value.signature,
+          encryptedKeyBackup,
+        },
+      });
+      return me(userId);
+    },
+
+    async block(userId, input) {
+      const user = await loadUser(userId);
+      if (!user.ok) return user;
+      const address = parseMessageAddress(input, self);
+      if (!address.ok) return refuse('BAD_REQUEST', `Not a valid address: ${address.reason}.`);
+      if (address.value === addressOf(user.value))
+        return refuse('BAD_REQUEST', 'You cannot block yourself.');
+      await prisma.userBlock.createMany({
+        data: [{ userId, blockedAddress: address.value, createdAt: clock.now() }],
+        skipDuplicates: true,
+      });
+      return ok(await listBlocks(userId));
+    },
+
+    async unblock(userId, input) {
+      const address = parseMessageAddress(input, self);
+      if (!address.ok) return refuse('BAD_REQUEST', `Not a valid address: ${address.reason}.`);
+      await prisma.userBlock.deleteMany({ where: { userId, blockedAddress: address.value } });
+      return ok(await listBlocks(userId));
+    },
+
+    blocks: listBlocks,
+
+    async privacy(userId) {
+      const user = await prisma.user.findUnique({
+        where: { id: userId },
+        select: { messagePrivacy: true },
+      });
+      return user?.messagePrivacy ?? 'everyone';
+    },
+
+    async setPrivacy(userId, privacy) {
+      const { count } = await prisma.user.updateMany({
+        where: { id: userId },
+        data: { messagePrivacy: privacy },
+      });
+      return count === 1
+        ? ok(privacy)
+        : refuse('UNAUTHORIZED', 'Your account does not exist any more: sign in again.');
+    },
+  };
+}

@@ -1,0 +1,166 @@
+import {
+  LIMITS,
+  err,
+  formatTimestamp,
+  ok,
+  parseHandleAddress,
+  parseRemoteHandle,
+  type EncryptionKey,
+  type Result,
+} from '@swarm/contract';
+import type { Db, Prisma } from '@swarm/db';
+import { refuse } from '../actions/action-support.ts';
+import type { Clock } from '../clock.ts';
+import type { NodeConfig } from '../config.ts';
+import type { DeliveryService } from '../delivery/index.ts';
+import type { Logger } from '../logger.ts';
+import type { PeerClient } from '../peers/index.ts';
+import type { RegistryService } from '../registry/index.ts';
+import { createSenderDids } from './sender-dids.ts';
+
+// What the message use cases share: the parsing of addresses, the stored rows' shapes, and one
+// context built per service (the deps, this node's domain, the caller's account, sender dids).
+
+export interface MessageServiceDeps {
+  db: Db;
+  clock: Clock;
+  logger: Logger;
+  config: Pick<NodeConfig, 'domain'>;
+  peers: Pick<PeerClient, 'getJson'>;
+  delivery: DeliveryService;
+  registry: Pick<RegistryService, 'isBlocked'>;
+}
+
+/** Thread page size. */
+export const THREAD_PAGE = 50;
+/** Conversations listed at most. */
+export const CONVERSATIONS_MAX = 200;
+export const UNSUPPORTED_REASON = 'their node does not support direct messages';
+
+export const STATUS_RANK: Record<string, number> = {
+  sending: 0,
+  failed: 0,
+  sent: 1,
+  delivered: 2,
+  read: 3,
+};
+
+export const messageSelect = {
+  id: true,
+  senderAddress: true,
+  recipientAddress: true,
+  envelope: true,
+  localSenderId: true,
+  localRecipientId: true,
+  status: true,
+  failureReason: true,
+  deliveredAt: true,
+  readAt: true,
+  outboxDeliveryId: true,
+  createdAt: true,
+} as const satisfies Prisma.MessageSelect;
+export type MessageRow = Prisma.MessageGetPayload<{ select: typeof messageSelect }>;
+
+export function isTimeAcceptable(at: string, now: Date): boolean {
+  const t = new Date(at).getTime();
+  return (
+    Number.isFinite(t) &&
+    t >= now.getTime() - LIMITS.messageMaxAgeMs &&
+    t <= now.getTime() + LIMITS.messageMaxFutureMs
+  );
+}
+
+export function domainOf(address: string): string | null {
+  const parsed = parseHandleAddress(address);
+  return parsed.ok ? parsed.value.domain : null;
+}
+
+export function handleOf(address: string): string {
+  const parsed = parseHandleAddress(address);
+  return parsed.ok ? parsed.value.handle : address;
+}
+
+/**
+ * `alice`, `@alice`, `bob@beta.example`: the canonical `handle@domain`. Handles of this node are
+ * lower-case (sign-up stores them so); others keep their node's spelling.
+ */
+export function parseMessageAddress(input: string, self: string): Result<string> {
+  if (typeof input !== 'string') return err('the address must be a string');
+  const text = input.trim().replace(/^@/, '');
+  if (!text.includes('@')) {
+    const handle = parseRemoteHandle(text);
+    return handle.ok ? ok(`${handle.value.toLowerCase()}@${self}`) : handle;
+  }
+  const parsed = parseHandleAddress(text);
+  if (!parsed.ok) return parsed;
+  const { handle, domain } = parsed.value;
+  return ok(domain === self ? `${handle.toLowerCase()}@${domain}` : `${handle}@${domain}`);
+}
+
+export function parseCapabilities(text: string): string[] {
+  try {
+    const value: unknown = JSON.parse(text);
+    return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
+  } catch {
+    return [];
+  }
+}
+
+export function storedEncryptionKey(user: {
+  encryptionPublicKey: string | null;
+  encryptionKeyCreatedAt: Date | null;
+  encryptionKeySignature: string | null;
+}): EncryptionKey | null {
+  if (!user.encryptionPublicKey || !user.encryptionKeyCreatedAt || !user.encryptionKeySignature)
+    return null;
+  return {
+    publicKey: user.encryptionPublicKey,
+    createdAt: formatTimestamp(user.encryptionKeyCreatedAt),
+    signature: user.encryptionKeySignature,
+  };
+}
+
+export const userSelect = {
+  id: true,
+  handle: true,
+  displayName: true,
+  did: true,
+  encryptionPublicKey: true,
+  encryptionKeyCreatedAt: true,
+  encryptionKeySignature: true,
+  messagePrivacy: true,
+} as const satisfies Prisma.UserSelect;
+
+/** Status moves forward only; returns the update for a receipt, or null when it changes nothing. */
+export function advance(
+  row: { status: string; deliveredAt: Date | null; readAt: Date | null },
+  status: 'delivered' | 'read',
+  at: Date,
+): Prisma.MessageUpdateInput | null {
+  if ((STATUS_RANK[row.status] ?? 0) >= STATUS_RANK[status]!) return null;
+  return {
+    status,
+    failureReason: null,
+    deliveredAt: row.deliveredAt ?? at,
+    ...(status === 'read' ? { readAt: row.readAt ?? at } : {}),
+  };
+}
+
+export type MessageContext = ReturnType<typeof createMessageContext>;
+
+export function createMessageContext(deps: MessageServiceDeps) {
+  const { db, clock, logger, config, peers } = deps;
+  const prisma = db.prisma;
+  const self = config.domain;
+  const addressOf = (user: { handle: string }) => `${user.handle}@${self}`;
+  const dids = createSenderDids({ db, peers, clock, logger });
+
+  async function loadUser(userId: string) {
+    const user = await prisma.user.findUnique({ where: { id: userId }, select: userSelect });
+    return user
+      ? ok(user)
+      : refuse('UNAUTHORIZED', 'Your account does not exist any more: sign in again.');
+  }
+
+  return { ...deps, prisma, self, addressOf, dids, loadUser };
+}

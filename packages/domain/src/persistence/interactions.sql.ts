@@ -1,0 +1,221 @@
+import { formatActorUrl } from '@swarm/contract';
+import { Prisma } from '@swarm/db';
+import type {
+  RemoteActorFields,
+  RemoteActorUpsertOptions,
+} from '../interactions/interaction-effects.ts';
+import { batchedSql, sqlStatement, type BatchedSql } from './catalog.ts';
+
+// Remote actors, likes and reposts and the ledger of inbound interactions: the raw statements of
+// interactions/ (the rest of their writes are Prisma queries next to their rules).
+
+const EXAMPLE_TIME = new Date('2026-01-01T00:00:00.000Z');
+const EXAMPLE_UUID = '00000000-0000-4000-8000-000000000000';
+const EXAMPLE_ACTOR: RemoteActorFields = {
+  handle: 'someone',
+  domain: 'example.test',
+  displayName: '',
+  avatarUrl: '',
+  bio: '',
+};
+
+/** One actor as a row of the source `remoteActorsUpsertSql` reads. */
+function remoteActorSourceSql(
+  actor: RemoteActorFields,
+  options: RemoteActorUpsertOptions,
+): Prisma.Sql {
+  const { now } = options;
+  return Prisma.sql`
+    SELECT ${formatActorUrl(actor)}::text AS actor_url, ${actor.handle}::text AS handle,
+      ${actor.domain}::text AS node_domain, ${actor.displayName}::text AS display_name,
+      ${actor.avatarUrl || null}::text AS avatar_url, ${actor.bio}::text AS bio,
+      ${options.didToPin ?? null}::text AS did, ${options.replaces ?? null}::text AS replaces,
+      ${options.fetched ? now : null}::timestamptz AS fetched_at, ${now}::timestamptz AS at`;
+}
+
+/**
+ * The upsert of every actor in `source` (the name of a CTE with the columns of
+ * `remoteActorSourceSql`, one row per actor_url), `RETURNING id, actor_url`: the statement behind
+ * `upsertRemoteActor`, and a building block of batched effects. `replaces` is read per actor from
+ * the source, for the did's compare-and-set.
+ */
+export function remoteActorsUpsertSql(source: string): Prisma.Sql {
+  const from = Prisma.raw(source);
+  // The did may be written when none is pinned, or over the one it replaces.
+  const pinnable = Prisma.sql`(remote_actors.did IS NULL OR remote_actors.did =
+    (SELECT replaces FROM ${from} WHERE ${from}.actor_url = EXCLUDED.actor_url))`;
+  return Prisma.sql`
+    INSERT INTO remote_actors (actor_url, handle, node_domain, display_name, avatar_url, bio,
+      did, did_pinned_at, fetched_at, created_at, updated_at)
+    SELECT actor_url, handle, node_domain, display_name, avatar_url, bio, did,
+      CASE WHEN did IS NULL THEN NULL ELSE at END, fetched_at, at, at
+    FROM ${from}
+    ORDER BY actor_url
+    ON CONFLICT (actor_url) DO UPDATE SET
+      display_name = COALESCE(NULLIF(EXCLUDED.display_name, ''), remote_actors.display_name),
+      avatar_url = COALESCE(EXCLUDED.avatar_url, remote_actors.avatar_url),
+      bio = COALESCE(NULLIF(EXCLUDED.bio, ''), remote_actors.bio),
+      did = CASE WHEN EXCLUDED.did IS NOT NULL AND ${pinnable} THEN EXCLUDED.did
+                 ELSE remote_actors.did END,
+      did_pinned_at = CASE WHEN EXCLUDED.did IS NOT NULL AND ${pinnable}
+                           THEN EXCLUDED.did_pinned_at ELSE remote_actors.did_pinned_at END,
+      fetched_at = COALESCE(EXCLUDED.fetched_at, remote_actors.fetched_at),
+      updated_at = EXCLUDED.updated_at
+    RETURNING id, actor_url`;
+}
+
+/** Insert-or-refresh one remote actor (`upsertRemoteActor`), `RETURNING id, actor_url`. */
+export const upsertRemoteActorSql = sqlStatement(
+  'interactions.upsertRemoteActor',
+  [EXAMPLE_ACTOR, { now: EXAMPLE_TIME, didToPin: 'did:key:z', replaces: null, fetched: true }],
+  (actor: RemoteActorFields, options: RemoteActorUpsertOptions) => Prisma.sql`
+    WITH actor_source AS (${remoteActorSourceSql(actor, options)})
+    ${remoteActorsUpsertSql('actor_source')}`,
+);
+
+/** One like per actor and post, and the count up by one only when the row is new. */
+export const addLikeSql = sqlStatement(
+  'interactions.addLike',
+  [
+    {
+      postId: EXAMPLE_UUID,
+      actorKey: 'key',
+      userId: null as string | null,
+      remoteActorId: EXAMPLE_UUID as string | null,
+      interactionId: null as string | null,
+      at: EXAMPLE_TIME,
+    },
+  ],
+  (like: {
+    postId: string;
+    actorKey: string;
+    userId: string | null;
+    remoteActorId: string | null;
+    interactionId: string | null;
+    at: Date;
+  }) => Prisma.sql`
+    WITH added AS (
+      INSERT INTO likes (post_id, actor_key, user_id, remote_actor_id, interaction_id, created_at)
+      VALUES (${like.postId}::uuid, ${like.actorKey}, ${like.userId}::uuid, ${like.remoteActorId}::uuid,
+        ${like.interactionId}, ${like.at}::timestamptz)
+      ON CONFLICT DO NOTHING
+      RETURNING post_id
+    ), counted AS (
+      UPDATE posts SET likes_count = likes_count + 1, updated_at = ${like.at}::timestamptz
+      FROM added WHERE posts.id = added.post_id
+      RETURNING posts.id
+    )
+    SELECT count(*)::int AS added FROM counted`,
+);
+
+/** The actor's pinned did, and whether the ledger holds the interaction: one round trip. */
+export const interactionLookUpSql = batchedSql('interactions.lookUp', {
+  columns: { node_domain: 'text', handle: 'text', interaction_id: 'text' },
+  statement: (input) => Prisma.sql`
+    SELECT input.ord, remote_actors.did,
+      inbound_interactions.interaction_id IS NOT NULL AS seen
+    FROM ${input}
+    LEFT JOIN remote_actors ON remote_actors.node_domain = input.node_domain
+      AND remote_actors.handle = input.handle
+    LEFT JOIN inbound_interactions ON inbound_interactions.actor_node_domain = input.node_domain
+      AND inbound_interactions.interaction_id = input.interaction_id`,
+});
+
+/** The interactions on a post written in one batched statement. */
+export type PostInteraction = 'like' | 'repost';
+
+/** Where each lands: its table (one row per actor and post) and the post's counter. */
+const POST_INTERACTION_TABLES = {
+  like: { table: 'likes', counter: 'likes_count' },
+  repost: { table: 'reposts', counter: 'reposts_count' },
+} as const satisfies Record<PostInteraction, { table: string; counter: string }>;
+
+/**
+ * A like or a repost, the busiest writes a node receives, as one statement on the driver for
+ * every request of a batch: atomic, no interactive transaction. Its data-modifying CTEs claim
+ * the idempotency keys, but only on live posts (a 404 writes nothing); store the actors
+ * (pinning proven dids); add each like or repost (one per actor and post); move the counters
+ * and notify the authors only for rows that are new. Returns `found` false for a post not
+ * found. A concurrent duplicate waits on the ledger's unique key, then claims nothing; within a
+ * batch an interaction id counts once (`nth`), and ON CONFLICT DO NOTHING keeps one like per
+ * actor.
+ */
+function postInteractionBatch(kind: PostInteraction) {
+  const { table, counter } = POST_INTERACTION_TABLES[kind];
+  const repostColumn = kind === 'repost' ? Prisma.sql`, remote_repost_id` : Prisma.empty;
+  return batchedSql(`interactions.${kind}`, {
+    columns: {
+      post_id: 'uuid',
+      actor_url: 'text',
+      handle: 'text',
+      node_domain: 'text',
+      display_name: 'text',
+      avatar_url: 'text',
+      did: 'text',
+      replaces: 'text',
+      interaction_id: 'text',
+      remote_repost_id: 'text',
+      at: 'timestamptz',
+    },
+    statement: (input) => Prisma.sql`
+    WITH input AS (SELECT * FROM ${input}),
+    live AS (
+      SELECT input.*, posts.author_id, row_number() OVER (
+        PARTITION BY input.node_domain, input.interaction_id ORDER BY input.ord) AS nth
+      FROM input JOIN posts ON posts.id = input.post_id AND posts.deleted_at IS NULL
+    ), claimed AS (
+      INSERT INTO inbound_interactions (actor_node_domain, interaction_id, kind, received_at)
+      SELECT node_domain, interaction_id, ${kind}, at FROM live WHERE nth = 1
+      ORDER BY node_domain, interaction_id
+      ON CONFLICT DO NOTHING
+      RETURNING actor_node_domain, interaction_id
+    ), fresh AS (
+      SELECT live.* FROM live JOIN claimed ON claimed.actor_node_domain = live.node_domain
+        AND claimed.interaction_id = live.interaction_id
+      WHERE live.nth = 1
+    ), actor_source AS (
+      -- One row per actor: the latest, or the latest proving a did to pin.
+      SELECT DISTINCT ON (actor_url) actor_url, handle, node_domain, display_name,
+        avatar_url, ''::text AS bio, did, replaces, NULL::timestamptz AS fetched_at, at
+      FROM fresh ORDER BY actor_url, did IS NOT NULL DESC, ord DESC
+    ), actor AS (${remoteActorsUpsertSql('actor_source')}
+    ), added AS (
+      INSERT INTO ${Prisma.raw(table)} (post_id, actor_key, remote_actor_id, interaction_id,
+        created_at${repostColumn})
+      SELECT fresh.post_id, fresh.actor_url, actor.id, fresh.interaction_id, fresh.at
+        ${repostColumn}
+      FROM fresh JOIN actor ON actor.actor_url = fresh.actor_url
+      ORDER BY fresh.post_id, fresh.actor_url
+      ON CONFLICT DO NOTHING
+      RETURNING post_id, actor_key, interaction_id
+    ), counted AS (
+      UPDATE posts SET ${Prisma.raw(`${counter} = ${counter}`)} + per_post.added,
+        updated_at = per_post.at
+      FROM (SELECT fresh.post_id, count(*) AS added, max(fresh.at) AS at
+            FROM added JOIN fresh ON fresh.post_id = added.post_id
+              AND fresh.actor_url = added.actor_key
+              AND fresh.interaction_id = added.interaction_id
+            GROUP BY fresh.post_id) AS per_post
+      WHERE posts.id = per_post.post_id
+    ), notified AS (
+      INSERT INTO notifications (recipient_id, type, actor_key, actor_remote_actor_id,
+        actor_handle, actor_display_name, actor_avatar_url, actor_node_domain, post_id,
+        interaction_id, created_at)
+      SELECT fresh.author_id, ${kind}::notification_type, fresh.actor_url, actor.id,
+        fresh.handle, fresh.display_name, fresh.avatar_url, fresh.node_domain, fresh.post_id,
+        fresh.interaction_id, fresh.at
+      FROM added
+      JOIN fresh ON fresh.post_id = added.post_id AND fresh.actor_url = added.actor_key
+        AND fresh.interaction_id = added.interaction_id
+      JOIN actor ON actor.actor_url = fresh.actor_url
+      WHERE fresh.author_id IS NOT NULL
+    )
+    SELECT input.ord, live.ord IS NOT NULL AS found
+    FROM input LEFT JOIN live ON live.ord = input.ord`,
+  });
+}
+
+export const postInteractionSql: Record<PostInteraction, BatchedSql> = {
+  like: postInteractionBatch('like'),
+  repost: postInteractionBatch('repost'),
+};
