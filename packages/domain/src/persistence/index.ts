@@ -9,3 +9,4 @@ export * from './messages.sql.ts';
 export * from './node-keys.sql.ts';
 export * from './ops.sql.ts';
 export * from './registry.sql.ts';
+export * from './search.sql.ts';

@@ -15,6 +15,7 @@ import {
   type Viewer,
 } from '../feeds/post-views.ts';
 import { readError, type ReadError } from '../feeds/read-errors.ts';
+import { postSearchSql, tagCountsSql, tagPageSql } from '../persistence/search.sql.ts';
 import { localPerson, type PersonView } from '../profiles/follow-lists.ts';
 import type { ProfileService } from '../profiles/profile.service.ts';
 import type { PostView } from '../views/index.ts';
@@ -113,12 +114,9 @@ export function createSearchService(deps: SearchServiceDeps): SearchService {
   async function findPosts(viewer: Viewer | null, q: string): Promise<PostView[]> {
     const tsquery = postSearchQuery(q);
     if (!tsquery) return [];
-    const rows = await prisma.$queryRaw<{ id: string }[]>`
-      SELECT "id"::text AS "id" FROM "posts"
-      WHERE "search_vector" @@ to_tsquery('simple'::regconfig, ${tsquery})
-        AND "deleted_at" IS NULL AND "visibility" = 'public' AND "repost_of_id" IS NULL
-      ORDER BY "created_at" DESC, "id" DESC
-      LIMIT ${SEARCH_LIMITS.posts}`;
+    const rows = await prisma.$queryRaw<{ id: string }[]>(
+      postSearchSql(tsquery, SEARCH_LIMITS.posts),
+    );
     return views(
       viewer,
       rows.map((row) => row.id),
@@ -129,16 +127,9 @@ export function createSearchService(deps: SearchServiceDeps): SearchService {
   async function tagCounts(tags: readonly string[]): Promise<Map<string, number>> {
     if (tags.length === 0) return new Map();
     const list = [...tags];
-    const rows = await prisma.$queryRaw<{ tag: string; n: number }[]>`
-      SELECT "t" AS "tag", least(count(*), ${SEARCH_LIMITS.tagCount})::int AS "n"
-      FROM (
-        SELECT post_hashtags("content") AS "tags" FROM "posts"
-        WHERE post_hashtags("content") && ${list}::text[]
-          AND "deleted_at" IS NULL AND "visibility" = 'public' AND "repost_of_id" IS NULL
-        LIMIT ${SEARCH_LIMITS.tagCount * list.length}
-      ) AS "p", unnest("p"."tags") AS "t"
-      WHERE "t" = ANY(${list}::text[])
-      GROUP BY "t"`;
+    const rows = await prisma.$queryRaw<{ tag: string; n: number }[]>(
+      tagCountsSql(list, SEARCH_LIMITS.tagCount),
+    );
     return new Map(rows.map((row) => [row.tag, row.n]));
   }
 
@@ -277,13 +268,9 @@ export function createSearchService(deps: SearchServiceDeps): SearchService {
         Math.max(1, Math.trunc(query.limit ?? SEARCH_LIMITS.tagPage.default)),
         SEARCH_LIMITS.tagPage.max,
       );
-      const rows = await prisma.$queryRaw<{ id: string; created_at: Date }[]>`
-        SELECT "id"::text AS "id", "created_at" FROM "posts"
-        WHERE post_hashtags("content") @> ARRAY[${tag}]::text[]
-          AND "deleted_at" IS NULL AND "visibility" = 'public' AND "repost_of_id" IS NULL
-          AND (${before}::timestamptz IS NULL OR "created_at" < ${before}::timestamptz)
-        ORDER BY "created_at" DESC, "id" DESC
-        LIMIT ${limit + 1}`;
+      const rows = await prisma.$queryRaw<{ id: string; created_at: Date }[]>(
+        tagPageSql(tag, before, limit + 1),
+      );
       const more = rows.length > limit;
       const page = rows.slice(0, limit);
       const last = page[page.length - 1];
