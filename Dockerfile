@@ -3,7 +3,7 @@
 # One image for every role of a swarm node; the command chooses the role (docker-compose.yml):
 #   node apps/gateway/dist/migrate.js        apply prisma/migrations to DATABASE_URL, then exit
 #   node apps/gateway/dist/main.js           gateway: /api/swarm/*, /.well-known/node-swarm, jobs
-#   node apps/web/build/index.js             web app (SvelteKit, adapter-node)
+#   node apps/gateway/dist/main.js --web-only   web app alone (SvelteKit's build/handler.js)
 #   (default) embedded mode: the whole node in one process, PGlite under DATA_DIR
 #
 # Two stages: `build` installs the workspace with its dev dependencies and compiles it; the
@@ -49,4 +49,4 @@ USER node
 EXPOSE 3000
 # SIGTERM drains: in-flight requests are answered (SWARM_DRAIN_TIMEOUT_MS), then exit 0.
 STOPSIGNAL SIGTERM
-CMD ["node", "apps/gateway/dist/main.js", "--with-web"]
+CMD ["node", "--max-semi-space-size=2", "apps/gateway/dist/main.js", "--with-web"]

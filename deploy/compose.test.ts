@@ -113,6 +113,7 @@ interface Service extends Dict {
   ports?: (string | number | Dict)[];
   volumes?: (string | Dict)[];
   restart?: string;
+  profiles?: string[];
 }
 
 function environmentOf(service: Service): Record<string, string> {
@@ -358,6 +359,15 @@ describe('docker-compose.yml', () => {
     }
   });
 
+  it('offers Redis as an opt-in profile that the node reaches through REDIS_URL', () => {
+    // Optional: `up` without `--profile redis` must not start it (Postgres shares limits then).
+    expect(services.redis!.profiles).toEqual(['redis']);
+    expect(services.redis!.healthcheck?.test).toContain('ping');
+    for (const name of ['gateway', 'web']) {
+      expect(environmentOf(services[name]!), name).toHaveProperty('REDIS_URL');
+    }
+  });
+
   it('runs Postgres 16 on a named volume with a pg_isready healthcheck', () => {
     const pg = services.postgres!;
     expect(pg.image).toMatch(/^postgres:16(\b|$)/);
@@ -413,7 +423,8 @@ describe('docker-compose.yml', () => {
     // `node` itself, so SIGTERM reaches the process that drains (no pnpm or tsx in between).
     expect(commandText(services.gateway!)).toBe('node apps/gateway/dist/main.js');
     expect(gatewayPackage.scripts?.start).toBe('node dist/main.js');
-    expect(commandText(services.web!)).toMatch(/^node apps\/web\/build\/index\.js$/);
+    // The web app through the same launcher: its JSON logs, crash lines and drain.
+    expect(commandText(services.web!)).toBe('node apps/gateway/dist/main.js --web-only');
     const images = ['migrate', 'gateway', 'web'].map((n) => services[n]!.image);
     expect(new Set(images).size, 'one image for migrate, gateway and web').toBe(1);
     for (const name of ['migrate', 'gateway', 'web']) {
@@ -488,7 +499,7 @@ describe('docker-compose.yml', () => {
       .map((p) => `${p.published}:${p.target}`);
     expect(published).toContain('443:443');
     expect(published).toContain('80:80');
-    for (const name of ['postgres', 'migrate', 'gateway', 'web']) {
+    for (const name of ['postgres', 'migrate', 'gateway', 'web', 'redis']) {
       expect(services[name]!.ports ?? [], `${name} publishes no port`).toEqual([]);
     }
   });
@@ -646,7 +657,12 @@ describe('Dockerfile', () => {
     // Its base is the Node image, not the build stage: no pnpm, no dev dependencies.
     expect(byName.has(runtime.from.toLowerCase())).toBe(false);
     const cmd = runtime.instructions.find((i) => i.op === 'CMD')?.args ?? '';
-    expect(JSON.parse(cmd)).toEqual(['node', 'apps/gateway/dist/main.js', '--with-web']);
+    expect(JSON.parse(cmd)).toEqual([
+      'node',
+      '--max-semi-space-size=2',
+      'apps/gateway/dist/main.js',
+      '--with-web',
+    ]);
   });
 
   it('.dockerignore keeps local state out but the lockfile and migrations in', () => {

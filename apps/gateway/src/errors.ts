@@ -1,6 +1,7 @@
 import type { Context } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { ERROR_STATUS, errorBody, type ErrorCode } from '@swarm/contract';
+import type { Refusal } from '@swarm/domain';
 
 /** The one error shape of DESIGN.md §3, with the status its code stands for. */
 export function errorResponse(c: Context, code: ErrorCode, error: string, details?: unknown) {
@@ -8,26 +9,14 @@ export function errorResponse(c: Context, code: ErrorCode, error: string, detail
 }
 
 /**
- * A refusal of a domain service as the error body with its code's status, typed per status so
+ * The gateway's one mapping of the error model: a domain `Refusal` as the error body with its code's status, typed per status so
  * an OpenAPI handler's answers are checked against the responses its route declares.
  */
-export function refusal<C extends ErrorCode>(c: Context, failure: { code: C; message: string }) {
+export function refusal<C extends ErrorCode>(c: Context, failure: Refusal<C>) {
   return c.json(
-    errorBody(failure.code, failure.message),
+    errorBody(failure.code, failure.message, failure.details),
     ERROR_STATUS[failure.code] as (typeof ERROR_STATUS)[C],
   );
 }
 
-/** The code of an error body for a bare HTTP status (a library's HTTPException without body). */
-export function errorCodeForStatus(status: number): ErrorCode {
-  const byStatus: Partial<Record<number, ErrorCode>> = {
-    400: 'INVALID_REQUEST',
-    401: 'UNAUTHORIZED',
-    403: 'FORBIDDEN',
-    404: 'NOT_FOUND',
-    413: 'PAYLOAD_TOO_LARGE',
-    415: 'UNSUPPORTED_MEDIA_TYPE',
-    429: 'RATE_LIMITED',
-  };
-  return byStatus[status] ?? (status >= 500 ? 'INTERNAL' : 'INVALID_REQUEST');
-}
+export { errorCodeForStatus } from '@swarm/contract';

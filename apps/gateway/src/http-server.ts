@@ -29,17 +29,20 @@ export interface NodeHttpServer extends Server {
 }
 
 /**
- * One port for the whole node: the gateway's paths go to Hono, the rest to the web app when one
- * is mounted (embedded mode), exactly as the production reverse proxy routes them.
+ * One port for what this process serves: with both, the gateway's paths go to Hono and the rest
+ * to the web app (embedded mode), exactly as the production reverse proxy routes them; with one,
+ * everything goes to it (the gateway alone, or the web app alone).
  */
 export function createHttpServer(opts: {
-  fetch: (request: Request) => Response | Promise<Response>;
+  fetch?: (request: Request) => Response | Promise<Response>;
   web?: NodeHandler;
 }): NodeHttpServer {
+  if (!opts.fetch && !opts.web)
+    throw new Error('createHttpServer needs the gateway, the web app or both');
   // Never replace the global Request/Response with @hono/node-server's lightweight classes: the
   // web app mounted next to the gateway checks `instanceof Response` on what its endpoints
   // return, and a global swapped under it answered every JSON endpoint with 500 (issue 12).
-  const gateway = getRequestListener(opts.fetch, { overrideGlobalObjects: false });
+  const gateway = opts.fetch && getRequestListener(opts.fetch, { overrideGlobalObjects: false });
   const { web } = opts;
   /** Responses not yet complete. */
   const active = new Set<ServerResponse>();
@@ -57,13 +60,13 @@ export function createHttpServer(opts: {
       draining.settle();
     });
     const pathname = (req.url ?? '/').split('?', 1)[0] ?? '/';
-    if (!web || isGatewayPath(pathname)) {
+    if (gateway && (!web || isGatewayPath(pathname))) {
       void gateway(req, res);
     } else {
       // The web app's hook sets these on what SvelteKit renders; its static files (/_app/*,
-      // robots.txt) never pass the hook. In production the reverse proxy adds them.
+      // robots.txt) never pass the hook.
       for (const [name, value] of Object.entries(WEB_SECURITY_HEADERS)) res.setHeader(name, value);
-      web(req, res);
+      web!(req, res);
     }
   }) as NodeHttpServer;
 

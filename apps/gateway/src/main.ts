@@ -14,9 +14,15 @@ import { createGatewayApp } from './app.ts';
 import { createHousekeeping } from './housekeeping.ts';
 import { createHttpServer, type NodeHandler } from './http-server.ts';
 
-// Entry point. `--with-web` is the embedded mode of `pnpm start`: gateway and web app in one
-// process on one port over one embedded database. Without it, the gateway alone (production).
-const withWeb = process.argv.includes('--with-web');
+// The node's launcher, in one of three modes:
+// - `--with-web`: the embedded mode of `pnpm start`: gateway and web app in one process on one
+//   port over one embedded database, with the background jobs;
+// - `--web-only`: the web app alone (production's `web` service): no gateway routes, no jobs;
+// - neither: the gateway alone (production's `gateway` service), with the background jobs.
+// Both production services go through here so they share its JSON logs, crash lines and drain.
+const webOnly = process.argv.includes('--web-only');
+const withWeb = webOnly || process.argv.includes('--with-web');
+const mode = webOnly ? 'web app only' : withWeb ? 'web app + gateway' : 'gateway only';
 
 const parsed = parseConfig(process.env);
 if (!parsed.ok) {
@@ -28,7 +34,7 @@ if (!parsed.ok) {
 }
 const config = parsed.value;
 const logger = createLogger(config.logLevel, {
-  name: withWeb ? 'node' : 'gateway',
+  name: webOnly ? 'web' : withWeb ? 'node' : 'gateway',
   pretty: process.stdout.isTTY,
 });
 
@@ -38,6 +44,12 @@ for (const event of ['uncaughtException', 'unhandledRejection'] as const) {
     logger.fatal({ err }, `${event}: ${err instanceof Error ? err.message : String(err)}`);
     process.exit(1);
   });
+}
+
+/** What runs beside the HTTP server: announce/gossip, outbox retries, housekeeping. */
+interface BackgroundJob {
+  start(): void;
+  stop(): Promise<void>;
 }
 
 async function loadWebHandler(): Promise<NodeHandler> {
@@ -56,20 +68,31 @@ async function loadWebHandler(): Promise<NodeHandler> {
 async function main() {
   // pnpm runs package scripts in the package folder; paths in the environment are relative to
   // where the operator typed the command (INIT_CWD), like `pnpm db:migrate` takes them.
-  const node = await bootNode(config, { logger, baseDir: process.env.INIT_CWD ?? process.cwd() });
+  // The web app alone leaves the schema to the gateway and the migrate job.
+  const node = await bootNode(config, {
+    logger,
+    baseDir: process.env.INIT_CWD ?? process.cwd(),
+    migrate: !webOnly,
+  });
   let web: NodeHandler | undefined;
   if (withWeb) {
     shareNodeContext(node);
     web = await loadWebHandler();
   }
-  const app = createGatewayApp(node);
-  // Announce on start, then gossip rounds and re-probes in the background (DESIGN §3).
-  const scheduler = createSwarmScheduler({ node });
-  // Retries of the durable outbox (DESIGN §3 "Delivery"); safe with several gateway replicas.
-  const deliveries = createDeliveryWorker({ node });
-  // Hourly clean-up of expired sessions.
-  const housekeeping = createHousekeeping({ node });
-  const server = createHttpServer({ fetch: app.fetch, web });
+  const jobs: BackgroundJob[] = webOnly
+    ? []
+    : [
+        // Announce on start, then gossip rounds and re-probes in the background (DESIGN §3).
+        createSwarmScheduler({ node }),
+        // Retries of the durable outbox (DESIGN §3 "Delivery"); safe with several gateway replicas.
+        createDeliveryWorker({ node }),
+        // Hourly clean-up of expired sessions.
+        createHousekeeping({ node }),
+      ];
+  const server = createHttpServer({
+    fetch: webOnly ? undefined : createGatewayApp(node).fetch,
+    web,
+  });
 
   server.on('error', (err: NodeJS.ErrnoException) => {
     logger.fatal(
@@ -81,11 +104,9 @@ async function main() {
   });
   server.listen(config.port, config.host, () => {
     logger.info(
-      `Swarm node ${config.domain} is up on http://localhost:${config.port} (${withWeb ? 'web app + gateway' : 'gateway only'}, ${node.db.kind} database)`,
+      `Swarm node ${config.domain} is up on http://localhost:${config.port} (${mode}, ${node.db.kind} database)`,
     );
-    scheduler.start();
-    deliveries.start();
-    housekeeping.start();
+    for (const job of jobs) job.start();
   });
   // Optional private port for scrapers without a token (METRICS_PORT, METRICS_HOST).
   const metricsServer =
@@ -112,7 +133,7 @@ async function main() {
     node.lifecycle.beginShutdown();
     const deadline = config.drainTimeoutMs;
     logger.info(`${signal} received: not ready any more, draining requests (up to ${deadline} ms)`);
-    const jobs = Promise.all([scheduler.stop(), deliveries.stop(), housekeeping.stop()]);
+    const stopped = Promise.all(jobs.map((job) => job.stop()));
     metricsServer?.close();
     try {
       const drained = await server.drain(deadline);
@@ -123,7 +144,7 @@ async function main() {
           : `drained in ${drained.ms} ms: ${drained.finished} requests answered, none cut`,
       );
       const jobsDone = await Promise.race([
-        jobs.then(() => true),
+        stopped.then(() => true),
         new Promise<false>((r) => setTimeout(r, Math.max(0, deadline - drained.ms), false).unref()),
       ]);
       if (!jobsDone) logger.warn('background jobs still running at the deadline: closing anyway');

@@ -126,7 +126,7 @@ if (!serverUrl) {
       expect(migrate.code, migrate.output).toBe(0);
       ports.gateway = await freePort();
       ports.web = await freePort();
-      // compose: `node apps/gateway/dist/main.js` and `node apps/web/build/index.js`.
+      // compose: `node apps/gateway/dist/main.js` and `node apps/gateway/dist/main.js --web-only`.
       [gateway, web] = await Promise.all([
         startNodeProcess(composeEnv('gateway', ports.gateway), []),
         startWebProcess(composeEnv('web', ports.web)),

@@ -9,6 +9,7 @@ import {
   type NodeContext,
 } from '@swarm/domain';
 import { humaneInput } from './input.ts';
+import { unwrap } from './refusals.ts';
 import { adminProcedure, router } from './trpc.ts';
 
 // The admin area (issue #4): every procedure is `adminProcedure` (signed in and admin, checked
@@ -227,10 +228,7 @@ const outboxRouter = router({
     .input(humaneInput(z.object({ id: uuidSchema })))
     .mutation(async ({ ctx, input }) => {
       const retried = await ctx.node.delivery.retryNow(input.id);
-      if (!retried.ok) {
-        throw new TRPCError({ code: retried.reason.code, message: retried.reason.message });
-      }
-      return retried.value;
+      return unwrap(retried);
     }),
 });
 

@@ -1,48 +1,8 @@
-import { TRPCError } from '@trpc/server';
 import { z } from 'zod';
-import {
-  KEY_BACKUP_MAX_BYTES,
-  PASSWORD_MAX_LENGTH,
-  type AuthError,
-  type SignedIn,
-} from '@swarm/auth';
-import type { Result } from '@swarm/contract';
+import { KEY_BACKUP_MAX_BYTES, PASSWORD_MAX_LENGTH, type SignedIn } from '@swarm/auth';
+import { unwrap } from './refusals.ts';
 import { humaneInput } from './input.ts';
 import { protectedProcedure, publicProcedure, router } from './trpc.ts';
-
-const CODES = {
-  INVALID: 'BAD_REQUEST',
-  CONFLICT: 'CONFLICT',
-  WRONG_CREDENTIALS: 'UNAUTHORIZED',
-  THROTTLED: 'TOO_MANY_REQUESTS',
-  NOT_FOUND: 'NOT_FOUND',
-} as const;
-
-/** The cause of a TOO_MANY_REQUESTS error: when to try again (for a `Retry-After` header). */
-export class RetryAfter extends Error {
-  constructor(readonly seconds: number) {
-    super(`retry after ${seconds} s`);
-    this.name = 'RetryAfter';
-  }
-}
-
-/** Seconds to wait before retrying, when `error` is a throttled procedure's error. */
-export function retryAfterOf(error: unknown): number | undefined {
-  return error instanceof TRPCError && error.cause instanceof RetryAfter
-    ? error.cause.seconds
-    : undefined;
-}
-
-/** The one place account failures become tRPC errors (the message is already a sentence). */
-export function unwrapAuth<T>(result: Result<T, AuthError>): T {
-  if (result.ok) return result.value;
-  const { code, message, retryAfterSec } = result.reason;
-  throw new TRPCError({
-    code: CODES[code],
-    message,
-    cause: retryAfterSec === undefined ? undefined : new RetryAfter(retryAfterSec),
-  });
-}
 
 // Shapes and size caps only: the account service checks the rules (handle syntax, password
 // length, did ↔ key) so the CLI and the admin API get the same answers.
@@ -70,13 +30,13 @@ export const authRouter = router({
       ),
     )
     .mutation(async ({ ctx, input }) =>
-      sessionAnswer(unwrapAuth(await ctx.auth.accounts.signUp(input, { clientIp: ctx.clientIp }))),
+      sessionAnswer(unwrap(await ctx.auth.accounts.signUp(input, { clientIp: ctx.clientIp }))),
     ),
 
   logIn: publicProcedure
     .input(humaneInput(z.object({ handle: text(256), password: text(PASSWORD_MAX_LENGTH * 4) })))
     .mutation(async ({ ctx, input }) => {
-      const loggedIn = unwrapAuth(await ctx.auth.accounts.logIn(input, { clientIp: ctx.clientIp }));
+      const loggedIn = unwrap(await ctx.auth.accounts.logIn(input, { clientIp: ctx.clientIp }));
       return { ...sessionAnswer(loggedIn), keyBackup: loggedIn.keyBackup };
     }),
 
@@ -99,7 +59,7 @@ export const authRouter = router({
       ),
     )
     .mutation(async ({ ctx, input }) =>
-      unwrapAuth(
+      unwrap(
         await ctx.auth.accounts.changePassword(
           { userId: ctx.user.id, sessionId: ctx.session.sessionId },
           input,
@@ -110,7 +70,7 @@ export const authRouter = router({
   registerKey: protectedProcedure
     .input(humaneInput(keySchema.extend({ currentPassword: text(PASSWORD_MAX_LENGTH * 4) })))
     .mutation(async ({ ctx, input }) =>
-      unwrapAuth(await ctx.auth.accounts.registerKey(ctx.user.id, input)),
+      unwrap(await ctx.auth.accounts.registerKey(ctx.user.id, input)),
     ),
 
   keyBackup: protectedProcedure.query(({ ctx }) => ctx.auth.accounts.keyBackup(ctx.user.id)),

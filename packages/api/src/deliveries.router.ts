@@ -1,5 +1,6 @@
 import { TRPCError } from '@trpc/server';
 import { z } from 'zod';
+import { unwrap } from './refusals.ts';
 import { protectedProcedure, router } from './trpc.ts';
 
 /** The signed-in user's deliveries to other nodes, with their state for people (`summary`). */
@@ -34,9 +35,6 @@ export const deliveriesRouter = router({
         throw new TRPCError({ code: 'NOT_FOUND', message: `You have no delivery ${input.id}.` });
       }
       const retried = await ctx.node.delivery.retryNow(mine.id);
-      if (!retried.ok) {
-        throw new TRPCError({ code: retried.reason.code, message: retried.reason.message });
-      }
-      return retried.value;
+      return unwrap(retried);
     }),
 });

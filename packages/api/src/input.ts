@@ -10,7 +10,7 @@ interface StandardInput<In, Out> {
       value: unknown,
     ) =>
       | { readonly value: Out; readonly issues?: undefined }
-      | { readonly issues: { message: string }[] };
+      | { readonly issues: { message: string; path?: PropertyKey[] }[] };
     readonly types?: { readonly input: In; readonly output: Out };
   };
 }
@@ -30,7 +30,10 @@ export function humaneInput<S extends z.ZodType>(
       vendor: 'swarm',
       validate: (value: unknown) => {
         const parsed = parseWith(schema, value);
-        return parsed.ok ? { value: parsed.value } : { issues: [{ message: parsed.reason }] };
+        if (parsed.ok) return { value: parsed.value };
+        // The first issue's path names the input member (a form shows the sentence next to it).
+        const path = schema.safeParse(value).error?.issues[0]?.path ?? [];
+        return { issues: [{ message: parsed.reason, path }] };
       },
     },
   };

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { signatureSchema } from '@swarm/contract';
-import { unwrapAction } from './posts.router.ts';
+import { unwrap } from './refusals.ts';
 import { protectedProcedure, router } from './trpc.ts';
 
 const postId = z.string().min(1).max(600);
@@ -26,7 +26,7 @@ function onPostAction(kind: 'like' | 'unlike' | 'repost') {
   return protectedProcedure
     .input(onPost)
     .mutation(async ({ ctx, input }) =>
-      unwrapAction(await ctx.node.actions.interactions[kind](ctx.user.id, input)),
+      unwrap(await ctx.node.actions.interactions[kind](ctx.user.id, input)),
     );
 }
 
@@ -34,7 +34,7 @@ function onPersonAction(kind: 'follow' | 'unfollow') {
   return protectedProcedure
     .input(onPerson)
     .mutation(async ({ ctx, input }) =>
-      unwrapAction(await ctx.node.actions.interactions[kind](ctx.user.id, input)),
+      unwrap(await ctx.node.actions.interactions[kind](ctx.user.id, input)),
     );
 }
 
@@ -46,7 +46,7 @@ export const interactionsRouter = router({
   prepare: protectedProcedure
     .input(z.object({ kind: z.enum(['like', 'unlike', 'repost']), postId }))
     .mutation(async ({ ctx, input }) =>
-      unwrapAction(await ctx.node.actions.interactions.prepare(ctx.user.id, input)),
+      unwrap(await ctx.node.actions.interactions.prepare(ctx.user.id, input)),
     ),
 
   /** `signed` is required for a post on another node. */

@@ -6,7 +6,7 @@ import {
   signatureSchema,
 } from '@swarm/contract';
 import { humaneInput } from './input.ts';
-import { unwrapAction } from './posts.router.ts';
+import { unwrap } from './refusals.ts';
 import { protectedProcedure, router } from './trpc.ts';
 
 /**
@@ -30,13 +30,11 @@ export const messagesRouter = router({
   recipient: protectedProcedure
     .input(humaneInput(z.object({ address })))
     .query(async ({ ctx, input }) =>
-      unwrapAction(await ctx.node.messages.recipient(ctx.user.id, input.address)),
+      unwrap(await ctx.node.messages.recipient(ctx.user.id, input.address)),
     ),
 
   /** My address, did, encryption key (null: not made yet) and privacy setting. */
-  me: protectedProcedure.query(async ({ ctx }) =>
-    unwrapAction(await ctx.node.messages.me(ctx.user.id)),
-  ),
+  me: protectedProcedure.query(async ({ ctx }) => unwrap(await ctx.node.messages.me(ctx.user.id))),
 
   /** Publishes my encryption key (signed by my signing key) with the v2 key backup. */
   setEncryptionKey: protectedProcedure
@@ -51,19 +49,19 @@ export const messagesRouter = router({
       ),
     )
     .mutation(async ({ ctx, input }) =>
-      unwrapAction(await ctx.node.messages.setEncryptionKey(ctx.user.id, input)),
+      unwrap(await ctx.node.messages.setEncryptionKey(ctx.user.id, input)),
     ),
 
   /** Sends a sealed, signed envelope; idempotent by its id. */
   send: protectedProcedure
     .input(humaneInput(z.object({ envelope: signedObject })))
     .mutation(async ({ ctx, input }) =>
-      unwrapAction(await ctx.node.messages.send(ctx.user.id, input.envelope)),
+      unwrap(await ctx.node.messages.send(ctx.user.id, input.envelope)),
     ),
 
   /** Newest conversation first, with its last envelope and unread count. */
   conversations: protectedProcedure.query(async ({ ctx }) =>
-    unwrapAction(await ctx.node.messages.conversations(ctx.user.id)),
+    unwrap(await ctx.node.messages.conversations(ctx.user.id)),
   ),
 
   /** Incoming messages not read yet (nav badge). */
@@ -79,27 +77,25 @@ export const messagesRouter = router({
         }),
       ),
     )
-    .query(async ({ ctx, input }) =>
-      unwrapAction(await ctx.node.messages.thread(ctx.user.id, input)),
-    ),
+    .query(async ({ ctx, input }) => unwrap(await ctx.node.messages.thread(ctx.user.id, input))),
 
   /** A delivered/read receipt signed by my browser for a message sent to me. */
   receipt: protectedProcedure
     .input(humaneInput(z.object({ receipt: signedObject })))
     .mutation(async ({ ctx, input }) =>
-      unwrapAction(await ctx.node.messages.receipt(ctx.user.id, input.receipt)),
+      unwrap(await ctx.node.messages.receipt(ctx.user.id, input.receipt)),
     ),
 
   block: protectedProcedure
     .input(humaneInput(z.object({ address })))
     .mutation(async ({ ctx, input }) =>
-      unwrapAction(await ctx.node.messages.block(ctx.user.id, input.address)),
+      unwrap(await ctx.node.messages.block(ctx.user.id, input.address)),
     ),
 
   unblock: protectedProcedure
     .input(humaneInput(z.object({ address })))
     .mutation(async ({ ctx, input }) =>
-      unwrapAction(await ctx.node.messages.unblock(ctx.user.id, input.address)),
+      unwrap(await ctx.node.messages.unblock(ctx.user.id, input.address)),
     ),
 
   blocks: protectedProcedure.query(({ ctx }) => ctx.node.messages.blocks(ctx.user.id)),
@@ -108,8 +104,6 @@ export const messagesRouter = router({
   setPrivacy: protectedProcedure
     .input(humaneInput(z.object({ messagePrivacy: messagePrivacySchema })))
     .mutation(async ({ ctx, input }) => ({
-      messagePrivacy: unwrapAction(
-        await ctx.node.messages.setPrivacy(ctx.user.id, input.messagePrivacy),
-      ),
+      messagePrivacy: unwrap(await ctx.node.messages.setPrivacy(ctx.user.id, input.messagePrivacy)),
     })),
 });

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { FOLLOW_LIST_LIMIT } from '@swarm/contract';
 import { PROFILE_POSTS_LIMIT, PROFILE_TABS } from '@swarm/domain';
-import { unwrapRead, viewerOf } from './reads.edge.ts';
+import { viewerOf } from './reads.edge.ts';
+import { unwrap } from './refusals.ts';
 import { publicProcedure, router } from './trpc.ts';
 
 const listInput = z.object({
@@ -21,19 +22,19 @@ export const profilesRouter = router({
         tab: z.enum(PROFILE_TABS).optional(),
       }),
     )
-    .query(async ({ ctx, input }) => unwrapRead(await ctx.node.profiles.get(viewerOf(ctx), input))),
+    .query(async ({ ctx, input }) => unwrap(await ctx.node.profiles.get(viewerOf(ctx), input))),
 
   /** Who follows `address` (local, or read from their node), newest first, paged by cursor. */
   followers: publicProcedure
     .input(listInput)
     .query(async ({ ctx, input }) =>
-      unwrapRead(await ctx.node.followLists.list(viewerOf(ctx), 'followers', input)),
+      unwrap(await ctx.node.followLists.list(viewerOf(ctx), 'followers', input)),
     ),
 
   /** Whom `address` follows (local, or read from their node), newest first, paged by cursor. */
   following: publicProcedure
     .input(listInput)
     .query(async ({ ctx, input }) =>
-      unwrapRead(await ctx.node.followLists.list(viewerOf(ctx), 'following', input)),
+      unwrap(await ctx.node.followLists.list(viewerOf(ctx), 'following', input)),
     ),
 });

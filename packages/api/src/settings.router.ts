@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { BIO_MAX_LENGTH, DISPLAY_NAME_MAX_LENGTH } from '@swarm/auth';
-import { unwrapAuth } from './auth.router.ts';
+import { unwrap } from './refusals.ts';
 import { humaneInput } from './input.ts';
 import { protectedProcedure, router } from './trpc.ts';
 
@@ -14,7 +14,7 @@ const url = z
 
 export const settingsRouter = router({
   get: protectedProcedure.query(async ({ ctx }) =>
-    unwrapAuth(await ctx.auth.accounts.settings(ctx.user.id)),
+    unwrap(await ctx.auth.accounts.settings(ctx.user.id)),
   ),
 
   update: protectedProcedure
@@ -32,6 +32,6 @@ export const settingsRouter = router({
       ),
     )
     .mutation(async ({ ctx, input }) =>
-      unwrapAuth(await ctx.auth.accounts.updateSettings(ctx.user.id, input)),
+      unwrap(await ctx.auth.accounts.updateSettings(ctx.user.id, input)),
     ),
 });

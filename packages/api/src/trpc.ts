@@ -2,6 +2,7 @@ import { initTRPC, TRPCError } from '@trpc/server';
 import type { AuthServices, ValidatedSession } from '@swarm/auth';
 import { containsNul, NUL_REFUSED } from '@swarm/contract';
 import { DATABASE_UNAVAILABLE, READS_TOPIC, withMediaSrc, type NodeContext } from '@swarm/domain';
+import { refusalOf } from './refusals.ts';
 
 /** What every procedure sees: the node's services, accounts and sessions, and who is asking. */
 export interface ApiContext {
@@ -23,10 +24,19 @@ export const INTERNAL_MESSAGE = 'Something went wrong on this node; it has been 
 const t = initTRPC.context<ApiContext>().create({
   isDev: false,
   errorFormatter: ({ shape, error }) => {
-    const { stack: _stack, ...data } = shape.data;
-    return error.code === 'INTERNAL_SERVER_ERROR'
-      ? { ...shape, message: INTERNAL_MESSAGE, data }
-      : { ...shape, data };
+    const { stack: _stack, ...trpcData } = shape.data;
+    if (error.code === 'INTERNAL_SERVER_ERROR') {
+      return { ...shape, message: INTERNAL_MESSAGE, data: { ...trpcData, errorCode: 'INTERNAL' } };
+    }
+    // The refusal's own code (USER_NOT_FOUND stays USER_NOT_FOUND), and the input it is about.
+    const refusal = refusalOf(error);
+    const data = {
+      ...trpcData,
+      errorCode: refusal?.code ?? 'INTERNAL',
+      ...(refusal?.field === undefined ? {} : { field: refusal.field }),
+      ...(refusal?.details === undefined ? {} : { details: refusal.details }),
+    };
+    return { ...shape, data };
   },
 });
 

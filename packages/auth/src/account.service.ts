@@ -26,9 +26,12 @@ import {
   advisoryXactLockSql,
   checkKeyBackup,
   createMemoryLimits,
+  refusal,
+  refuse,
   type Limits,
+  type Refusal,
 } from '@swarm/domain';
-import type { AuthClock, AuthError, KeyBackup, SessionUser, UserSettings } from './types.ts';
+import type { AuthClock, KeyBackup, SessionUser, UserSettings } from './types.ts';
 
 export const DISPLAY_NAME_MAX_LENGTH = 64;
 export const BIO_MAX_LENGTH = 500;
@@ -123,21 +126,21 @@ export interface AccountService {
    * Sign-up from the web: the first account anyone can log in with becomes admin. With a
    * client IP (every web request), the IP's sign-up budget is charged.
    */
-  signUp(input: SignUpInput, meta?: { clientIp: string }): Promise<Result<SignedIn, AuthError>>;
+  signUp(input: SignUpInput, meta?: { clientIp: string }): Promise<Result<SignedIn, Refusal>>;
   /** Operators (CLI, admin API): explicit admin flag, no session. */
   createUser(
     input: CreateUserInput,
-  ): Promise<Result<{ user: SessionUser; generatedPassword: string | null }, AuthError>>;
+  ): Promise<Result<{ user: SessionUser; generatedPassword: string | null }, Refusal>>;
   logIn(
     input: { handle: string; password: string },
     meta: { clientIp: string },
-  ): Promise<Result<LoggedIn, AuthError>>;
+  ): Promise<Result<LoggedIn, Refusal>>;
   logOut(sessionId: string): Promise<void>;
   /** Verifies the current password, stores the new one, ends the user's other sessions. */
   changePassword(
     caller: { userId: string; sessionId: string },
     input: { currentPassword: string; newPassword: string; encryptedBackup?: string | null },
-  ): Promise<Result<{ endedSessions: number }, AuthError>>;
+  ): Promise<Result<{ endedSessions: number }, Refusal>>;
   /**
    * Only when the account has no key yet, or the same key (then the backup is replaced). The
    * password is checked because the browser encrypted the backup with it: a mistyped one would
@@ -146,28 +149,32 @@ export interface AccountService {
   registerKey(
     userId: string,
     key: KeyInput & { currentPassword: string },
-  ): Promise<Result<KeyBackup, AuthError>>;
+  ): Promise<Result<KeyBackup, Refusal>>;
   keyBackup(userId: string): Promise<KeyBackup | null>;
-  settings(userId: string): Promise<Result<UserSettings, AuthError>>;
-  updateSettings(userId: string, input: SettingsInput): Promise<Result<UserSettings, AuthError>>;
+  settings(userId: string): Promise<Result<UserSettings, Refusal>>;
+  updateSettings(userId: string, input: SettingsInput): Promise<Result<UserSettings, Refusal>>;
 }
 
-const invalid = (message: string) => err<AuthError>({ code: 'INVALID', message });
-const conflict = (message: string) => err<AuthError>({ code: 'CONFLICT', message });
-const notFound = () => err<AuthError>({ code: 'NOT_FOUND', message: 'No such account.' });
+/** An invalid input, about `field` (the name of the procedure's input member). */
+const invalid = (field: string, message: string) => refuse('INVALID_REQUEST', message, { field });
+const notFound = () => refuse('USER_NOT_FOUND', 'No such account.');
+const keyTaken = () =>
+  refuse('KEY_CONFLICT', 'This key is already registered to another account.', { field: 'did' });
 
-function checkPassword(password: string, what = 'Password'): AuthError | null {
+function checkPassword(password: string, what = 'Password', field = 'password'): Refusal | null {
   if (typeof password !== 'string' || password.length < PASSWORD_MIN_LENGTH) {
-    return {
-      code: 'INVALID',
-      message: `${what} needs at least ${PASSWORD_MIN_LENGTH} characters.`,
-    };
+    return refusal('INVALID_REQUEST', `${what} needs at least ${PASSWORD_MIN_LENGTH} characters.`, {
+      field,
+    });
   }
   if (password.length > PASSWORD_MAX_LENGTH) {
-    return {
-      code: 'INVALID',
-      message: `${what} may have at most ${PASSWORD_MAX_LENGTH} characters.`,
-    };
+    return refusal(
+      'INVALID_REQUEST',
+      `${what} may have at most ${PASSWORD_MAX_LENGTH} characters.`,
+      {
+        field,
+      },
+    );
   }
   return null;
 }
@@ -176,44 +183,70 @@ function checkPassword(password: string, what = 'Password'): AuthError | null {
 // single-line rendering and logs.
 const CONTROL = /\p{Cc}/u;
 
-function checkDisplayName(input: string, fallback: string): Result<string, AuthError> {
+function checkDisplayName(input: string, fallback: string): Result<string, Refusal> {
   const name = (input ?? '').trim();
   if (name.length > DISPLAY_NAME_MAX_LENGTH) {
-    return invalid(`Display name may have at most ${DISPLAY_NAME_MAX_LENGTH} characters.`);
+    return invalid(
+      'displayName',
+      `Display name may have at most ${DISPLAY_NAME_MAX_LENGTH} characters.`,
+    );
   }
-  if (CONTROL.test(name)) return invalid('Display name may not contain control characters.');
+  if (CONTROL.test(name)) {
+    return invalid('displayName', 'Display name may not contain control characters.');
+  }
   return ok(name === '' ? fallback : name);
 }
 
-function checkBackup(text: string): AuthError | null {
+function checkBackup(text: string): Refusal | null {
   const backup = checkKeyBackup(text);
-  return backup.ok ? null : { code: 'INVALID', message: backup.reason };
+  return backup.ok ? null : refusal('INVALID_REQUEST', backup.reason, { field: 'encryptedBackup' });
 }
 
 /** The did must be the did:key of exactly this public key (DESIGN §3), and the backup sane. */
-async function checkKey(key: KeyInput): Promise<Result<KeyInput, AuthError>> {
+async function checkKey(key: KeyInput): Promise<Result<KeyInput, Refusal>> {
   if (typeof key.publicKey !== 'string' || key.publicKey.length > PUBLIC_KEY_MAX_LENGTH) {
-    return invalid('The public key is missing or too long.');
+    return invalid('publicKey', 'The public key is missing or too long.');
   }
   const did = parseDidKey(key.did);
-  if (!did.ok) return invalid(`The did is not a P-256 did:key (${did.reason}).`);
+  if (!did.ok) return invalid('did', `The did is not a P-256 did:key (${did.reason}).`);
   const publicKey = await importPublicKeyPem(key.publicKey);
   if (!publicKey.ok)
-    return invalid(`The public key is not a P-256 SPKI PEM (${publicKey.reason}).`);
+    return invalid('publicKey', `The public key is not a P-256 SPKI PEM (${publicKey.reason}).`);
   if ((await publicKeyToDidKey(publicKey.value)) !== key.did) {
-    return invalid('The did does not belong to the public key.');
+    return invalid('did', 'The did does not belong to the public key.');
   }
   const backup = checkBackup(key.encryptedBackup);
   if (backup) return err(backup);
   return ok(key);
 }
 
-function uniqueViolation(error: unknown): string | null {
+/** The unique indexes of `users` a write can trip over (prisma/migrations, init), by name. */
+const USER_UNIQUE = { users_handle_key: 'handle', users_did_key: 'did' } as const;
+type UserUnique = (typeof USER_UNIQUE)[keyof typeof USER_UNIQUE];
+
+/**
+ * Which unique column of `User` a failed write violated, from Prisma's P2002 metadata: the
+ * classic engine names the columns (`meta.target`), a driver adapter the violated constraint
+ * (`meta.driverAdapterError.cause.constraint`: its `fields` or its index name). Null when it is
+ * not a unique violation of those two (the caller rethrows: a bug, not a refusal).
+ */
+export function uniqueViolation(error: unknown): UserUnique | null {
   if (!(error instanceof Prisma.PrismaClientKnownRequestError) || error.code !== 'P2002') {
     return null;
   }
-  const target = JSON.stringify(error.meta ?? {});
-  return target.includes('did') ? 'did' : 'handle';
+  const meta = (error.meta ?? {}) as {
+    target?: unknown;
+    driverAdapterError?: { cause?: { constraint?: { fields?: unknown; index?: unknown } } };
+  };
+  const constraint = meta.driverAdapterError?.cause?.constraint;
+  const fields = [meta.target, constraint?.fields].flatMap((value) =>
+    Array.isArray(value) ? value.map(String) : [],
+  );
+  const names = [meta.target, constraint?.index].filter((v): v is string => typeof v === 'string');
+  for (const [index, column] of Object.entries(USER_UNIQUE)) {
+    if (names.includes(index) || fields.includes(column)) return column;
+  }
+  return null;
 }
 
 function settingsOf(row: UserSettings): UserSettings {
@@ -265,29 +298,29 @@ export function createAccountService(deps: {
   let dummyHash: Promise<string> | undefined;
   const dummy = () => (dummyHash ??= hashPassword(randomPassword()));
 
-  async function throttle(keys: { ip?: string; handle: string }): Promise<AuthError | null> {
+  async function throttle(keys: { ip?: string; handle: string }): Promise<Refusal | null> {
     const ip =
       keys.ip === undefined
         ? { ok: true as const }
         : await limits.take(LOGIN_IP_LIMIT, keys.ip, perIp);
     const handle = ip.ok ? await limits.take(LOGIN_HANDLE_LIMIT, keys.handle, perHandle) : ip;
     if (handle.ok) return null;
-    return {
-      code: 'THROTTLED',
-      message: `Too many login attempts; try again in ${handle.retryAfterSec} s.`,
-      retryAfterSec: handle.retryAfterSec,
-    };
+    return refusal(
+      'RATE_LIMITED',
+      `Too many login attempts; try again in ${handle.retryAfterSec} s.`,
+      { details: { retryAfterSec: handle.retryAfterSec } },
+    );
   }
 
-  async function throttleSignUp(ip: string): Promise<AuthError | null> {
+  async function throttleSignUp(ip: string): Promise<Refusal | null> {
     const taken = await limits.take(SIGN_UP_IP_LIMIT, ip, signUpsPerIp);
     if (taken.ok) return null;
     const minutes = Math.ceil(taken.retryAfterSec / 60);
-    return {
-      code: 'THROTTLED',
-      message: `Too many sign-ups from your address; try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`,
-      retryAfterSec: taken.retryAfterSec,
-    };
+    return refusal(
+      'RATE_LIMITED',
+      `Too many sign-ups from your address; try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`,
+      { details: { retryAfterSec: taken.retryAfterSec } },
+    );
   }
 
   async function insertUser(input: {
@@ -297,10 +330,10 @@ export function createAccountService(deps: {
     key?: KeyInput | null;
     isAdmin: boolean | 'if-first';
     /** Called once the input passed the cheap checks, before the password is hashed. */
-    charge?: () => Promise<AuthError | null>;
-  }): Promise<Result<SessionUser, AuthError>> {
+    charge?: () => Promise<Refusal | null>;
+  }): Promise<Result<SessionUser, Refusal>> {
     const handle = parseLocalHandle(input.handle);
-    if (!handle.ok) return invalid(`Handle: ${handle.reason}.`);
+    if (!handle.ok) return invalid('handle', `Handle: ${handle.reason}.`);
     const displayName = checkDisplayName(input.displayName, handle.value);
     if (!displayName.ok) return displayName;
     const badPassword = checkPassword(input.password);
@@ -343,8 +376,12 @@ export function createAccountService(deps: {
       return ok(toSessionUser(user));
     } catch (error) {
       const which = uniqueViolation(error);
-      if (which === 'did') return conflict('This key is already registered to another account.');
-      if (which === 'handle') return conflict(`The handle "${handle.value}" is taken.`);
+      if (which === 'did') return keyTaken();
+      if (which === 'handle') {
+        return refuse('HANDLE_TAKEN', `The handle "${handle.value}" is taken.`, {
+          field: 'handle',
+        });
+      }
       throw error;
     }
   }
@@ -387,10 +424,7 @@ export function createAccountService(deps: {
       const handleKey = typed.slice(0, 64);
       const throttled = await throttle({ ip: meta.clientIp, handle: handleKey });
       if (throttled) return err(throttled);
-      const wrong = err<AuthError>({
-        code: 'WRONG_CREDENTIALS',
-        message: WRONG_CREDENTIALS_MESSAGE,
-      });
+      const wrong = refuse('UNAUTHORIZED', WRONG_CREDENTIALS_MESSAGE, { field: 'password' });
       const password = typeof input.password === 'string' ? input.password : '';
       const handle = parseLocalHandle(typed);
       const user = handle.ok
@@ -415,7 +449,7 @@ export function createAccountService(deps: {
     },
 
     async changePassword(caller, input) {
-      const badPassword = checkPassword(input.newPassword, 'The new password');
+      const badPassword = checkPassword(input.newPassword, 'The new password', 'newPassword');
       if (badPassword) return err(badPassword);
       const user = await prisma.user.findUnique({
         where: { id: caller.userId },
@@ -426,11 +460,13 @@ export function createAccountService(deps: {
       // lock the key out of every other browser, so a user with a key must send both.
       if (user.did && input.encryptedBackup == null) {
         return invalid(
+          'encryptedBackup',
           'Changing the password needs your key backup re-encrypted with the new password; your browser does this, so JavaScript is required.',
         );
       }
       if (input.encryptedBackup != null) {
-        if (!user.did) return invalid('Register a key before uploading its backup.');
+        if (!user.did)
+          return invalid('encryptedBackup', 'Register a key before uploading its backup.');
         const badBackup = checkBackup(input.encryptedBackup);
         if (badBackup) return err(badBackup);
       }
@@ -438,7 +474,9 @@ export function createAccountService(deps: {
       const throttled = await throttle({ handle: user.handle });
       if (throttled) return err(throttled);
       if (!(await verifyPassword(user.passwordHash, String(input.currentPassword ?? '')))) {
-        return err({ code: 'WRONG_CREDENTIALS', message: 'The current password is wrong.' });
+        return refuse('UNAUTHORIZED', 'The current password is wrong.', {
+          field: 'currentPassword',
+        });
       }
       const passwordHash = await hashPassword(input.newPassword);
       const ended = await prisma.$transaction(async (tx) => {
@@ -467,7 +505,7 @@ export function createAccountService(deps: {
       const throttled = await throttle({ handle: owner.handle });
       if (throttled) return err(throttled);
       if (!(await verifyPassword(owner.passwordHash, String(input.currentPassword ?? '')))) {
-        return err({ code: 'WRONG_CREDENTIALS', message: 'The password is wrong.' });
+        return refuse('UNAUTHORIZED', 'The password is wrong.', { field: 'currentPassword' });
       }
       await limits.reset(LOGIN_HANDLE_LIMIT, owner.handle);
       try {
@@ -483,12 +521,12 @@ export function createAccountService(deps: {
         if (updated.count === 0) {
           const exists = await prisma.user.count({ where: { id: userId } });
           if (exists === 0) return notFound();
-          return conflict('A different key is already registered for this account.');
+          return refuse('KEY_CONFLICT', 'A different key is already registered for this account.', {
+            field: 'did',
+          });
         }
       } catch (error) {
-        if (uniqueViolation(error) === 'did') {
-          return conflict('This key is already registered to another account.');
-        }
+        if (uniqueViolation(error) === 'did') return keyTaken();
         throw error;
       }
       return ok({
@@ -515,7 +553,7 @@ export function createAccountService(deps: {
       if (!displayName.ok) return displayName;
       const bio = (input.bio ?? '').trim();
       if (bio.length > BIO_MAX_LENGTH) {
-        return invalid(`Bio may have at most ${BIO_MAX_LENGTH} characters.`);
+        return invalid('bio', `Bio may have at most ${BIO_MAX_LENGTH} characters.`);
       }
       const urls: Record<'avatarUrl' | 'headerUrl' | 'website', string | null> = {
         avatarUrl: null,
@@ -526,7 +564,10 @@ export function createAccountService(deps: {
       for (const field of ['avatarUrl', 'headerUrl', 'website'] as const) {
         const value = (input[field] ?? '').trim();
         if (value !== '' && !isHttpUrl(value)) {
-          return invalid(`${labels[field]} must be an http(s) URL of at most 2048 characters.`);
+          return invalid(
+            field,
+            `${labels[field]} must be an http(s) URL of at most 2048 characters.`,
+          );
         }
         urls[field] = value === '' ? null : value;
       }

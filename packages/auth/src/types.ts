@@ -44,14 +44,3 @@ export interface UserSettings {
   isNsfw: boolean;
   showNsfw: boolean;
 }
-
-/**
- * Expected failures of the account services, mapped once at the edge (tRPC code / HTTP status):
- * INVALID → 400, CONFLICT → 409, WRONG_CREDENTIALS → 401, THROTTLED → 429, NOT_FOUND → 404.
- */
-export interface AuthError {
-  code: 'INVALID' | 'CONFLICT' | 'WRONG_CREDENTIALS' | 'THROTTLED' | 'NOT_FOUND';
-  message: string;
-  /** THROTTLED only. */
-  retryAfterSec?: number;
-}

@@ -61,7 +61,7 @@ describe('accounts', () => {
       await auth.accounts.signUp({ handle: 'ALICE', displayName: 'x', password: PASSWORD }),
     ).toEqual({
       ok: false,
-      reason: { code: 'CONFLICT', message: 'The handle "alice" is taken.' },
+      reason: { code: 'HANDLE_TAKEN', message: 'The handle "alice" is taken.', field: 'handle' },
     });
     for (const input of [
       { handle: 'al', displayName: '', password: PASSWORD },
@@ -73,7 +73,7 @@ describe('accounts', () => {
     ]) {
       const result = await auth.accounts.signUp(input);
       expect(result.ok, JSON.stringify(input)).toBe(false);
-      if (!result.ok) expect(result.reason.code).toBe('INVALID');
+      if (!result.ok) expect(result.reason.code).toBe('INVALID_REQUEST');
     }
     expect(await db.prisma.user.count()).toBe(before);
   });
@@ -95,7 +95,7 @@ describe('accounts', () => {
         password: PASSWORD,
         key: k,
       });
-      expect(result).toMatchObject({ ok: false, reason: { code: 'INVALID' } });
+      expect(result).toMatchObject({ ok: false, reason: { code: 'INVALID_REQUEST' } });
     }
     expect(await db.prisma.user.count({ where: { handle: 'carol' } })).toBe(0);
 
@@ -116,7 +116,7 @@ describe('accounts', () => {
       password: PASSWORD,
       key,
     });
-    expect(dave).toMatchObject({ ok: false, reason: { code: 'CONFLICT' } });
+    expect(dave).toMatchObject({ ok: false, reason: { code: 'KEY_CONFLICT', field: 'did' } });
     expect(await db.prisma.user.count({ where: { handle: 'dave' } })).toBe(0);
   });
 
@@ -143,7 +143,7 @@ describe('accounts', () => {
     );
     const expected = {
       ok: false,
-      reason: { code: 'WRONG_CREDENTIALS', message: WRONG_CREDENTIALS_MESSAGE },
+      reason: { code: 'UNAUTHORIZED', message: WRONG_CREDENTIALS_MESSAGE, field: 'password' },
     };
     expect(wrong).toEqual(expected);
     expect(unknown).toEqual(expected);
@@ -156,13 +156,13 @@ describe('accounts', () => {
     for (let i = 0; i < 3; i++) {
       expect(await attempt('wrong password!', `10.1.0.${i}`)).toMatchObject({
         ok: false,
-        reason: { code: 'WRONG_CREDENTIALS' },
+        reason: { code: 'UNAUTHORIZED' },
       });
     }
     // Spent: even the right password from a new address waits.
     expect(await attempt(PASSWORD, '10.1.0.9')).toMatchObject({
       ok: false,
-      reason: { code: 'THROTTLED', retryAfterSec: 60 },
+      reason: { code: 'RATE_LIMITED', details: { retryAfterSec: 60 } },
     });
     clock.advance(60_000);
     expect(await attempt(PASSWORD, '10.1.0.9')).toMatchObject({ ok: true });
@@ -177,11 +177,11 @@ describe('accounts', () => {
     for (const handle of ['x_one', 'x_two']) {
       expect(
         await tight.accounts.logIn({ handle, password: PASSWORD }, { clientIp: '10.2.0.1' }),
-      ).toMatchObject({ ok: false, reason: { code: 'WRONG_CREDENTIALS' } });
+      ).toMatchObject({ ok: false, reason: { code: 'UNAUTHORIZED' } });
     }
     expect(
       await tight.accounts.logIn({ handle: 'alice', password: PASSWORD }, { clientIp: '10.2.0.1' }),
-    ).toMatchObject({ ok: false, reason: { code: 'THROTTLED' } });
+    ).toMatchObject({ ok: false, reason: { code: 'RATE_LIMITED' } });
     expect(
       await tight.accounts.logIn({ handle: 'alice', password: PASSWORD }, { clientIp: '10.2.0.2' }),
     ).toMatchObject({ ok: true });
@@ -194,7 +194,7 @@ describe('accounts', () => {
     // Refused before hashing: free.
     expect(await signUp('su_short', '10.3.0.1', 'short')).toMatchObject({
       ok: false,
-      reason: { code: 'INVALID' },
+      reason: { code: 'INVALID_REQUEST' },
     });
     expect(await signUp('su_one', '10.3.0.1')).toMatchObject({ ok: true });
     expect(await signUp('su_two', '10.3.0.1')).toMatchObject({ ok: true });
@@ -203,9 +203,9 @@ describe('accounts', () => {
     expect(await signUp('su_three', '10.3.0.1')).toEqual({
       ok: false,
       reason: {
-        code: 'THROTTLED',
+        code: 'RATE_LIMITED',
         message: 'Too many sign-ups from your address; try again in 30 minutes.',
-        retryAfterSec: 1800,
+        details: { retryAfterSec: 1800 },
       },
     });
     expect(await db.prisma.user.count()).toBe(users);
@@ -233,13 +233,13 @@ describe('accounts', () => {
         newPassword: 'a brand new password',
         encryptedBackup: JSON.stringify({ v: 1, reencrypted: true }),
       }),
-    ).toMatchObject({ ok: false, reason: { code: 'WRONG_CREDENTIALS' } });
+    ).toMatchObject({ ok: false, reason: { code: 'UNAUTHORIZED' } });
     expect(
       await auth.accounts.changePassword(caller, {
         currentPassword: PASSWORD,
         newPassword: 'short',
       }),
-    ).toMatchObject({ ok: false, reason: { code: 'INVALID' } });
+    ).toMatchObject({ ok: false, reason: { code: 'INVALID_REQUEST' } });
     expect(await auth.sessions.validate(b.value.token)).not.toBeNull();
 
     clock.advance(5 * 60_000); // this file's tight per-handle budget (3) is spent by now
@@ -273,12 +273,12 @@ describe('accounts', () => {
       auth.accounts.registerKey(user.id, { ...k, currentPassword });
     expect(await register({ ...key, did: (await browserKey()).did })).toMatchObject({
       ok: false,
-      reason: { code: 'INVALID' },
+      reason: { code: 'INVALID_REQUEST' },
     });
     // The browser encrypted the backup with the typed password: a wrong one is refused.
     expect(await register(key, 'not the password at all')).toMatchObject({
       ok: false,
-      reason: { code: 'WRONG_CREDENTIALS' },
+      reason: { code: 'UNAUTHORIZED' },
     });
     expect(await auth.accounts.keyBackup(user.id)).toBeNull();
     expect(await register(key)).toEqual({ ok: true, value: key });
@@ -286,7 +286,7 @@ describe('accounts', () => {
     expect(await register(again)).toEqual({ ok: true, value: again });
     expect(await register(await browserKey())).toMatchObject({
       ok: false,
-      reason: { code: 'CONFLICT' },
+      reason: { code: 'KEY_CONFLICT' },
     });
     expect(await auth.accounts.keyBackup(user.id)).toEqual(again);
   });

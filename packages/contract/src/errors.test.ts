@@ -21,6 +21,8 @@ describe('error body', () => {
         'KEY_CONFLICT',
         'HANDLE_TAKEN',
         'MESSAGE_CONFLICT',
+        'DELIVERY_CONFLICT',
+        'METHOD_NOT_ALLOWED',
         'PAYLOAD_TOO_LARGE',
         'UNSUPPORTED_MEDIA_TYPE',
         'RATE_LIMITED',

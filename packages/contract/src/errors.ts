@@ -13,6 +13,8 @@ export const ERROR_STATUS = {
   KEY_CONFLICT: 409,
   HANDLE_TAKEN: 409, // admin API: creating a user whose handle exists
   MESSAGE_CONFLICT: 409, // direct messages: a known message id with different content
+  DELIVERY_CONFLICT: 409, // outbox: the delivery is delivered, cancelled or being sent right now
+  METHOD_NOT_ALLOWED: 405, // the endpoint exists but does not answer this HTTP method
   PAYLOAD_TOO_LARGE: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,
   RATE_LIMITED: 429,
@@ -25,6 +27,24 @@ export const ERROR_STATUS = {
 export type ErrorCode = keyof typeof ERROR_STATUS;
 
 export const ERROR_CODES = Object.keys(ERROR_STATUS) as readonly ErrorCode[];
+
+/** The code of an error answer for a bare HTTP status (a library's error that carries none). */
+export function errorCodeForStatus(status: number): ErrorCode {
+  const byStatus: Partial<Record<number, ErrorCode>> = {
+    400: 'INVALID_REQUEST',
+    401: 'UNAUTHORIZED',
+    403: 'FORBIDDEN',
+    404: 'NOT_FOUND',
+    405: 'METHOD_NOT_ALLOWED',
+    413: 'PAYLOAD_TOO_LARGE',
+    415: 'UNSUPPORTED_MEDIA_TYPE',
+    429: 'RATE_LIMITED',
+    502: 'PEER_UNAVAILABLE',
+    503: 'UNAVAILABLE',
+    504: 'PEER_TIMEOUT',
+  };
+  return byStatus[status] ?? (status >= 500 ? 'INTERNAL' : 'INVALID_REQUEST');
+}
 
 export const errorCodeSchema = z.enum(ERROR_CODES as [ErrorCode, ...ErrorCode[]]);
 

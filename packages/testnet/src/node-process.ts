@@ -11,7 +11,6 @@ import { dirname, join } from 'node:path';
 // browser tests; both import this file by path (neither app can depend on testnet: it depends on
 // the gateway).
 const gatewayDir = dirname(dirname(createRequire(import.meta.url).resolve('@swarm/gateway')));
-const webDir = join(dirname(gatewayDir), 'web');
 /** The node's entry point, as `pnpm start` and the Docker image run it. */
 export const NODE_ENTRY = join(gatewayDir, 'dist', 'main.js');
 
@@ -58,16 +57,11 @@ export async function startNodeProcess(
 
 /**
  * The web app alone, as production runs it (docker-compose.yml's `web`: `node
- * apps/web/build/index.js`, needs `pnpm build`), with the node's variables plus adapter-node's
- * (`ORIGIN`, `PORT`, `HOST`). Resolves once adapter-node says it is listening.
+ * apps/gateway/dist/main.js --web-only`, needs `pnpm build`), with the node's variables plus
+ * adapter-node's (`ORIGIN`, `ADDRESS_HEADER`, ...). Resolves once it logs that it is up.
  */
 export async function startWebProcess(env: Record<string, string>): Promise<NodeProcess> {
-  return spawnUntilReady(
-    ['build/index.js'],
-    webDir,
-    { LOG_LEVEL: 'info', ...env },
-    'Listening on ',
-  );
+  return startNodeProcess(env, ['--web-only']);
 }
 
 /** Spawns `node <args>` in `cwd` and resolves once its output contains `ready`. */

@@ -123,7 +123,7 @@ describe('delivery administration (list, get, counts, retry now)', () => {
 
     // A delivered one has nothing to retry; an unknown id is not found.
     const again = await delivery.retryNow(queued.id);
-    expect(!again.ok && again.reason.code).toBe('CONFLICT');
+    expect(!again.ok && again.reason.code).toBe('DELIVERY_CONFLICT');
     const unknown = await delivery.retryNow('5c3b4f7e-0000-4000-8000-000000000001');
     expect(!unknown.ok && unknown.reason.code).toBe('NOT_FOUND');
     expect(await delivery.get('not-a-uuid')).toBeNull();

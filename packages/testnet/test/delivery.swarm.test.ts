@@ -351,7 +351,7 @@ describe('the outbox when beta is down or refuses', () => {
     expect(after.profile.followingCount).toBe(profile.profile.followingCount - 1);
     // An admin's "retry now" would follow there without a follow here: refused.
     const retried = await alpha.node.delivery.retryNow(result.delivery!.id);
-    expect(!retried.ok && retried.reason.code).toBe('CONFLICT');
+    expect(!retried.ok && retried.reason.code).toBe('DELIVERY_CONFLICT');
   });
 
   it('following a stranger whose node is down is refused', async () => {

@@ -1,12 +1,8 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { domainSchema, errorBody, errorBodySchema, uuidSchema } from '@swarm/contract';
 import { createAuthServices } from '@swarm/auth';
-import {
-  createRegistryAdminService,
-  postInputObject,
-  type ActionError,
-  type NodeContext,
-} from '@swarm/domain';
+import { createRegistryAdminService, postInputObject, type NodeContext } from '@swarm/domain';
+import { refusal } from '../errors.ts';
 import { createRouter, jsonContent } from '../router.ts';
 
 // Operator endpoints under /api/swarm/admin/* (our extension, docs/protocol.md "Admin API"):
@@ -228,17 +224,6 @@ const registryAdmin = (node: NodeContext) => createRegistryAdminService(node);
 const accounts = (node: NodeContext) =>
   createAuthServices({ db: node.db, clock: node.clock }).accounts;
 
-/** A refused user action as the admin API answers it. */
-const ACTION_ERROR_HTTP = {
-  BAD_REQUEST: [400, 'INVALID_REQUEST'],
-  UNAUTHORIZED: [400, 'INVALID_REQUEST'],
-  FORBIDDEN: [400, 'INVALID_REQUEST'],
-  CONFLICT: [400, 'INVALID_REQUEST'],
-  NOT_FOUND: [404, 'POST_NOT_FOUND'],
-  BAD_GATEWAY: [502, 'PEER_UNAVAILABLE'],
-  GATEWAY_TIMEOUT: [504, 'PEER_TIMEOUT'],
-} as const satisfies Record<ActionError['code'], readonly [number, string]>;
-
 export function adminRoutes() {
   const app = createRouter();
 
@@ -334,11 +319,11 @@ export function adminRoutes() {
       isAdmin: admin,
     });
     if (!created.ok) {
-      const taken = created.reason.code === 'CONFLICT';
-      return c.json(
-        errorBody(taken ? 'HANDLE_TAKEN' : 'INVALID_REQUEST', created.reason.message),
-        taken ? 409 : 400,
-      );
+      const { code, message, details } = created.reason;
+      // Without a key or a client address, creating can only be refused as invalid or taken.
+      return code === 'HANDLE_TAKEN'
+        ? refusal(c, { code, message })
+        : refusal(c, { code: 'INVALID_REQUEST', message, details });
     }
     const { user, generatedPassword } = created.value;
     return c.json(
@@ -366,8 +351,15 @@ export function adminRoutes() {
     const created = await node.actions.posts.create(author.id, input);
     if (!created.ok) {
       const { code, message } = created.reason;
-      const [status, errorCode] = ACTION_ERROR_HTTP[code];
-      return c.json(errorBody(errorCode, message), status);
+      switch (code) {
+        case 'INVALID_REQUEST':
+        case 'POST_NOT_FOUND':
+        case 'PEER_UNAVAILABLE':
+        case 'PEER_TIMEOUT':
+          return refusal(c, { code, message });
+        default: // the route declares no other answer (e.g. the author vanished meanwhile)
+          return refusal(c, { code: 'INVALID_REQUEST', message });
+      }
     }
     const { post, deliveries } = created.value;
     return c.json(

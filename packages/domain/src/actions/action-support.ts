@@ -1,36 +1,17 @@
-import { err, isHttpUrl, type Result } from '@swarm/contract';
+import { isHttpUrl } from '@swarm/contract';
 import { localActorKey, type Db } from '@swarm/db';
 import type { Clock } from '../clock.ts';
 import type { NodeConfig } from '../config.ts';
 import type { DeliveryService } from '../delivery/index.ts';
-import type { EffectActor, Tx } from '../interactions/interaction-effects.ts';
+import type { EffectActor } from '../interactions/interaction-effects.ts';
+import { refuse, type Refused } from '../refusal.ts';
 import type { Logger } from '../logger.ts';
 import type { PeerClient } from '../peers/index.ts';
 import type { PeerReader } from '../feeds/peer-reads.ts';
 import type { SeenPosts } from '../feeds/seen-posts.ts';
 
-/**
- * Expected refusals of a user action, named like the tRPC codes they map to at the edge
- * (api routers; the gateway's admin route maps them to HTTP statuses).
- */
-export type ActionErrorCode =
-  | 'BAD_REQUEST'
-  | 'UNAUTHORIZED'
-  | 'FORBIDDEN'
-  | 'NOT_FOUND'
-  | 'CONFLICT'
-  | 'BAD_GATEWAY'
-  | 'GATEWAY_TIMEOUT';
-
-export interface ActionError {
-  code: ActionErrorCode;
-  message: string;
-}
-
-export type ActionOutcome<T> = Result<T, ActionError>;
-
-export const refuse = (code: ActionErrorCode, message: string) =>
-  err<ActionError>({ code, message });
+/** What a user action answers: its value, or a refusal (the one error model, `refusal.ts`). */
+export type ActionOutcome<T> = Refused<T>;
 
 export interface ActionDeps {
   db: Db;
@@ -44,29 +25,6 @@ export interface ActionDeps {
    * them), and the peer-read cache, dropped for a peer once something changed there.
    */
   reads?: { seen: Pick<SeenPosts, 'lookup'>; reader: Pick<PeerReader, 'forget'> };
-}
-
-/** Queued transactions wait their turn (PGlite runs one at a time) rather than fail. */
-export const TX_OPTIONS = { maxWait: 15_000, timeout: 15_000 } as const;
-
-/** Thrown inside a transaction to roll it back; turned into a value right outside. */
-export class Rollback<T> extends Error {
-  constructor(readonly value: T) {
-    super('rolled back');
-  }
-}
-
-/** Runs `work` in one transaction; a `Rollback` undoes it and its value is the answer. */
-export async function inTransaction<T, R>(
-  db: Db,
-  work: (tx: Tx) => Promise<T>,
-): Promise<{ done: true; value: T } | { done: false; value: R }> {
-  try {
-    return { done: true, value: await db.prisma.$transaction(work, TX_OPTIONS) };
-  } catch (error) {
-    if (error instanceof Rollback) return { done: false, value: error.value as R };
-    throw error;
-  }
 }
 
 /** The acting user, fresh from the database (the session's copy may be minutes old). */

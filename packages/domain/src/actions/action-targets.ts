@@ -13,7 +13,8 @@ import { parseProfileAddress } from '../profiles/index.ts';
 import { guessMimeType } from '../interactions/inbound-helpers.ts';
 import { upsertRemoteActor, type RemoteActorFields } from '../interactions/interaction-effects.ts';
 import { describePeerError } from '../peers/index.ts';
-import { refuse, type ActionDeps, type ActionOutcome } from './action-support.ts';
+import { refuse } from '../refusal.ts';
+import type { ActionDeps, ActionOutcome } from './action-support.ts';
 
 /**
  * What a user action is aimed at: a post or a person, here or on another node. Remote posts
@@ -43,7 +44,7 @@ export interface RemotePost {
   author: { handle: string; domain: string } | null;
 }
 
-const notFound = (id: string) => refuse('NOT_FOUND', `There is no post ${id}.`);
+const notFound = (id: string) => refuse('POST_NOT_FOUND', `There is no post ${id}.`);
 
 export function createTargetResolver(deps: Omit<ActionDeps, 'delivery'>) {
   const { db, clock, config, peers, logger, reads } = deps;
@@ -54,7 +55,8 @@ export function createTargetResolver(deps: Omit<ActionDeps, 'delivery'>) {
   async function post(id: string): Promise<ActionOutcome<PostTarget>> {
     if (id.startsWith('swarm:')) {
       const parsed = parseSwarmPostId(id);
-      if (!parsed.ok) return refuse('BAD_REQUEST', `"${id}" is not a post id: ${parsed.reason}.`);
+      if (!parsed.ok)
+        return refuse('INVALID_REQUEST', `"${id}" is not a post id: ${parsed.reason}.`);
       const { domain, postId } = parsed.value;
       if (domain === self) return local(postId, id);
       const apId = formatSwarmPostId(parsed.value);
@@ -141,7 +143,7 @@ export function createTargetResolver(deps: Omit<ActionDeps, 'delivery'>) {
     const hinted = hint.authorAddress ? parseHandleAddress(hint.authorAddress) : null;
     if (hinted && !hinted.ok) {
       return refuse(
-        'BAD_REQUEST',
+        'INVALID_REQUEST',
         `"${hint.authorAddress}" is not an author address (handle@domain): ${hinted.reason}.`,
       );
     }
@@ -163,7 +165,10 @@ export function createTargetResolver(deps: Omit<ActionDeps, 'delivery'>) {
     if (!answer.ok) {
       const { error } = answer;
       if (error.kind === 'http' && error.status === 404) {
-        return refuse('NOT_FOUND', `There is no post ${target.remotePostId} on ${target.domain}.`);
+        return refuse(
+          'POST_NOT_FOUND',
+          `There is no post ${target.remotePostId} on ${target.domain}.`,
+        );
       }
       const reason = describePeerError(error);
       const shown = reads?.seen.lookup(target.apId);
@@ -217,14 +222,14 @@ export function createTargetResolver(deps: Omit<ActionDeps, 'delivery'>) {
         return ok({ ...base, copyId, author: { handle, domain } });
       }
       return refuse(
-        error.kind === 'timeout' ? 'GATEWAY_TIMEOUT' : 'BAD_GATEWAY',
+        error.kind === 'timeout' ? 'PEER_TIMEOUT' : 'PEER_UNAVAILABLE',
         `${reason} The post could not be looked up: open it again, or try later.`,
       );
     }
     const parsed = parsePeerSinglePost(answer.value, target.domain);
     if (!parsed.ok) {
       return refuse(
-        'BAD_GATEWAY',
+        'PEER_UNAVAILABLE',
         `${target.domain} sent a post this node could not read (${parsed.reason}).`,
       );
     }
@@ -279,14 +284,14 @@ export function createTargetResolver(deps: Omit<ActionDeps, 'delivery'>) {
   > {
     const parsed = parseProfileAddress(address, self);
     if (!parsed.ok)
-      return refuse('BAD_REQUEST', `"${address}" is not an address: ${parsed.reason}.`);
+      return refuse('INVALID_REQUEST', `"${address}" is not an address: ${parsed.reason}.`);
     if (parsed.value.local) {
       const user = await prisma.user.findUnique({
         where: { handle: parsed.value.handle },
         select: { id: true, handle: true },
       });
       if (!user)
-        return refuse('NOT_FOUND', `There is no user ${parsed.value.handle} on this node.`);
+        return refuse('USER_NOT_FOUND', `There is no user ${parsed.value.handle} on this node.`);
       return ok({ kind: 'local', userId: user.id, handle: user.handle });
     }
     const { handle: asked, domain } = parsed.value;
@@ -297,7 +302,7 @@ export function createTargetResolver(deps: Omit<ActionDeps, 'delivery'>) {
     );
     if (!answer.ok) {
       if (answer.error.kind === 'http' && answer.error.status === 404) {
-        return refuse('NOT_FOUND', `There is no user ${asked} on ${domain}.`);
+        return refuse('USER_NOT_FOUND', `There is no user ${asked} on ${domain}.`);
       }
       // Someone seen here before (a profile read, an interaction) is followed now and the
       // follow is delivered when their node is back; so is someone the handle registry (gossip)
@@ -309,7 +314,7 @@ export function createTargetResolver(deps: Omit<ActionDeps, 'delivery'>) {
         })) ?? (await registered(asked, domain));
       if (!known) {
         return refuse(
-          answer.error.kind === 'timeout' ? 'GATEWAY_TIMEOUT' : 'BAD_GATEWAY',
+          answer.error.kind === 'timeout' ? 'PEER_TIMEOUT' : 'PEER_UNAVAILABLE',
           `${describePeerError(answer.error)} ${asked}@${domain} is not known here yet and could not be looked up: try again later.`,
         );
       }
@@ -378,7 +383,7 @@ export function createTargetResolver(deps: Omit<ActionDeps, 'delivery'>) {
   > {
     const parsed = parseProfileAddress(address, self);
     if (!parsed.ok)
-      return refuse('BAD_REQUEST', `"${address}" is not an address: ${parsed.reason}.`);
+      return refuse('INVALID_REQUEST', `"${address}" is not an address: ${parsed.reason}.`);
     if (parsed.value.local) return person(address);
     const { handle, domain } = parsed.value;
     const actor = await prisma.remoteActor.findFirst({

@@ -25,19 +25,17 @@ import {
 } from '../interactions/interaction-effects.ts';
 import type { ActionResult } from '../views/index.ts';
 import {
-  Rollback,
   actorFields,
-  inTransaction,
   loadActingUser,
   localEffectActor,
   localKey,
-  refuse,
   wireUrlMember,
   type ActionDeps,
   type ActionOutcome,
   type ActingUser,
 } from './action-support.ts';
 import { createTargetResolver, type PostTarget } from './action-targets.ts';
+import { inTransaction, refusal, refuse, RefusalError, type Refused, type Tx } from '../refusal.ts';
 
 /**
  * Likes, unlikes, reposts and follows by a local user, on this node's posts and people or on
@@ -101,11 +99,17 @@ const nothing: ActionResult = { delivery: null };
 const NO_SIGNING_KEY =
   'Your account has no signing key yet: sign in again in your browser to create one.';
 
-type Tx = Parameters<Parameters<typeof inTransaction>[1]>[0];
+/**
+ * An idempotent repeat (already liked, reposted, followed): a refusal thrown to roll back what
+ * the transaction wrote, carrying the earlier action's interaction id; `settled` answers it with
+ * that action's delivery. It never reaches an edge.
+ */
+const REPEAT = 'You did this already.';
 
-/** An idempotent repeat: roll back and answer with the earlier action's interaction id. */
 function repeated(existing: { interactionId: string | null } | null): never {
-  throw new Rollback(existing?.interactionId ?? null);
+  throw new RefusalError(
+    refusal('INVALID_REQUEST', REPEAT, { details: { repeatOf: existing?.interactionId ?? null } }),
+  );
 }
 
 export function createInteractionActions(deps: ActionDeps): InteractionActions {
@@ -134,7 +138,7 @@ export function createInteractionActions(deps: ActionDeps): InteractionActions {
       !uuidSchema.safeParse(target.value.remotePostId).success
     ) {
       return refuse(
-        'BAD_REQUEST',
+        'INVALID_REQUEST',
         `Posts of ${target.value.domain} cannot be liked or reposted from here: their ids are not UUIDs.`,
       );
     }
@@ -196,21 +200,21 @@ export function createInteractionActions(deps: ActionDeps): InteractionActions {
   > {
     if (!signed) {
       return refuse(
-        'BAD_REQUEST',
+        'INVALID_REQUEST',
         `A ${kind} of a post on ${target.domain} needs your signature: prepare it, sign it, then send it.`,
       );
     }
-    if (!user.did) return refuse('BAD_REQUEST', NO_SIGNING_KEY);
+    if (!user.did) return refuse('INVALID_REQUEST', NO_SIGNING_KEY);
     const raw: Record<string, unknown> = { ...signed.body, signature: signed.signature };
     if (JSON.stringify(raw).length > LIMITS.interactionBodyBytes) {
-      return refuse('BAD_REQUEST', `The signed ${kind} is too large.`);
+      return refuse('INVALID_REQUEST', `The signed ${kind} is too large.`);
     }
     const parsed = parseWith(BODY_SCHEMAS[kind], raw);
     if (!parsed.ok)
-      return refuse('BAD_REQUEST', `The signed ${kind} is malformed: ${parsed.reason}.`);
+      return refuse('INVALID_REQUEST', `The signed ${kind} is malformed: ${parsed.reason}.`);
     const body = parsed.value;
     if (body.postId !== target.remotePostId) {
-      return refuse('BAD_REQUEST', `The signed ${kind} is about another post.`);
+      return refuse('INVALID_REQUEST', `The signed ${kind} is about another post.`);
     }
     const inner: {
       actorHandle: string;
@@ -234,19 +238,20 @@ export function createInteractionActions(deps: ActionDeps): InteractionActions {
         (inner.actorAvatarUrl ?? '') !== (mine.actorAvatarUrl ?? '')
       ) {
         return refuse(
-          'BAD_REQUEST',
+          'INVALID_REQUEST',
           `The signed ${kind} shows another name or avatar than your profile: prepare it again.`,
         );
       }
     }
     if (!isWithinClockWindow(inner.timestamp, clock.now())) {
       return refuse(
-        'BAD_REQUEST',
+        'INVALID_REQUEST',
         `The signed ${kind} is older than 5 minutes or dated in the future: prepare it again.`,
       );
     }
     const key = await didKeyToPublicKey(user.did);
-    if (!key.ok) return refuse('BAD_REQUEST', `Your registered key is unusable: ${key.reason}.`);
+    if (!key.ok)
+      return refuse('INVALID_REQUEST', `Your registered key is unusable: ${key.reason}.`);
     const valid = await verifyUserAction({
       publicKey: key.value,
       action: kind,
@@ -261,7 +266,7 @@ export function createInteractionActions(deps: ActionDeps): InteractionActions {
       select: { id: true },
     });
     if (used) {
-      return refuse('BAD_REQUEST', `This signed ${kind} was sent already: prepare a new one.`);
+      return refuse('INVALID_REQUEST', `This signed ${kind} was sent already: prepare a new one.`);
     }
     if (kind === 'repost') {
       const repostId = inner.repostId ?? '';
@@ -270,7 +275,7 @@ export function createInteractionActions(deps: ActionDeps): InteractionActions {
         (await prisma.post.count({ where: { id: repostId } })) > 0;
       if (taken)
         return refuse(
-          'BAD_REQUEST',
+          'INVALID_REQUEST',
           'The signed repost has an unusable repostId: prepare it again.',
         );
       return ok({ raw, interactionId: inner.interactionId, repostId });
@@ -296,11 +301,13 @@ export function createInteractionActions(deps: ActionDeps): InteractionActions {
   /** The answer to an action on `domain`: the new delivery attempted, or a repeat's earlier one. */
   async function settled(
     domain: string,
-    outcome: { done: boolean; value: string | null },
+    outcome: Refused<string | null>,
   ): Promise<ActionOutcome<ActionResult>> {
-    return ok(
-      changed(domain, outcome.done ? await sent(outcome.value) : await earlier(outcome.value)),
-    );
+    if (outcome.ok) return ok(changed(domain, await sent(outcome.value)));
+    const details = outcome.reason.details;
+    if (!details || !('repeatOf' in details)) return outcome;
+    const earlierId = typeof details.repeatOf === 'string' ? details.repeatOf : null;
+    return ok(changed(domain, await earlier(earlierId)));
   }
 
   /**
@@ -366,7 +373,7 @@ export function createInteractionActions(deps: ActionDeps): InteractionActions {
     if (!copy.ok) return copy;
     const { interactionId } = checked.value;
     const postId = copy.value.copyId;
-    const outcome = await inTransaction<string, string | null>(db, async (tx) => {
+    const outcome = await inTransaction<string | null>(db, async (tx) => {
       if (!(await addLike(tx, { postId, actor, interactionId, at }))) {
         repeated(
           await tx.like.findUnique({
@@ -396,7 +403,7 @@ export function createInteractionActions(deps: ActionDeps): InteractionActions {
     if (!checked.ok) return checked;
     const copyId = target.copyId;
     if (!copyId) return ok(nothing); // never liked here: nothing to undo
-    const outcome = await inTransaction<string | null, never>(db, async (tx) => {
+    const outcome = await inTransaction<string | null>(db, async (tx) => {
       const existing = await tx.like.findUnique({
         where: { postId_actorKey: { postId: copyId, actorKey } },
         select: { interactionId: true },
@@ -439,8 +446,8 @@ export function createInteractionActions(deps: ActionDeps): InteractionActions {
       return addRepost(tx, { postId, actor, interactionId, at, repostPostId });
     };
     if (target.kind === 'local') {
-      await inTransaction<void, void>(db, async (tx) => {
-        if (!(await write(tx, target.postId, randomUUID(), null))) throw new Rollback(undefined);
+      await inTransaction(db, async (tx) => {
+        if (!(await write(tx, target.postId, randomUUID(), null))) repeated(null);
         await notify(tx, {
           recipientId: target.authorId,
           type: 'repost',
@@ -457,7 +464,7 @@ export function createInteractionActions(deps: ActionDeps): InteractionActions {
     if (!copy.ok) return copy;
     const { interactionId, repostId } = checked.value;
     const copyId = copy.value.copyId;
-    const outcome = await inTransaction<string, string | null>(db, async (tx) => {
+    const outcome = await inTransaction<string | null>(db, async (tx) => {
       if (!(await write(tx, copyId, repostId ?? randomUUID(), interactionId))) {
         repeated(
           await tx.repost.findUnique({
@@ -483,7 +490,8 @@ export function createInteractionActions(deps: ActionDeps): InteractionActions {
     const actor = localEffectActor(user);
     const at = clock.now();
     if (followee.kind === 'local') {
-      if (followee.userId === user.id) return refuse('BAD_REQUEST', 'You cannot follow yourself.');
+      if (followee.userId === user.id)
+        return refuse('INVALID_REQUEST', 'You cannot follow yourself.');
       await inTransaction(db, async (tx) => {
         const added = await addFollow(tx, {
           follower: actor,
@@ -497,7 +505,7 @@ export function createInteractionActions(deps: ActionDeps): InteractionActions {
       return ok(nothing);
     }
     const interactionId = randomUUID();
-    const outcome = await inTransaction<string, string | null>(db, async (tx) => {
+    const outcome = await inTransaction<string | null>(db, async (tx) => {
       const added = await addFollow(tx, {
         follower: actor,
         followee: {
@@ -562,7 +570,7 @@ export function createInteractionActions(deps: ActionDeps): InteractionActions {
     const followeeKey = followee.actorUrl;
     const at = clock.now();
     const interactionId = randomUUID();
-    const outcome = await inTransaction<string | null, never>(db, async (tx) => {
+    const outcome = await inTransaction<string | null>(db, async (tx) => {
       const removed = await removeFollow(tx, { followerKey, followeeKey });
       if (!removed) return null;
       return undoRemotely(tx, removed.interactionId, () =>
@@ -592,7 +600,7 @@ export function createInteractionActions(deps: ActionDeps): InteractionActions {
       if (!begun.ok) return begun;
       const { user, target } = begun.value;
       if (target.kind === 'local') return ok({ local: true });
-      if (!user.did) return refuse('BAD_REQUEST', NO_SIGNING_KEY);
+      if (!user.did) return refuse('INVALID_REQUEST', NO_SIGNING_KEY);
       return ok({
         local: false,
         action: input.kind,

@@ -6,15 +6,14 @@ import { notify } from '../interactions/interaction-effects.ts';
 import type { DeliveryView, PostView } from '../views/index.ts';
 import {
   actorFields,
-  inTransaction,
   loadActingUser,
   localEffectActor,
-  refuse,
   wireUrlMember,
   type ActionDeps,
   type ActionOutcome,
   type ActingUser,
 } from './action-support.ts';
+import { inTransaction, refuse } from '../refusal.ts';
 import { createTargetResolver, type PostTarget, type RemotePost } from './action-targets.ts';
 import {
   createPostInputSchema,
@@ -62,7 +61,7 @@ export function createPostActions(deps: ActionDeps): PostActions {
     if (!uuidSchema.safeParse(remote.remotePostId).success) {
       // POST /api/swarm/replies names the parent by UUID (the spec's shape).
       return refuse(
-        'BAD_REQUEST',
+        'INVALID_REQUEST',
         `Replies to ${remote.domain} cannot be delivered: its post id is not a UUID.`,
       );
     }
@@ -96,7 +95,7 @@ export function createPostActions(deps: ActionDeps): PostActions {
       const user = loaded.value;
       const parsed = parseWith(createPostInputSchema, rawInput);
       if (!parsed.ok)
-        return refuse('BAD_REQUEST', `This post cannot be published: ${parsed.reason}.`);
+        return refuse('INVALID_REQUEST', `This post cannot be published: ${parsed.reason}.`);
       const input = parsed.value;
 
       const parent = input.replyToId
@@ -129,7 +128,7 @@ export function createPostActions(deps: ActionDeps): PostActions {
       const postId = randomUUID();
       const actor = localEffectActor(user);
       const text = excerpt(input.content);
-      const written = await inTransaction<string[], never>(db, async (tx) => {
+      const written = await inTransaction(db, async (tx) => {
         await tx.post.create({
           data: {
             id: postId,
@@ -237,6 +236,7 @@ export function createPostActions(deps: ActionDeps): PostActions {
         }
         return deliveries;
       });
+      if (!written.ok) return written;
       const deliveries = await delivery.attempt(written.value);
       // The nodes told of it count it now (a reply): reads ask them again, not the cache.
       for (const domain of new Set(deliveries.map((d) => d.targetDomain))) {
@@ -247,13 +247,13 @@ export function createPostActions(deps: ActionDeps): PostActions {
 
     async delete(userId, postId) {
       if (!uuidSchema.safeParse(postId).success) {
-        return refuse('NOT_FOUND', `There is no post ${postId}.`);
+        return refuse('POST_NOT_FOUND', `There is no post ${postId}.`);
       }
       const post = await prisma.post.findFirst({
         where: { id: postId, deletedAt: null, apId: null },
         select: { id: true, authorId: true, replyToId: true, repostOfId: true },
       });
-      if (!post) return refuse('NOT_FOUND', `There is no post ${postId}.`);
+      if (!post) return refuse('POST_NOT_FOUND', `There is no post ${postId}.`);
       if (post.authorId !== userId) {
         return refuse('FORBIDDEN', 'Only its author can delete a post.');
       }

@@ -30,6 +30,7 @@ import {
   toTimelinePost,
   type NodeFacts,
 } from './content-mappers.ts';
+import type { Refusal } from '../refusal.ts';
 
 /**
  * The public reads about content (spec "Public read endpoints"; docs/protocol.md "Public
@@ -39,10 +40,7 @@ import {
 
 export type ContentErrorCode = Extract<ErrorCode, 'USER_NOT_FOUND' | 'POST_NOT_FOUND'>;
 
-export interface ContentError {
-  code: ContentErrorCode;
-  message: string;
-}
+export type ContentError = Refusal<ContentErrorCode>;
 
 export interface ContentService {
   /** `GET /api/swarm/users/[handle]`: a local user, looked up by lower-cased handle. */

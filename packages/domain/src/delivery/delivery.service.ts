@@ -2,6 +2,7 @@
 // one state machine over one table; its raw statements are next to move into persistence/.
 
 import { randomUUID } from 'node:crypto';
+import type { Refusal } from '../refusal.ts';
 import type { z } from 'zod';
 import {
   SWARM_PATHS,
@@ -69,10 +70,8 @@ export interface DeliveryCounts {
   delivered: number;
 }
 
-export interface DeliveryError {
-  code: 'NOT_FOUND' | 'CONFLICT';
-  message: string;
-}
+/** Why a delivery could not be retried now. */
+export type DeliveryError = Refusal<'NOT_FOUND' | 'DELIVERY_CONFLICT'>;
 
 /** What one worker step did. */
 export interface DeliveryBatchReport {
@@ -431,21 +430,21 @@ export function createDeliveryService(deps: DeliveryServiceDeps): DeliveryServic
       if (!current) return err({ code: 'NOT_FOUND', message: `No delivery ${id}.` });
       if (current.status === 'delivered' || current.status === 'cancelled') {
         return err({
-          code: 'CONFLICT',
+          code: 'DELIVERY_CONFLICT',
           message: `Delivery ${id} is ${current.status}: there is nothing to retry.`,
         });
       }
       if (current.status === 'failed' && current.kind === 'follow') {
         // A follow that failed for good was undone here; sending it now would follow there only.
         return err({
-          code: 'CONFLICT',
+          code: 'DELIVERY_CONFLICT',
           message: 'This follow failed and was undone on this node: follow again instead.',
         });
       }
       const owner = newOwner();
       if (!(await claimOne(id, owner, true))) {
         return err({
-          code: 'CONFLICT',
+          code: 'DELIVERY_CONFLICT',
           message: `Delivery ${id} is being sent right now; look again in a moment.`,
         });
       }

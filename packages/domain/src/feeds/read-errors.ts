@@ -1,5 +1,6 @@
 import { err, type ErrorCode } from '@swarm/contract';
 import type { PeerError } from '../peers/index.ts';
+import type { Refusal } from '../refusal.ts';
 
 /**
  * Why a user-facing read failed (DESIGN §3 Errors), mapped once at the edge: 400
@@ -12,10 +13,8 @@ export type ReadErrorCode = Extract<
   'INVALID_REQUEST' | 'USER_NOT_FOUND' | 'POST_NOT_FOUND' | 'PEER_UNAVAILABLE' | 'PEER_TIMEOUT'
 >;
 
-export interface ReadError {
-  code: ReadErrorCode;
-  message: string;
-}
+/** A read's refusal: the one refusal type, its code narrowed to what reads answer. */
+export type ReadError = Refusal<ReadErrorCode>;
 
 export const readError = (code: ReadErrorCode, message: string) =>
   err<ReadError>({ code, message });

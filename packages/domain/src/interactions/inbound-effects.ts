@@ -1,4 +1,4 @@
-import { err, formatActorUrl, ok, type Result } from '@swarm/contract';
+import { formatActorUrl } from '@swarm/contract';
 import { createBatchedStatement } from '../persistence/batched-statement.ts';
 import { postInteractionSql, type PostInteraction } from '../persistence/interactions.sql.ts';
 import {
@@ -11,15 +11,14 @@ import {
 import type {
   InboundInteractionDeps,
   InboundInteractionError,
+  InboundInteractionErrorCode,
 } from './inbound-interaction.service.ts';
 import type { Actor, DidPin } from './inbound-verification.ts';
+import { inTransaction as inTx, RefusalError } from '../refusal.ts';
 
 // The effects of an admitted inbound interaction, in a transaction: the idempotency ledger, the
 // actor's stored profile and pinned did, the post or user acted on, and likes and reposts as
 // one batched statement (persistence/interactions.sql.ts).
-
-/** Queued transactions wait their turn (PGlite runs one at a time) rather than fail. */
-const TX_OPTIONS = { maxWait: 15_000, timeout: 15_000 } as const;
 
 /** What `applyOnPost` writes. */
 export interface PostEffects {
@@ -32,27 +31,11 @@ export interface PostEffects {
   remoteRepostId?: string | undefined;
 }
 
-/** Thrown inside a transaction to roll it back; turned into a failure value right outside. */
-export class Refusal extends Error {
-  constructor(readonly failure: InboundInteractionError) {
-    super(failure.message);
-  }
-}
-
 export function createInboundEffects(deps: Pick<InboundInteractionDeps, 'db' | 'clock'>) {
   const { db, clock } = deps;
-  const prisma = db.prisma;
 
-  async function inTransaction<T>(
-    work: (tx: Tx) => Promise<T>,
-  ): Promise<Result<T, InboundInteractionError>> {
-    try {
-      return ok(await prisma.$transaction(work, TX_OPTIONS));
-    } catch (error) {
-      if (error instanceof Refusal) return err(error.failure);
-      throw error;
-    }
-  }
+  const inTransaction = <T>(work: (tx: Tx) => Promise<T>) =>
+    inTx<T, InboundInteractionErrorCode>(db, work);
 
   /**
    * The idempotency ledger, inside the effects' transaction: a concurrent duplicate waits on the
@@ -97,7 +80,7 @@ export function createInboundEffects(deps: Pick<InboundInteractionDeps, 'db' | '
       where: { id: postId, deletedAt: null },
       select: { id: true, authorId: true },
     });
-    if (!post) throw new Refusal(postNotFound(postId));
+    if (!post) throw new RefusalError(postNotFound(postId));
     return post;
   }
 
@@ -143,7 +126,10 @@ export function createInboundEffects(deps: Pick<InboundInteractionDeps, 'db' | '
       select: { id: true },
     });
     if (!user)
-      throw new Refusal({ code: 'USER_NOT_FOUND', message: `No user ${handle} on this node.` });
+      throw new RefusalError({
+        code: 'USER_NOT_FOUND',
+        message: `No user ${handle} on this node.`,
+      });
     return user;
   }
 

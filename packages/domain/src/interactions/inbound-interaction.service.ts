@@ -21,6 +21,7 @@ import type { NodeConfig } from '../config.ts';
 import type { Logger } from '../logger.ts';
 import type { PeerClient } from '../peers/index.ts';
 import type { PostInteraction } from '../persistence/interactions.sql.ts';
+import type { Refusal } from '../refusal.ts';
 import { excerpt, guessMimeType } from './inbound-helpers.ts';
 import {
   addFollow,
@@ -55,10 +56,7 @@ export type InboundInteractionErrorCode = Extract<
   'INVALID_SIGNATURE' | 'FORBIDDEN' | 'POST_NOT_FOUND' | 'USER_NOT_FOUND'
 >;
 
-export interface InboundInteractionError {
-  code: InboundInteractionErrorCode;
-  message: string;
-}
+export type InboundInteractionError = Refusal<InboundInteractionErrorCode>;
 
 export type InteractionOutcome = Result<{ message: string }, InboundInteractionError>;
 export type ReplyOutcome = Result<{ replyId: string }, InboundInteractionError>;

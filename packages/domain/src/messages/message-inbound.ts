@@ -9,7 +9,7 @@ import {
   type ErrorCode,
 } from '@swarm/contract';
 import type { Prisma } from '@swarm/db';
-import { TX_OPTIONS } from '../actions/action-support.ts';
+import { inTransaction, RefusalError, TX_OPTIONS, type Refusal } from '../refusal.ts';
 import { checkAcceptance } from './message-acceptance.ts';
 import type { MessageService } from './messages.service.ts';
 import {
@@ -27,23 +27,10 @@ export type InboundMessageErrorCode = Extract<
   'INVALID_SIGNATURE' | 'FORBIDDEN' | 'USER_NOT_FOUND' | 'NOT_FOUND' | 'MESSAGE_CONFLICT'
 >;
 
-export interface InboundMessageError {
-  code: InboundMessageErrorCode;
-  message: string;
-}
+export type InboundMessageError = Refusal<InboundMessageErrorCode>;
 
 /** Receipts never conflict: a repeat or an older status is a 200 that changes nothing. */
-export interface InboundReceiptError {
-  code: Exclude<InboundMessageErrorCode, 'MESSAGE_CONFLICT'>;
-  message: string;
-}
-
-/** Thrown inside a transaction to roll it back; turned into a failure value right outside. */
-class Refusal extends Error {
-  constructor(readonly failure: InboundMessageError) {
-    super(failure.message);
-  }
-}
+export type InboundReceiptError = Refusal<Exclude<InboundMessageErrorCode, 'MESSAGE_CONFLICT'>>;
 
 const fail = <C extends InboundMessageErrorCode>(code: C, message: string) =>
   err({ code, message });
@@ -51,7 +38,7 @@ const fail = <C extends InboundMessageErrorCode>(code: C, message: string) =>
 export function createInboundMessages(
   ctx: MessageContext,
 ): Pick<MessageService, 'receive' | 'receiveReceipt'> {
-  const { prisma, clock, self, dids } = ctx;
+  const { db, prisma, clock, self, dids } = ctx;
 
   return {
     async receive(sourceDomain, envelope, rawBody) {
@@ -103,39 +90,35 @@ export function createInboundMessages(
       });
       if (!acceptance.accepted) return fail('FORBIDDEN', MESSAGE_NOT_ACCEPTED_ERROR);
 
-      try {
-        await prisma.$transaction(async (tx) => {
-          const { count } = await tx.message.createMany({
-            data: [
-              {
-                id: envelope.id,
-                senderAddress: envelope.sender,
-                senderDid: envelope.senderDid,
-                recipientAddress: envelope.recipient,
-                createdAt: new Date(envelope.createdAt),
-                receivedAt: clock.now(),
-                envelope: stored,
-                localRecipientId: recipient.id,
-                status: 'sent',
-              },
-            ],
-            skipDuplicates: true,
+      const written = await inTransaction<void, InboundMessageErrorCode>(db, async (tx) => {
+        const { count } = await tx.message.createMany({
+          data: [
+            {
+              id: envelope.id,
+              senderAddress: envelope.sender,
+              senderDid: envelope.senderDid,
+              recipientAddress: envelope.recipient,
+              createdAt: new Date(envelope.createdAt),
+              receivedAt: clock.now(),
+              envelope: stored,
+              localRecipientId: recipient.id,
+              status: 'sent',
+            },
+          ],
+          skipDuplicates: true,
+        });
+        if (count === 0) {
+          // The same id stored meanwhile (a concurrent retry): answered as above.
+          const existing = await tx.message.findUnique({
+            where: { id: envelope.id },
+            select: { envelope: true },
           });
-          if (count === 0) {
-            // The same id stored meanwhile (a concurrent retry): answered as above.
-            const existing = await tx.message.findUnique({
-              where: { id: envelope.id },
-              select: { envelope: true },
-            });
-            if (existing?.envelope !== stored) throw new Refusal(conflict);
-            return;
-          }
-          await dids.pin(tx, proved.value.pin);
-        }, TX_OPTIONS);
-      } catch (error) {
-        if (error instanceof Refusal) return err(error.failure);
-        throw error;
-      }
+          if (existing?.envelope !== stored) throw new RefusalError(conflict);
+          return;
+        }
+        await dids.pin(tx, proved.value.pin);
+      });
+      if (!written.ok) return written;
       return ok({ messageId: envelope.id });
     },
 

@@ -13,7 +13,8 @@ import {
   verifyReceipt,
 } from '@swarm/contract';
 import type { Prisma } from '@swarm/db';
-import { refuse, TX_OPTIONS, type ActionOutcome } from '../actions/action-support.ts';
+import type { ActionOutcome } from '../actions/action-support.ts';
+import { refuse, TX_OPTIONS } from '../refusal.ts';
 import { upsertRemoteActor } from '../interactions/interaction-effects.ts';
 import { describePeerError } from '../peers/index.ts';
 import { checkAcceptance } from './message-acceptance.ts';
@@ -60,7 +61,7 @@ export function createOutboundMessages(
     const caller = await loadUser(userId);
     if (!caller.ok) return caller;
     const address = parseMessageAddress(input, self);
-    if (!address.ok) return refuse('BAD_REQUEST', `Not a valid address: ${address.reason}.`);
+    if (!address.ok) return refuse('INVALID_REQUEST', `Not a valid address: ${address.reason}.`);
     const target = address.value;
     const handle = handleOf(target);
     const domain = domainOf(target) ?? self;
@@ -76,7 +77,7 @@ export function createOutboundMessages(
     }
     if (domain === self) {
       const user = await prisma.user.findUnique({ where: { handle }, select: userSelect });
-      if (!user) return refuse('NOT_FOUND', `There is no user ${handle} on this node.`);
+      if (!user) return refuse('USER_NOT_FOUND', `There is no user ${handle} on this node.`);
       const encryptionKey = storedEncryptionKey(user);
       const acceptance = await checkAcceptance(prisma, {
         recipient: user,
@@ -108,7 +109,7 @@ export function createOutboundMessages(
     if (!answer.ok) {
       const e = answer.error;
       if (e.kind === 'http' && e.status === 404)
-        return refuse('NOT_FOUND', `There is no user ${handle} on ${domain}.`);
+        return refuse('USER_NOT_FOUND', `There is no user ${handle} on ${domain}.`);
       // Their node is down: the key their profile last published lets the message wait in the
       // outbox (the browser checks its binding to the did it pinned, as always).
       const known = await prisma.remoteActor.findUnique({
@@ -132,7 +133,7 @@ export function createOutboundMessages(
           acceptsMessages: true,
         });
       }
-      return refuse(e.kind === 'timeout' ? 'GATEWAY_TIMEOUT' : 'BAD_GATEWAY', describePeerError(e));
+      return refuse(e.kind === 'timeout' ? 'PEER_TIMEOUT' : 'PEER_UNAVAILABLE', describePeerError(e));
     }
     const { profile } = answer.value;
     // The profile's spelling of the handle when it is the one asked for.
@@ -193,17 +194,17 @@ export function createOutboundMessages(
       const user = await loadUser(userId);
       if (!user.ok) return user;
       const parsed = parseWith(messageEnvelopeSchema, raw);
-      if (!parsed.ok) return refuse('BAD_REQUEST', `The message is not valid: ${parsed.reason}.`);
+      if (!parsed.ok) return refuse('INVALID_REQUEST', `The message is not valid: ${parsed.reason}.`);
       const envelope = parsed.value;
       const me = addressOf(user.value);
       if (envelope.sender !== me)
         return refuse('FORBIDDEN', `You can only send messages as yourself (${me}).`);
       if (!user.value.did || envelope.senderDid !== user.value.did)
-        return refuse('BAD_REQUEST', 'senderDid is not the did of your registered key.');
+        return refuse('INVALID_REQUEST', 'senderDid is not the did of your registered key.');
       if (!isTimeAcceptable(envelope.createdAt, clock.now()))
-        return refuse('BAD_REQUEST', 'The message time is too far from this node’s clock.');
+        return refuse('INVALID_REQUEST', 'The message time is too far from this node’s clock.');
       if (!(await verifyEnvelopeSignature(raw)))
-        return refuse('BAD_REQUEST', 'The message signature does not verify under your key.');
+        return refuse('INVALID_REQUEST', 'The message signature does not verify under your key.');
       const stored = canonicalJson(raw);
 
       const existing = await prisma.message.findUnique({
@@ -213,7 +214,7 @@ export function createOutboundMessages(
       if (existing) {
         if (existing.localSenderId === userId && existing.envelope === stored)
           return ok(await sendResult(envelope.id));
-        return refuse('CONFLICT', `Another message with id ${envelope.id} exists.`);
+        return refuse('MESSAGE_CONFLICT', `Another message with id ${envelope.id} exists.`);
       }
 
       const recipientDomain = domainOf(envelope.recipient)!;
@@ -234,7 +235,7 @@ export function createOutboundMessages(
           select: { id: true, messagePrivacy: true },
         });
         if (!recipient)
-          return refuse('NOT_FOUND', `There is no user ${envelope.recipient} on this node.`);
+          return refuse('USER_NOT_FOUND', `There is no user ${envelope.recipient} on this node.`);
         const acceptance = await checkAcceptance(prisma, {
           recipient,
           senderAddress: me,
@@ -246,7 +247,7 @@ export function createOutboundMessages(
           skipDuplicates: true,
         });
         if (count === 0)
-          return refuse('CONFLICT', `Another message with id ${envelope.id} exists.`);
+          return refuse('MESSAGE_CONFLICT', `Another message with id ${envelope.id} exists.`);
         return ok(await sendResult(envelope.id));
       }
 
@@ -283,7 +284,7 @@ export function createOutboundMessages(
         });
         if (raced?.localSenderId === userId && raced.envelope === stored)
           return ok(await sendResult(envelope.id));
-        return refuse('CONFLICT', `Another message with id ${envelope.id} exists.`);
+        return refuse('MESSAGE_CONFLICT', `Another message with id ${envelope.id} exists.`);
       }
       await delivery.attempt([outboxId]);
       return ok(await sendResult(envelope.id));
@@ -293,15 +294,15 @@ export function createOutboundMessages(
       const user = await loadUser(userId);
       if (!user.ok) return user;
       const parsed = parseWith(messageReceiptSchema, raw);
-      if (!parsed.ok) return refuse('BAD_REQUEST', `The receipt is not valid: ${parsed.reason}.`);
+      if (!parsed.ok) return refuse('INVALID_REQUEST', `The receipt is not valid: ${parsed.reason}.`);
       const receipt = parsed.value;
       const me = addressOf(user.value);
       if (receipt.recipient !== me || receipt.recipientDid !== user.value.did)
         return refuse('FORBIDDEN', 'You can only sign receipts for messages sent to you.');
       if (!isTimeAcceptable(receipt.at, clock.now()))
-        return refuse('BAD_REQUEST', 'The receipt time is too far from this node’s clock.');
+        return refuse('INVALID_REQUEST', 'The receipt time is too far from this node’s clock.');
       if (!(await verifyReceipt(raw)))
-        return refuse('BAD_REQUEST', 'The receipt signature does not verify under your key.');
+        return refuse('INVALID_REQUEST', 'The receipt signature does not verify under your key.');
       const row = await prisma.message.findFirst({
         where: {
           id: receipt.messageId,

@@ -1,6 +1,7 @@
 import { formatTimestamp, ok, type MessageEnvelope } from '@swarm/contract';
 import type { Prisma } from '@swarm/db';
-import { refuse, type ActionOutcome } from '../actions/action-support.ts';
+import type { ActionOutcome } from '../actions/action-support.ts';
+import { refuse } from '../refusal.ts';
 import { toDeliveryView } from '../delivery/delivery-policy.ts';
 import { latestPerConversationSql } from '../persistence/messages.sql.ts';
 import type { MessageService } from './messages.service.ts';
@@ -197,12 +198,12 @@ export function createMessageReads(ctx: MessageContext): Pick<
       const user = await loadUser(userId);
       if (!user.ok) return user;
       const other = parseMessageAddress(query.with, self);
-      if (!other.ok) return refuse('BAD_REQUEST', `Not a valid address: ${other.reason}.`);
+      if (!other.ok) return refuse('INVALID_REQUEST', `Not a valid address: ${other.reason}.`);
       let before: Date | undefined;
       if (query.before) {
         before = new Date(query.before);
         if (Number.isNaN(before.getTime()))
-          return refuse('BAD_REQUEST', '`before` is not a timestamp.');
+          return refuse('INVALID_REQUEST', '`before` is not a timestamp.');
       }
       const blocked = await prisma.userBlock.findUnique({
         where: { userId_blockedAddress: { userId, blockedAddress: other.value } },

@@ -6,7 +6,7 @@ import {
   parseWith,
   verifyEncryptionKey,
 } from '@swarm/contract';
-import { refuse } from '../actions/action-support.ts';
+import { refuse } from '../refusal.ts';
 import { checkKeyBackup } from '../security/key-backup.ts';
 import type { MessageService } from './messages.service.ts';
 import { parseMessageAddress, type MessageContext } from './message-support.ts';
@@ -40,21 +40,21 @@ export function createMessageSettings(
       const user = await loadUser(userId);
       if (!user.ok) return user;
       if (!user.value.did)
-        return refuse('BAD_REQUEST', 'Register your signing key before an encryption key.');
+        return refuse('INVALID_REQUEST', 'Register your signing key before an encryption key.');
       const { encryptedKeyBackup, ...binding } = input;
       const key = parseWith(encryptionKeySchema, binding);
-      if (!key.ok) return refuse('BAD_REQUEST', `The encryption key is not valid: ${key.reason}.`);
+      if (!key.ok) return refuse('INVALID_REQUEST', `The encryption key is not valid: ${key.reason}.`);
       if (!(await importEncryptionPublicKey(key.value.publicKey)).ok)
-        return refuse('BAD_REQUEST', 'The encryption key is not a P-256 public key.');
+        return refuse('INVALID_REQUEST', 'The encryption key is not a P-256 public key.');
       const bound = await verifyEncryptionKey({
         address: addressOf(user.value),
         did: user.value.did,
         encryptionKey: key.value,
       });
       if (!bound)
-        return refuse('BAD_REQUEST', 'The encryption key is not signed by your signing key.');
+        return refuse('INVALID_REQUEST', 'The encryption key is not signed by your signing key.');
       const backup = checkKeyBackup(encryptedKeyBackup, { version: 2 });
-      if (!backup.ok) return refuse('BAD_REQUEST', backup.reason);
+      if (!backup.ok) return refuse('INVALID_REQUEST', backup.reason);
       // One UPDATE: the key and the backup that holds its private half change together.
       await prisma.user.update({
         where: { id: userId },
@@ -72,9 +72,9 @@ export function createMessageSettings(
       const user = await loadUser(userId);
       if (!user.ok) return user;
       const address = parseMessageAddress(input, self);
-      if (!address.ok) return refuse('BAD_REQUEST', `Not a valid address: ${address.reason}.`);
+      if (!address.ok) return refuse('INVALID_REQUEST', `Not a valid address: ${address.reason}.`);
       if (address.value === addressOf(user.value))
-        return refuse('BAD_REQUEST', 'You cannot block yourself.');
+        return refuse('INVALID_REQUEST', 'You cannot block yourself.');
       await prisma.userBlock.createMany({
         data: [{ userId, blockedAddress: address.value, createdAt: clock.now() }],
         skipDuplicates: true,
@@ -84,7 +84,7 @@ export function createMessageSettings(
 
     async unblock(userId, input) {
       const address = parseMessageAddress(input, self);
-      if (!address.ok) return refuse('BAD_REQUEST', `Not a valid address: ${address.reason}.`);
+      if (!address.ok) return refuse('INVALID_REQUEST', `Not a valid address: ${address.reason}.`);
       await prisma.userBlock.deleteMany({ where: { userId, blockedAddress: address.value } });
       return ok(await listBlocks(userId));
     },

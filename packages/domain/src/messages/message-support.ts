@@ -9,7 +9,7 @@ import {
   type Result,
 } from '@swarm/contract';
 import type { Db, Prisma } from '@swarm/db';
-import { refuse } from '../actions/action-support.ts';
+import { refuse } from '../refusal.ts';
 import type { Clock } from '../clock.ts';
 import type { NodeConfig } from '../config.ts';
 import type { DeliveryService } from '../delivery/index.ts';

@@ -3,6 +3,7 @@ import type { Clock } from '../clock.ts';
 import type { Logger } from '../logger.ts';
 import { describePeerError, mediaTargetOf, type PeerClient } from '../peers/index.ts';
 import { createReadCache } from '../read-cache.ts';
+import type { Refusal } from '../refusal.ts';
 import type { Limits } from '../replicas/index.ts';
 import { parseLinkMetadata } from './link-metadata.ts';
 
@@ -48,11 +49,8 @@ export type LinkPreviewErrorCode = Extract<
   | 'PEER_UNAVAILABLE'
 >;
 
-export interface LinkPreviewError {
-  code: LinkPreviewErrorCode;
-  message: string;
-  retryAfterSec?: number;
-}
+/** The one refusal type (../refusal.ts), its code narrowed to what previews answer. */
+export type LinkPreviewError = Refusal<LinkPreviewErrorCode>;
 
 export interface LinkPreviewService {
   /** The card of `url` for user `userId` (who is rate-limited), from the cache or the page. */
@@ -145,10 +143,10 @@ export function createLinkPreviewService(deps: LinkPreviewDeps): LinkPreviewServ
       if (running) return (await running) ?? fail('PEER_UNAVAILABLE', 'No preview.');
       const allowed = await limits.take('link-preview-user', userId, options.perUser);
       if (!allowed.ok) {
-        return err({
+        return err<LinkPreviewError>({
           code: 'RATE_LIMITED',
           message: `Too many link previews; try again in ${allowed.retryAfterSec} s.`,
-          retryAfterSec: allowed.retryAfterSec,
+          details: { retryAfterSec: allowed.retryAfterSec },
         });
       }
       let outcome: Outcome | undefined;

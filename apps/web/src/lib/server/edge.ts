@@ -1,5 +1,5 @@
 import { error, isHttpError, isRedirect, type Handle, type RequestEvent } from '@sveltejs/kit';
-import { errorBodySchema, NUL_REFUSED, urlHasNul } from '@swarm/contract';
+import { errorBodySchema, errorCodeForStatus, NUL_REFUSED, urlHasNul } from '@swarm/contract';
 import { errorJson } from './api-errors';
 import { withSecurityHeaders } from './security-headers';
 
@@ -23,21 +23,26 @@ export function isJsonApiPath(pathname: string): boolean {
   );
 }
 
-const BY_STATUS: Record<number, { code: string; message: string }> = {
-  400: { code: 'INVALID_REQUEST', message: 'The request is not valid.' },
-  401: { code: 'UNAUTHORIZED', message: 'Sign in first.' },
-  403: { code: 'FORBIDDEN', message: 'This request is not allowed.' },
-  404: { code: 'NOT_FOUND', message: 'No such endpoint.' },
-  405: { code: 'METHOD_NOT_ALLOWED', message: 'This endpoint does not answer this method.' },
-  413: { code: 'PAYLOAD_TOO_LARGE', message: 'The request body is too large.' },
-  415: { code: 'UNSUPPORTED_MEDIA_TYPE', message: 'This content type is not accepted here.' },
-  429: { code: 'RATE_LIMITED', message: 'Too many requests; try again later.' },
+/** What a bare status (a library's answer without our body) is told; codes from the contract. */
+const MESSAGE_BY_STATUS: Record<number, string> = {
+  400: 'The request is not valid.',
+  401: 'Sign in first.',
+  403: 'This request is not allowed.',
+  404: 'No such endpoint.',
+  405: 'This endpoint does not answer this method.',
+  413: 'The request body is too large.',
+  415: 'This content type is not accepted here.',
+  429: 'Too many requests; try again later.',
 };
 
 const INTERNAL = {
   code: 'INTERNAL',
   message: 'Something went wrong on this node; it has been logged.',
-};
+} as const;
+
+/** The contract's code of a bare status; every 5xx we did not answer ourselves is INTERNAL. */
+const codeOfStatus = (status: number) =>
+  status >= 500 ? INTERNAL.code : errorCodeForStatus(status);
 
 function isJson(response: Response): boolean {
   return /^application\/json\b/i.test(response.headers.get('content-type') ?? '');
@@ -105,8 +110,7 @@ async function answerThrown(
       (event.locals.node?.logger ?? console).error({ err: thrown }, 'a hook failed');
     }
     if (api) {
-      const code = BY_STATUS[status]?.code ?? (status >= 500 ? 'INTERNAL' : 'INVALID_REQUEST');
-      return errorJson(status, code, message);
+      return errorJson(status, codeOfStatus(status), message);
     }
     return new Response(message, {
       status,
@@ -133,12 +137,12 @@ const edgeAnswer: Handle = async ({ event, resolve }) => {
   if (await isOurErrorBody(response, pathname === '/trpc' || pathname.startsWith('/trpc/'))) {
     return response;
   }
-  const known = BY_STATUS[response.status] ?? (response.status >= 500 ? INTERNAL : undefined);
-  const { code, message } =
+  const message =
     response.status === 404
-      ? { code: 'NOT_FOUND', message: `No such endpoint: ${event.request.method} ${pathname}` }
-      : (known ?? { code: 'INVALID_REQUEST', message: 'The request failed.' });
-  const replaced = errorJson(response.status, code, message);
+      ? `No such endpoint: ${event.request.method} ${pathname}`
+      : (MESSAGE_BY_STATUS[response.status] ??
+        (response.status >= 500 ? INTERNAL.message : 'The request failed.'));
+  const replaced = errorJson(response.status, codeOfStatus(response.status), message);
   // Keep every header but those of the replaced body (Allow on a 405, Retry-After on a 429,
   // cookies, security headers the hooks after this one set).
   const ofTheBody = new Set(['content-type', 'content-length', 'content-encoding', 'etag', 'link']);

@@ -73,8 +73,6 @@ export function toPostJson(post: PostView) {
   };
 }
 
-const notFoundUser = { notFoundCode: 'USER_NOT_FOUND' } as const;
-
 /** `GET /api/users/[handle]`: `{ profile, isSwarm }`. */
 export async function getUserResponse(
   api: Api,
@@ -85,7 +83,7 @@ export async function getUserResponse(
     const page = await api.profiles.get({ address: handle, limit: 0 });
     return Response.json({ profile: toProfileJson(page.profile), isSwarm: page.isSwarm });
   } catch (error) {
-    return apiErrorResponse(error, { ...notFoundUser, ...options });
+    return apiErrorResponse(error, options);
   }
 }
 
@@ -110,7 +108,7 @@ export async function getUserPostsResponse(
     const posts = page.posts.filter((p) => p.repostedBy === null).map(toPostJson);
     return Response.json({ posts, isSwarm: page.isSwarm });
   } catch (error) {
-    return apiErrorResponse(error, { ...notFoundUser, ...options });
+    return apiErrorResponse(error, options);
   }
 }
 
@@ -138,6 +136,6 @@ export async function followUserResponse(
     const result = await api.interactions.follow({ address: target });
     return Response.json({ success: true, following: target, delivery: result.delivery });
   } catch (error) {
-    return apiErrorResponse(error, { ...notFoundUser, ...options });
+    return apiErrorResponse(error, options);
   }
 }

@@ -9,10 +9,8 @@ export const load: PageServerLoad = ({ locals, url }) => {
   if (locals.session) redirect(303, safeNextPath(url.searchParams.get('next')));
 };
 
-const FIELDS = [
-  ['handle', /handle:/i],
-  ['password', /password/i],
-] as const;
+/** The inputs this form shows errors next to (a refusal's `field`); others go on the form. */
+const FIELDS = ['handle', 'password'] as const;
 
 export const actions: Actions = {
   default: async ({ request, locals, cookies, url, setHeaders }) => {
@@ -26,11 +24,9 @@ export const actions: Actions = {
         password: String(form.get('password') ?? ''),
       });
     } catch (error) {
-      // "Wrong handle or password." sits by the password; throttling is about the whole form.
-      const { status, errors } = formErrorsFrom(error, FIELDS, {
-        UNAUTHORIZED: 'password',
-        TOO_MANY_REQUESTS: 'form',
-      });
+      // "Wrong handle or password." sits by the password (the service says so); throttling is
+      // about the whole form.
+      const { status, errors } = formErrorsFrom(error, FIELDS);
       const retryAfter = retryAfterOf(error);
       if (retryAfter !== undefined) setHeaders({ 'retry-after': String(retryAfter) });
       return fail(status, { handle, errors });

@@ -17,18 +17,9 @@ export const load: PageServerLoad = async ({ locals, url }) => {
   return { settings, messagePrivacy };
 };
 
-const PROFILE_FIELDS = [
-  ['displayName', /display name/i],
-  ['bio', /^bio/i],
-  ['avatarUrl', /avatar/i],
-  ['headerUrl', /header/i],
-  ['website', /website/i],
-] as const;
-
-const PASSWORD_FIELDS = [
-  ['currentPassword', /current password/i],
-  ['newPassword', /password/i],
-] as const;
+// The inputs each form shows errors next to (a refusal's `field`); others go on the form.
+const PROFILE_FIELDS = ['displayName', 'bio', 'avatarUrl', 'headerUrl', 'website'] as const;
+const PASSWORD_FIELDS = ['currentPassword', 'newPassword'] as const;
 
 function texts(form: FormData) {
   return (name: string) => String(form.get(name) ?? '');
@@ -70,10 +61,7 @@ export const actions: Actions = {
         encryptedBackup,
       }));
     } catch (error) {
-      const { status, errors } = formErrorsFrom(error, PASSWORD_FIELDS, {
-        UNAUTHORIZED: 'currentPassword',
-        TOO_MANY_REQUESTS: 'form',
-      });
+      const { status, errors } = formErrorsFrom(error, PASSWORD_FIELDS);
       return fail(status, { password: { errors } });
     }
     return { password: { changed: true, endedSessions } };
@@ -91,7 +79,7 @@ export const actions: Actions = {
     try {
       await locals.api.messages.setPrivacy({ messagePrivacy: parsed.data });
     } catch (error) {
-      const { status, errors } = formErrorsFrom(error, [], {});
+      const { status, errors } = formErrorsFrom(error, []);
       return fail(status, { privacy: { errors } });
     }
     return { privacy: { saved: true } };
@@ -117,7 +105,7 @@ export const actions: Actions = {
         currentPassword: text('password'),
       });
     } catch (error) {
-      const { status, errors } = formErrorsFrom(error, [], {});
+      const { status, errors } = formErrorsFrom(error, []);
       return fail(status, { key: { errors } });
     }
     return { key: { registered: true } };

@@ -9,11 +9,8 @@ export const load: PageServerLoad = ({ locals, url }) => {
   if (locals.session) redirect(303, safeNextPath(url.searchParams.get('next')));
 };
 
-const FIELDS = [
-  ['handle', /handle/i],
-  ['displayName', /display name/i],
-  ['password', /password/i],
-] as const;
+/** The inputs this form shows errors next to (a refusal's `field`); others go on the form. */
+const FIELDS = ['handle', 'displayName', 'password'] as const;
 
 export const actions: Actions = {
   default: async ({ request, locals, cookies, url, setHeaders }) => {
@@ -40,8 +37,7 @@ export const actions: Actions = {
       });
       setSessionCookie(cookies, url, signedUp.token, signedUp.expiresAt);
     } catch (error) {
-      // Too many sign-ups from this address is about the whole form, not a field.
-      const { status, errors } = formErrorsFrom(error, FIELDS, { TOO_MANY_REQUESTS: 'form' });
+      const { status, errors } = formErrorsFrom(error, FIELDS);
       const retryAfter = retryAfterOf(error);
       if (retryAfter !== undefined) setHeaders({ 'retry-after': String(retryAfter) });
       return fail(status, { handle, displayName, errors });
