@@ -6,6 +6,7 @@ import prettier from 'eslint-config-prettier';
 import svelte from 'eslint-plugin-svelte';
 import globals from 'globals';
 import ts from 'typescript-eslint';
+import { boundaries } from './eslint.boundaries.js';
 
 export default defineConfig(
   {
@@ -68,4 +69,6 @@ export default defineConfig(
       },
     },
   },
+  // Who may import whom (DESIGN.md §1): eslint.boundaries.js.
+  ...boundaries,
 );

@@ -1,6 +1,7 @@
 import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import { secureHeaders } from 'hono/secure-headers';
+import { authServicesOf, type AuthServices } from '@swarm/auth';
 import { errorBody, HSTS, PERMISSIONS_POLICY, SWARM_PATHS } from '@swarm/contract';
 import { DATABASE_UNAVAILABLE, UNAVAILABLE_RETRY_AFTER_S, type NodeContext } from '@swarm/domain';
 import { errorCodeForStatus, errorResponse } from './errors.ts';
@@ -38,7 +39,12 @@ export function isGatewayPath(pathname: string): boolean {
  * The gateway: the node-to-node half of a node. Routes validate with the contract's zod schemas
  * (which also document the API) and call domain services; nothing here touches the database.
  */
-export function createGatewayApp(node: NodeContext) {
+export function createGatewayApp(
+  node: NodeContext,
+  /** Built once by the entry point (`main.ts`); a test node's app builds its own. */
+  deps: { auth?: AuthServices } = {},
+) {
+  const auth = deps.auth ?? authServicesOf(node);
   const app = createRouter();
 
   // On every answer, errors included (docs/security.md, "Headers"): JSON and one server-rendered
@@ -105,7 +111,7 @@ export function createGatewayApp(node: NodeContext) {
   app.route('/', interactionRoutes());
   app.route('/', messageRoutes());
   app.route('/', contentRoutes());
-  app.route('/', adminRoutes());
+  app.route('/', adminRoutes(auth.accounts));
   app.route('/', backupRoutes());
   mountReference(app);
 

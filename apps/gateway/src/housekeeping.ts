@@ -1,4 +1,4 @@
-import { createAuthServices } from '@swarm/auth';
+import type { SessionService } from '@swarm/auth';
 import type { NodeContext } from '@swarm/domain';
 
 /** Expired sessions are refused when presented anyway; the sweep only keeps the table small. */
@@ -17,11 +17,12 @@ export interface Housekeeping {
  * the same database at once do no harm.
  */
 export function createHousekeeping(deps: {
-  node: Pick<NodeContext, 'db' | 'clock' | 'logger'>;
+  node: Pick<NodeContext, 'logger'>;
+  /** The node's session service, built once by the entry point. */
+  sessions: Pick<SessionService, 'deleteExpired'>;
   intervalMs?: number;
 }): Housekeeping {
-  const { node } = deps;
-  const sessions = createAuthServices({ db: node.db, clock: node.clock }).sessions;
+  const { node, sessions } = deps;
   let timer: ReturnType<typeof setInterval> | undefined;
   let inFlight: Promise<unknown> = Promise.resolve();
 

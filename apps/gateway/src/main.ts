@@ -10,6 +10,7 @@ import {
   parseConfig,
   shareNodeContext,
 } from '@swarm/domain';
+import { authServicesOf } from '@swarm/auth';
 import { createGatewayApp } from './app.ts';
 import { createHousekeeping } from './housekeeping.ts';
 import { createHttpServer, type NodeHandler } from './http-server.ts';
@@ -79,6 +80,8 @@ async function main() {
     shareNodeContext(node);
     web = await loadWebHandler();
   }
+  // The composition root: everything with IO is built once, here and in the node context.
+  const auth = authServicesOf(node);
   const jobs: BackgroundJob[] = webOnly
     ? []
     : [
@@ -87,10 +90,10 @@ async function main() {
         // Retries of the durable outbox (DESIGN §3 "Delivery"); safe with several gateway replicas.
         createDeliveryWorker({ node }),
         // Hourly clean-up of expired sessions.
-        createHousekeeping({ node }),
+        createHousekeeping({ node, sessions: auth.sessions }),
       ];
   const server = createHttpServer({
-    fetch: webOnly ? undefined : createGatewayApp(node).fetch,
+    fetch: webOnly ? undefined : createGatewayApp(node, { auth }).fetch,
     web,
   });
 

@@ -19,13 +19,11 @@ import {
   freePort,
   startNodeProcess,
   type NodeProcess,
-} from '../../../packages/testnet/src/node-process.ts';
-import {
   jsonLines,
   scratchDatabase,
   sql,
   startWebProcess,
-} from '../../../packages/testnet/src/ops-harness.ts';
+} from '@swarm/testnet';
 
 const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 const serverUrl = process.env.TEST_DATABASE_URL;

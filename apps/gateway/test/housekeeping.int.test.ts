@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAuthServices, SESSION_TTL_MS } from '@swarm/auth';
-import { createTestNode, type TestNode } from '../../../packages/testnet/src/index.ts';
+import { authServicesOf, SESSION_TTL_MS } from '@swarm/auth';
+import { createTestNode, type TestNode } from './harness.ts';
 import { createHousekeeping } from '../src/housekeeping.ts';
 
 describe('housekeeping', () => {
@@ -11,7 +11,7 @@ describe('housekeeping', () => {
   afterAll(() => t.close());
 
   it('removes expired sessions and keeps live ones', async () => {
-    const auth = createAuthServices({ db: t.node.db, clock: t.clock });
+    const auth = authServicesOf(t.node);
     const created = await auth.accounts.createUser({
       handle: 'alice',
       password: 'correct horse battery',
@@ -23,7 +23,7 @@ describe('housekeeping', () => {
     t.clock.advance(SESSION_TTL_MS + 1);
     const fresh = await auth.sessions.create(userId);
 
-    const housekeeping = createHousekeeping({ node: t.node });
+    const housekeeping = createHousekeeping({ node: t.node, sessions: auth.sessions });
     expect(await housekeeping.runOnce()).toEqual({ expiredSessions: 1 });
     expect(await t.node.db.prisma.session.count()).toBe(1);
     expect(await auth.sessions.validate(fresh.token)).not.toBeNull();

@@ -8,12 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { errorBodySchema, livenessSchema, readinessSchema } from '@swarm/contract';
-import {
-  freePort,
-  startNodeProcess,
-  type NodeProcess,
-} from '../../../packages/testnet/src/node-process.ts';
-import { waitForLogLine } from '../../../packages/testnet/src/ops-harness.ts';
+import { freePort, startNodeProcess, type NodeProcess, waitForLogLine } from '@swarm/testnet';
 
 const ADMIN_TOKEN = 'observability-admin-token-0123456789';
 

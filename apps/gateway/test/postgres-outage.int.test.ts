@@ -16,15 +16,13 @@ import {
   freePort,
   startNodeProcess,
   type NodeProcess,
-} from '../../../packages/testnet/src/node-process.ts';
-import {
   jsonLines,
   scratchDatabase,
   startTcpProxy,
   waitForLogLine,
   startWebProcess,
   type TcpProxy,
-} from '../../../packages/testnet/src/ops-harness.ts';
+} from '@swarm/testnet';
 
 const serverUrl = process.env.TEST_DATABASE_URL;
 

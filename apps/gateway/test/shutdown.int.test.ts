@@ -4,7 +4,7 @@ import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort, startNodeProcess } from '../../../packages/testnet/src/node-process.ts';
+import { freePort, startNodeProcess } from '@swarm/testnet';
 
 // SIGTERM to the real process (`node dist/main.js --with-web`, as `pnpm start` and the Docker
 // image run it) while it is under load: requests it has accepted are answered in full, new

@@ -3,11 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { nodeInfoSchema } from '@swarm/contract';
-import {
-  freePort,
-  runNodeProcessToExit,
-  startNodeProcess,
-} from '../../../packages/testnet/src/node-process.ts';
+import { freePort, runNodeProcessToExit, startNodeProcess } from '@swarm/testnet';
 
 // The README's start command, for real: one process, one port, an embedded database in a
 // fresh data directory, the web app mounted next to the gateway (needs `pnpm build`).

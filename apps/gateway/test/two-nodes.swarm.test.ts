@@ -3,11 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { nodeListResponseSchema } from '@swarm/contract';
-import {
-  freePort,
-  startNodeProcess,
-  type NodeProcess,
-} from '../../../packages/testnet/src/node-process.ts';
+import { freePort, startNodeProcess, type NodeProcess } from '@swarm/testnet';
 
 const ADMIN_TOKEN = 'two-nodes-test-admin-token-0123456789';
 

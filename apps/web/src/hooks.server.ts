@@ -1,7 +1,7 @@
 import type { Handle, HandleServerError, ServerInit } from '@sveltejs/kit';
 import { sequence } from '@sveltejs/kit/hooks';
 import { createCaller } from '@swarm/api';
-import { createAuthServices, type AuthServices } from '@swarm/auth';
+import { authServicesOf, type AuthServices } from '@swarm/auth';
 import {
   acceptRequestId,
   bootNode,
@@ -64,12 +64,7 @@ export const init: ServerInit = async () => {
     });
   }
   // Login and sign-up throttles take from the node's shared limits (one budget across replicas).
-  auth = createAuthServices({
-    db: node.db,
-    clock: node.clock,
-    limits: node.limits,
-    signUpLimits: { perIp: { perHour: node.config.signUpLimitPerHour } },
-  });
+  auth = authServicesOf(node);
 };
 
 const nodeContext: Handle = async ({ event, resolve }) => {

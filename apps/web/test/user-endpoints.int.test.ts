@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createAuthServices, type SessionUser } from '@swarm/auth';
+import { authServicesOf, type AuthServices, type SessionUser } from '@swarm/auth';
 import { VISITOR_FETCH } from '@swarm/domain';
 import {
   createTestNetwork,
@@ -7,7 +7,7 @@ import {
   signedInCaller,
   type NetworkNode,
   type TestNetwork,
-} from '../../../packages/testnet/src/index.ts';
+} from './harness.ts';
 import {
   followUserResponse,
   getUserPostsResponse,
@@ -25,7 +25,7 @@ let net: TestNetwork;
 let alpha: NetworkNode;
 let beta: NetworkNode;
 let alice: SessionUser;
-let auth: ReturnType<typeof createAuthServices>;
+let auth: AuthServices;
 const ids: Record<string, string> = {};
 
 const apiAs = (user: SessionUser | null) => signedInCaller(alpha.node, user, { auth });
@@ -44,7 +44,7 @@ beforeAll(async () => {
   alpha = net.node(ALPHA);
   beta = net.node(BETA);
   await net.announceAll();
-  auth = createAuthServices({ db: alpha.node.db, clock: alpha.node.clock });
+  auth = authServicesOf(alpha.node);
   alice = await sessionUserByHandle(alpha.node, 'alice');
   const now = net.clock.now().getTime();
   ids.a1 = (

@@ -5,11 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { VISITOR_FETCH } from '@swarm/domain';
-import {
-  freePort,
-  nodeOnPort,
-  type RestartableNode,
-} from '../../../packages/testnet/src/node-process.ts';
+import { freePort, nodeOnPort, type RestartableNode } from '@swarm/testnet';
 
 // Issue 17 item 7 as an attack on a running node (web app + gateway, one process): anonymous
 // page views of another node's profile must not turn into one outbound request each, and the

@@ -2,11 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  freePort,
-  nodeOnPort,
-  type RestartableNode,
-} from '../../../packages/testnet/src/node-process.ts';
+import { freePort, nodeOnPort, type RestartableNode } from '@swarm/testnet';
 
 // Issue 17 items 3, 4 and 6 against real processes (the embedded entry point with the built web
 // app; needs `pnpm build`): cross-origin writes refused whatever their content type, security

@@ -1,13 +1,7 @@
 import { TRPCError } from '@trpc/server';
 import { z } from 'zod';
 import { domainSchema, uuidSchema } from '@swarm/contract';
-import {
-  ADMIN_NODE_SORTS,
-  ADMIN_NODE_STATUSES,
-  createRegistryAdminService,
-  createUserAdminService,
-  type NodeContext,
-} from '@swarm/domain';
+import { ADMIN_NODE_SORTS, ADMIN_NODE_STATUSES, createUserAdminService } from '@swarm/domain';
 import { humaneInput } from './input.ts';
 import { unwrap } from './refusals.ts';
 import { adminProcedure, router } from './trpc.ts';
@@ -34,8 +28,6 @@ function isoDates<T>(value: T): IsoDates<T> {
   }
   return value as IsoDates<T>;
 }
-
-const registryAdmin = (node: NodeContext) => createRegistryAdminService(node);
 
 const notFound = (message: string) => new TRPCError({ code: 'NOT_FOUND', message });
 const badRequest = (message: string) => new TRPCError({ code: 'BAD_REQUEST', message });
@@ -64,13 +56,13 @@ const nodesRouter = router({
           .optional(),
       ),
     )
-    .query(async ({ ctx, input }) => isoDates(await registryAdmin(ctx.node).listNodes(input))),
+    .query(async ({ ctx, input }) => isoDates(await ctx.node.registryAdmin.listNodes(input))),
 
   /** One node: its record, block, seed entry, recent sync log and a series for a chart. */
   get: adminProcedure
     .input(humaneInput(domainInput.extend({ logLimit: z.int().min(1).max(200).optional() })))
     .query(async ({ ctx, input }) => {
-      const detail = await registryAdmin(ctx.node).nodeDetail(input.domain, {
+      const detail = await ctx.node.registryAdmin.nodeDetail(input.domain, {
         logLimit: input.logLimit,
       });
       if (!detail) throw notFound(`${input.domain} is not known to this node.`);
@@ -86,7 +78,7 @@ const nodesRouter = router({
       ),
     )
     .mutation(async ({ ctx, input }) => {
-      const blocked = await registryAdmin(ctx.node).blockNode(
+      const blocked = await ctx.node.registryAdmin.blockNode(
         input.domain,
         input.reason || undefined,
         ctx.user.id,
@@ -96,7 +88,7 @@ const nodesRouter = router({
     }),
 
   unblock: adminProcedure.input(humaneInput(domainInput)).mutation(async ({ ctx, input }) => {
-    if (!(await registryAdmin(ctx.node).unblockNode(input.domain))) {
+    if (!(await ctx.node.registryAdmin.unblockNode(input.domain))) {
       throw notFound(`${input.domain} is not blocked.`);
     }
     return { domain: input.domain };
@@ -112,15 +104,13 @@ const nodesRouter = router({
 });
 
 const seedsRouter = router({
-  list: adminProcedure.query(async ({ ctx }) =>
-    isoDates(await registryAdmin(ctx.node).listSeeds()),
-  ),
+  list: adminProcedure.query(async ({ ctx }) => isoDates(await ctx.node.registryAdmin.listSeeds())),
 
   /** Adds a seed, or sets the priority of an existing one and enables it again. */
   add: adminProcedure
     .input(humaneInput(domainInput.extend({ priority: priorityInput })))
     .mutation(async ({ ctx, input }) => {
-      const added = await registryAdmin(ctx.node).addSeed(input.domain, input.priority);
+      const added = await ctx.node.registryAdmin.addSeed(input.domain, input.priority);
       if (!added.ok) throw badRequest(added.reason);
       return isoDates(added.value);
     }),
@@ -128,7 +118,7 @@ const seedsRouter = router({
   setPriority: adminProcedure
     .input(humaneInput(domainInput.extend({ priority: priorityInput })))
     .mutation(async ({ ctx, input }) => {
-      const seed = await registryAdmin(ctx.node).setSeedPriority(input.domain, input.priority);
+      const seed = await ctx.node.registryAdmin.setSeedPriority(input.domain, input.priority);
       if (!seed) throw notFound(`${input.domain} is not a seed.`);
       return isoDates(seed);
     }),
@@ -136,7 +126,7 @@ const seedsRouter = router({
   setEnabled: adminProcedure
     .input(humaneInput(domainInput.extend({ isEnabled: z.boolean() })))
     .mutation(async ({ ctx, input }) => {
-      const seed = await registryAdmin(ctx.node).setSeedEnabled(input.domain, input.isEnabled);
+      const seed = await ctx.node.registryAdmin.setSeedEnabled(input.domain, input.isEnabled);
       if (!seed) throw notFound(`${input.domain} is not a seed.`);
       return isoDates(seed);
     }),
@@ -144,7 +134,7 @@ const seedsRouter = router({
 
 const blocksRouter = router({
   list: adminProcedure.query(async ({ ctx }) =>
-    isoDates(await registryAdmin(ctx.node).listBlocks()),
+    isoDates(await ctx.node.registryAdmin.listBlocks()),
   ),
 });
 
@@ -154,21 +144,21 @@ const actionsRouter = router({
   announce: adminProcedure
     .input(humaneInput(optionalDomainInput))
     .mutation(({ ctx, input }) =>
-      registryAdmin(ctx.node).runAction({ action: 'announce', domain: input?.domain }),
+      ctx.node.registryAdmin.runAction({ action: 'announce', domain: input?.domain }),
     ),
 
   /** Probe a domain's `/api/swarm/info` and record it. */
   discover: adminProcedure
     .input(humaneInput(domainInput))
     .mutation(({ ctx, input }) =>
-      registryAdmin(ctx.node).runAction({ action: 'discover', domain: input.domain }),
+      ctx.node.registryAdmin.runAction({ action: 'discover', domain: input.domain }),
     ),
 
   /** A gossip round now (up to 3 peers by trust), or one exchange with a domain. */
   gossip: adminProcedure
     .input(humaneInput(optionalDomainInput))
     .mutation(({ ctx, input }) =>
-      registryAdmin(ctx.node).runAction({ action: 'gossip', domain: input?.domain }),
+      ctx.node.registryAdmin.runAction({ action: 'gossip', domain: input?.domain }),
     ),
 });
 

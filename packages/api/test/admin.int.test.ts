@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createAuthServices, type SessionUser } from '@swarm/auth';
-// Relative: @swarm/testnet depends on this package, so it is not one of its dependencies.
+import { authServicesOf, type SessionUser } from '@swarm/auth';
 import {
   TEST_NETWORK_ADMIN_TOKEN,
   createTestNetwork,
@@ -8,7 +7,7 @@ import {
   trpcFailure,
   type NetworkNode,
   type TestNetwork,
-} from '../../testnet/src/index.ts';
+} from './harness.ts';
 import { appRouter, type ApiContext } from '../src/index.ts';
 
 // The admin area's procedures through the front door (createCaller) on alpha, a real node with
@@ -25,7 +24,7 @@ beforeAll(async () => {
     nodes: [{ domain: 'alpha.test' }, { domain: 'beta.test', handles: ['bob'] }],
   });
   alpha = net.node('alpha.test');
-  auth = createAuthServices({ db: alpha.node.db, clock: alpha.node.clock });
+  auth = authServicesOf(alpha.node);
   const created = await Promise.all([
     auth.accounts.createUser({ handle: 'root', isAdmin: true }),
     auth.accounts.createUser({ handle: 'mallory', isAdmin: false }),

@@ -1,18 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  createAuthServices,
+  authServicesOf,
   DEFAULT_LOGIN_LIMITS,
   WRONG_CREDENTIALS_MESSAGE,
   type AuthServices,
 } from '@swarm/auth';
 import { exportPublicKeyPem, generateSigningKeyPair, publicKeyToDidKey } from '@swarm/contract';
-// Relative: @swarm/testnet depends on this package, so it is not one of its dependencies.
-import {
-  createTestNode,
-  tokenCaller,
-  trpcFailure,
-  type TestNode,
-} from '../../testnet/src/index.ts';
+import { createTestNode, tokenCaller, trpcFailure, type TestNode } from './harness.ts';
 
 // Accounts and settings through the front door (createCaller) on a real node with its own
 // database. Sessions come from tokens exactly as the web hook makes them: validate, then call.
@@ -23,7 +17,7 @@ let auth: AuthServices;
 
 beforeAll(async () => {
   t = await createTestNode();
-  auth = createAuthServices({ db: t.node.db, clock: t.clock });
+  auth = authServicesOf(t.node);
 });
 afterAll(() => t.close());
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fetchRequestHandler } from '@trpc/server/adapters/fetch';
-import { createAuthServices, type AuthServices } from '@swarm/auth';
+import { authServicesOf, type AuthServices } from '@swarm/auth';
 import { TRPCError } from '@trpc/server';
 import { getHTTPStatusCodeFromError } from '@trpc/server/http';
 import {
@@ -10,8 +10,7 @@ import {
   publicKeyToDidKey,
 } from '@swarm/contract';
 import { appRouter, TRPC_CODE } from '../src/index.ts';
-// Relative: @swarm/testnet depends on this package, so it is not one of its dependencies.
-import { createTestNode, type TestNode } from '../../testnet/src/index.ts';
+import { createTestNode, type TestNode } from './harness.ts';
 
 // The tRPC edge of the one error model, over HTTP as a browser sees it: the refusal's own code
 // (`data.errorCode`) and the input it is about (`data.field`) survive the round trip, next to
@@ -23,7 +22,7 @@ let auth: AuthServices;
 
 beforeAll(async () => {
   t = await createTestNode();
-  auth = createAuthServices({ db: t.node.db, clock: t.clock });
+  auth = authServicesOf(t.node);
 });
 afterAll(() => t.close());
 

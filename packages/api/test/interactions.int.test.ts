@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAuthServices, type AuthServices } from '@swarm/auth';
-// Relative: @swarm/testnet depends on this package, so it is not one of its dependencies.
+import { authServicesOf, type AuthServices } from '@swarm/auth';
 import {
   createTestNode,
   peersRefuseConnections,
@@ -8,7 +7,7 @@ import {
   tokenCaller,
   trpcFailure,
   type TestNode,
-} from '../../testnet/src/index.ts';
+} from './harness.ts';
 
 // interactions.* and deliveries.* through createCaller on a real node with its own database and
 // real sessions: likes, reposts and follows between people of this node, and what happens to
@@ -24,7 +23,7 @@ const ids: Record<string, string> = {};
 beforeAll(async () => {
   // Every other node is down: connection refused.
   t = await createTestNode({ SWARM_DOMAIN: SELF }, peersRefuseConnections());
-  auth = createAuthServices({ db: t.node.db, clock: t.clock });
+  auth = authServicesOf(t.node);
   const signedUp = await signUpUsers(auth, ['alice', 'bob', 'carol'], 'correct horse battery');
   Object.assign(tokens, signedUp.tokens);
   for (const [handle, u] of Object.entries(signedUp.users)) ids[handle] = u.id;

@@ -9,7 +9,6 @@ import {
   signReceipt,
   type MessageEnvelope,
 } from '@swarm/contract';
-// Relative: @swarm/testnet depends on this package, so it is not one of its dependencies.
 import {
   createTestNode,
   insertKeyedUser,
@@ -18,7 +17,7 @@ import {
   trpcFailure,
   type KeyedUser,
   type TestNode,
-} from '../../testnet/src/index.ts';
+} from './harness.ts';
 
 // messages.* through createCaller on one real node (database, sessions), every other node
 // down: bad inputs, envelopes that are not the caller's, messages between two people of this

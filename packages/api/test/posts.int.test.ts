@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAuthServices, type AuthServices, type SessionUser } from '@swarm/auth';
-// Relative: @swarm/testnet depends on this package, so it is not one of its dependencies.
+import { authServicesOf, type AuthServices, type SessionUser } from '@swarm/auth';
 import {
   createTestNode,
   peersRefuseConnections,
@@ -8,7 +7,7 @@ import {
   tokenCaller,
   trpcFailure,
   type TestNode,
-} from '../../testnet/src/index.ts';
+} from './harness.ts';
 
 // posts.create and posts.delete through createCaller on a real node with its own database,
 // signed in with real sessions. Other nodes are unreachable here (connection refused): what
@@ -24,7 +23,7 @@ const users: Record<string, SessionUser> = {};
 beforeAll(async () => {
   // Every other node is down: connection refused.
   t = await createTestNode({ SWARM_DOMAIN: SELF }, peersRefuseConnections());
-  auth = createAuthServices({ db: t.node.db, clock: t.clock });
+  auth = authServicesOf(t.node);
   const signedUp = await signUpUsers(auth, ['alice', 'bob', 'carol'], 'correct horse battery');
   Object.assign(tokens, signedUp.tokens);
   Object.assign(users, signedUp.users);

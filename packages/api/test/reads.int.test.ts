@@ -1,21 +1,20 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAuthServices, type SessionUser } from '@swarm/auth';
+import { authServicesOf, type AuthServices, type SessionUser } from '@swarm/auth';
 import type { PostView } from '@swarm/domain';
-// Relative: @swarm/testnet depends on this package, so it is not one of its dependencies.
 import {
   createTestNode,
   sessionUserOf,
   signedInCaller,
   trpcFailure,
   type TestNode,
-} from '../../testnet/src/index.ts';
+} from './harness.ts';
 
 // The reads procedures (timeline, profiles, threads, notifications) through createCaller on a
 // real node with its own database. Content is set up in the database directly (writing posts
 // and follows is other procedures' business); everything asserted comes through the caller.
 
 let t: TestNode;
-let auth: ReturnType<typeof createAuthServices>;
+let auth: AuthServices;
 const users: Record<string, SessionUser> = {};
 /** Post ids by name. */
 const ids: Record<string, string> = {};
@@ -30,7 +29,7 @@ const contents = (posts: PostView[]) => posts.map((p) => p.content);
 
 beforeAll(async () => {
   t = await createTestNode({ SWARM_DOMAIN: 'alpha.test' });
-  auth = createAuthServices({ db: t.node.db, clock: t.node.clock });
+  auth = authServicesOf(t.node);
   const prisma = t.node.db.prisma;
   for (const handle of ['alice', 'bob', 'carol', 'dora']) {
     const row = await prisma.user.create({

@@ -22,21 +22,13 @@ import {
   type NewSession,
   type SessionService,
 } from './session.service.ts';
-import {
-  advisoryXactLockSql,
-  checkKeyBackup,
-  createMemoryLimits,
-  refusal,
-  refuse,
-  type Limits,
-  type Refusal,
-} from '@swarm/domain';
-import type { AuthClock, KeyBackup, SessionUser, UserSettings } from './types.ts';
+import { checkKeyBackup, refusal, refuse, type Refusal } from '@swarm/contract';
+import type { AuthClock, AuthLimits, KeyBackup, SessionUser, UserSettings } from './types.ts';
 
 export const DISPLAY_NAME_MAX_LENGTH = 64;
 export const BIO_MAX_LENGTH = 500;
 /** The rule is the domain's (`checkKeyBackup`); re-exported for callers of this package. */
-export { KEY_BACKUP_MAX_BYTES } from '@swarm/domain';
+export { KEY_BACKUP_MAX_BYTES } from '@swarm/contract';
 /** SPKI PEM of a P-256 key is ~180 bytes. */
 const PUBLIC_KEY_MAX_LENGTH = 4096;
 
@@ -282,13 +274,13 @@ export function createAccountService(deps: {
   sessions: SessionService;
   loginLimits?: LoginLimits;
   signUpLimits?: SignUpLimits;
-  /** Where the buckets live: the node context's shared `limits` (default: this process's memory). */
-  limits?: Limits;
+  /** Where the buckets live: the node context's shared `limits`, injected by the entry point. */
+  limits: AuthLimits;
 }): AccountService {
   const { prisma } = deps.db;
   const { sessions } = deps;
   const loginLimits = deps.loginLimits ?? DEFAULT_LOGIN_LIMITS;
-  const limits = deps.limits ?? createMemoryLimits({ clock: deps.clock });
+  const { limits } = deps;
   const perHandle = rule(loginLimits.perHandle);
   const perIp = rule(loginLimits.perIp);
   const signUpsPerHour = (deps.signUpLimits ?? DEFAULT_SIGN_UP_LIMITS).perIp.perHour;
@@ -351,7 +343,7 @@ export function createAccountService(deps: {
       const user = await prisma.$transaction(async (tx) => {
         let isAdmin = input.isAdmin === true;
         if (input.isAdmin === 'if-first') {
-          await tx.$queryRaw(advisoryXactLockSql(FIRST_ADMIN_LOCK));
+          await tx.$queryRaw`SELECT 1 AS locked FROM pg_advisory_xact_lock(${FIRST_ADMIN_LOCK}::bigint)`;
           // Demo accounts (SWARM_DEMO_CONTENT) have no password hash ("!demo-account") and
           // nobody can log in as them: they do not make a later sign-up "not the first".
           const people = await tx.user.count({

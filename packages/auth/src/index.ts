@@ -2,5 +2,4 @@ export * from './account.service.ts';
 export * from './auth-services.ts';
 export * from './password.ts';
 export * from './session.service.ts';
-export * from './token-bucket.ts';
 export * from './types.ts';

@@ -24,6 +24,20 @@ export interface AuthClock {
   now(): Date;
 }
 
+/**
+ * Named token-bucket limits as a port: the login and sign-up throttles take from it. The entry
+ * point injects the node context's `limits` (memory, Postgres or Redis, shared by the node's
+ * processes), which has this shape; auth itself depends on `db` only (DESIGN §1).
+ */
+export interface AuthLimits {
+  take(
+    name: string,
+    key: string,
+    rule: { points: number; windowMs: number; burst?: number },
+  ): Promise<{ ok: true } | { ok: false; retryAfterSec: number }>;
+  reset(name: string, key: string): Promise<void>;
+}
+
 /** What a browser needs to restore the user's signing key elsewhere (DESIGN §3). */
 export interface KeyBackup {
   did: string;

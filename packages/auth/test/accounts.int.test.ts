@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDb } from '@swarm/db/testing';
+import { createMemoryLimits } from '@swarm/domain';
 import type { Db } from '@swarm/db';
 import {
   createAuthServices,
@@ -22,6 +23,7 @@ describe('accounts', () => {
     auth = createAuthServices({
       db,
       clock,
+      limits: createMemoryLimits({ clock }),
       loginLimits: { perHandle: { burst: 3, perMinute: 1 }, perIp: { burst: 100, perMinute: 100 } },
     });
   });
@@ -172,6 +174,7 @@ describe('accounts', () => {
     const tight = createAuthServices({
       db,
       clock,
+      limits: createMemoryLimits({ clock }),
       loginLimits: { perHandle: { burst: 100, perMinute: 100 }, perIp: { burst: 2, perMinute: 1 } },
     });
     for (const handle of ['x_one', 'x_two']) {
@@ -188,7 +191,12 @@ describe('accounts', () => {
   });
 
   it('limits sign-ups per client IP; bad input does not spend the budget', async () => {
-    const tight = createAuthServices({ db, clock, signUpLimits: { perIp: { perHour: 2 } } });
+    const tight = createAuthServices({
+      db,
+      clock,
+      limits: createMemoryLimits({ clock }),
+      signUpLimits: { perIp: { perHour: 2 } },
+    });
     const signUp = (handle: string, clientIp: string, password = PASSWORD) =>
       tight.accounts.signUp({ handle, displayName: '', password }, { clientIp });
     // Refused before hashing: free.

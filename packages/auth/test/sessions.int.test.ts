@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDb } from '@swarm/db/testing';
+import { createMemoryLimits } from '@swarm/domain';
 import type { Db } from '@swarm/db';
 import { createAuthServices, SESSION_TTL_MS, type AuthServices } from '../src/index.ts';
 import { DAY, movableClock } from './helpers.ts';
@@ -12,7 +13,7 @@ describe('sessions', () => {
 
   beforeAll(async () => {
     db = await createTestDb();
-    auth = createAuthServices({ db, clock });
+    auth = createAuthServices({ db, clock, limits: createMemoryLimits({ clock }) });
     const created = await auth.accounts.createUser({
       handle: 'alice',
       password: 'correct horse battery',

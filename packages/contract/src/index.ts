@@ -6,6 +6,8 @@ export * from './primitives.ts';
 export * from './node-domain.ts';
 export * from './ids.ts';
 export * from './errors.ts';
+export * from './refusal.ts';
+export * from './key-backup.ts';
 export * from './node-schemas.ts';
 export * from './content-schemas.ts';
 export * from './interaction-schemas.ts';

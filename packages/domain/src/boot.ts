@@ -14,7 +14,7 @@ import {
   type PeerTransport,
   type ResolveHost,
 } from './peers/index.ts';
-import { createSwarmServices } from './registry/index.ts';
+import { createRegistryAdminService, createSwarmServices } from './registry/index.ts';
 import { createAdminTokenService, createNodeAuthService } from './security/index.ts';
 import { createInboundInteractionService } from './interactions/index.ts';
 import { createContentService, createDemoContentService } from './content/index.ts';
@@ -116,6 +116,7 @@ export async function createNodeContext(
     peers,
     nodeInfo: createNodeInfoService({ config, db, keys }),
     ...swarm,
+    registryAdmin: createRegistryAdminService({ config, db, clock, logger, ...swarm }),
     interactions: createInboundInteractionService({ db, peers, clock, logger, config }),
     peerProfiles,
     nodeAuth: createNodeAuthService({ db, peers, clock, logger, config, profiles: peerProfiles }),

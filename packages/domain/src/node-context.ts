@@ -6,7 +6,7 @@ import type { Logger } from './logger.ts';
 import type { NodeInfoService } from './node-info.service.ts';
 import type { NodeKeys } from './node-keys.service.ts';
 import type { PeerClient, PeerProfiles } from './peers/index.ts';
-import type { GossipService, RegistryService } from './registry/index.ts';
+import type { GossipService, RegistryAdminService, RegistryService } from './registry/index.ts';
 import type { AdminTokenService, NodeAuthService } from './security/index.ts';
 import type { InboundInteractionService } from './interactions/index.ts';
 import type { ContentService } from './content/index.ts';
@@ -43,6 +43,8 @@ export interface NodeContext {
   /** Node registry and trust, seeds, announce and discovery (DESIGN §3). */
   registry: RegistryService;
   gossip: GossipService;
+  /** The operator's view and actions on the registry: node lists, seeds, blocks, runs. */
+  registryAdmin: RegistryAdminService;
   /** Receiver of likes, follows, mentions, replies… from other nodes (spec "Receiver effects"). */
   interactions: InboundInteractionService;
   /** Inbound node-signed requests: pinned keys, clock window, nonces (DESIGN §3). */

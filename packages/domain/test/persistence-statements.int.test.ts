@@ -24,6 +24,9 @@ const INLINE_SQL = /\$(?:queryRaw|executeRaw)\w*\s*(?:<[^`()]*?>)?\s*`|Prisma\.(
  * list only shrinks: the test fails when a listed file no longer has inline SQL.
  */
 const NOT_YET_MOVED = [
+  // Not domain's to hold: auth sits below the domain (auth → db, DESIGN §1), and its one
+  // statement (the first-admin advisory lock) names no table or column a migration could rename.
+  'packages/auth/src/account.service.ts',
   'packages/domain/src/delivery/delivery.service.ts',
   'packages/domain/src/registry/gossip.service.ts',
   'packages/domain/src/registry/registry.service.ts',

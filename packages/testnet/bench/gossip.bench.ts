@@ -1,4 +1,4 @@
-import { createTestNetwork, type NetworkNode, type TestNetwork } from '../src/index.ts';
+import { createTestNetwork, type NetworkNode, type TestNetwork } from '../test/harness.ts';
 
 // Gossip convergence in an in-process swarm (createTestNetwork: every node its own gateway and
 // PGlite database, requests as real HTTP requests routed in memory, one manual clock). All nodes

@@ -17,7 +17,7 @@ import {
   likeRequestHeaders,
   signedLikeJson,
   type LikeSender,
-} from '../src/index.ts';
+} from '../test/harness.ts';
 import type { BenchRow } from './report.ts';
 
 // Signed like ingest through the gateway's front door. alpha.bench receives on a real port

@@ -3,7 +3,7 @@ import { serve } from '@hono/node-server';
 import autocannon from 'autocannon';
 import { Hono } from 'hono';
 import { createHttpServer } from '@swarm/gateway';
-import { createTestNode } from '../src/index.ts';
+import { createTestNode } from '../test/harness.ts';
 import type { BenchRow } from './report.ts';
 
 const CONNECTIONS = 50;

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { createCaller } from '@swarm/api';
-import { createAuthServices } from '@swarm/auth';
+import { authServicesOf } from '@swarm/auth';
 import { formatTimestamp, utf8Encode, type TimelineResponse } from '@swarm/contract';
 import { PEER_READ_DEFAULTS, type PeerTransport } from '@swarm/domain';
-import { createTestNode, type TestNode } from '../src/index.ts';
+import { createTestNode, type TestNode } from '../test/harness.ts';
 import type { BenchRow } from './report.ts';
 
 // The swarm feed (`timeline.swarm`) of one real node (PGlite, its own posts) over 100 in-process
@@ -136,7 +136,7 @@ export async function benchSwarmFeed(): Promise<BenchRow[]> {
   }
   const api = createCaller({
     node: t.node,
-    auth: createAuthServices({ db: t.node.db, clock: t.node.clock }),
+    auth: authServicesOf(t.node),
     session: null,
     clientIp: '127.0.0.1',
   });

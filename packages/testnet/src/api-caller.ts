@@ -1,5 +1,9 @@
-import { createCaller } from '@swarm/api';
-import { createAuthServices, type AuthServices, type SessionUser } from '@swarm/auth';
+import {
+  authServicesOf,
+  type AuthServices,
+  type SessionUser,
+  type ValidatedSession,
+} from '@swarm/auth';
 import {
   exportPublicKeyPem,
   generateSigningKeyPair,
@@ -8,10 +12,20 @@ import {
 } from '@swarm/contract';
 import type { NodeContext } from '@swarm/domain';
 
-// Test helpers for calling a node's tRPC procedures through the front door (createCaller), with
-// sessions shaped as the web hook hands them over. Shared by the api, testnet and web tests.
+// Test helpers for calling a node's tRPC procedures through the front door (the api package's
+// `createCaller`, passed in: the harness does not import the apps it tests), with sessions
+// shaped as the web hook hands them over. Shared by the api, testnet and web tests.
 
-type Caller = ReturnType<typeof createCaller>;
+/** What the api's `createCaller` takes: the tRPC context the web app's hook builds. */
+export interface CallerContext {
+  node: NodeContext;
+  auth: AuthServices;
+  session: ValidatedSession | null;
+  clientIp: string;
+}
+
+/** The api's `createCaller` (or anything with its shape). */
+export type CallerFactory<Caller> = (context: CallerContext) => Caller;
 
 /** The session fields of a user row. */
 export function sessionUserOf(row: {
@@ -32,39 +46,44 @@ export async function sessionUserByHandle(node: NodeContext, handle: string) {
   return sessionUserOf(await node.db.prisma.user.findUniqueOrThrow({ where: { handle } }));
 }
 
-/**
- * A caller on `node` signed in as `user` (anonymous for null): a valid hour-long session on the
- * node's clock. `auth` defaults to fresh auth services on the node's database and clock.
- */
-export function signedInCaller(
-  node: NodeContext,
-  user: SessionUser | null,
-  options: { auth?: AuthServices; clientIp?: string } = {},
-): Caller {
-  return createCaller({
-    node,
-    auth: options.auth ?? createAuthServices({ db: node.db, clock: node.clock }),
-    session: user
-      ? {
-          sessionId: 'test',
-          expiresAt: new Date(node.clock.now().getTime() + 3_600_000),
-          refreshed: false,
-          user,
-        }
-      : null,
-    clientIp: options.clientIp ?? '127.0.0.1',
-  });
-}
+/** The caller helpers bound to the api's `createCaller`. */
+export function apiCallers<Caller>(createCaller: CallerFactory<Caller>) {
+  return {
+    /**
+     * A caller on `node` signed in as `user` (anonymous for null): a valid hour-long session on
+     * the node's clock. `auth` defaults to the node's auth services (see `authServicesOf`).
+     */
+    signedInCaller(
+      node: NodeContext,
+      user: SessionUser | null,
+      options: { auth?: AuthServices; clientIp?: string } = {},
+    ): Caller {
+      return createCaller({
+        node,
+        auth: options.auth ?? authServicesOf(node),
+        session: user
+          ? {
+              sessionId: 'test',
+              expiresAt: new Date(node.clock.now().getTime() + 3_600_000),
+              refreshed: false,
+              user,
+            }
+          : null,
+        clientIp: options.clientIp ?? '127.0.0.1',
+      });
+    },
 
-/** A caller as the browser holding `token` (or none): the session validated as the hook does. */
-export async function tokenCaller(
-  node: NodeContext,
-  auth: AuthServices,
-  token?: string,
-  clientIp = '127.0.0.1',
-): Promise<Caller> {
-  const session = token ? await auth.sessions.validate(token) : null;
-  return createCaller({ node, auth, session, clientIp });
+    /** A caller as the browser holding `token` (or none): the session validated as the hook does. */
+    async tokenCaller(
+      node: NodeContext,
+      auth: AuthServices,
+      token?: string,
+      clientIp = '127.0.0.1',
+    ): Promise<Caller> {
+      const session = token ? await auth.sessions.validate(token) : null;
+      return createCaller({ node, auth, session, clientIp });
+    },
+  };
 }
 
 /** Signs up each handle (display name capitalised); their session tokens and users by handle. */
@@ -105,9 +124,18 @@ export async function insertKeyedUser(node: NodeContext, handle: string): Promis
   return { user: sessionUserOf(row), privateKey: pair.privateKey };
 }
 
+type SignInput = Parameters<typeof signUserAction>[0];
+
 /** What the browser does for an action on a remote post: prepare, sign the exact payload. */
 export async function signedInteraction(
-  caller: Caller,
+  caller: {
+    interactions: {
+      prepare(input: {
+        kind: 'like' | 'unlike' | 'repost';
+        postId: string;
+      }): Promise<{ local: true } | ({ local: false } & Omit<SignInput, 'privateKey'>)>;
+    };
+  },
   privateKey: CryptoKey,
   kind: 'like' | 'unlike' | 'repost',
   postId: string,

@@ -4,3 +4,7 @@ export * from './test-network.ts';
 export * from './api-caller.ts';
 export * from './signed-likes.ts';
 export * from './origin-peer.ts';
+export * from './bind-apps.ts';
+export * from './node-process.ts';
+export * from './ops-harness.ts';
+export * from './front-door.ts';

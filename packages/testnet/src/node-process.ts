@@ -1,16 +1,16 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 // Real nodes as real processes, started the way an operator and the Docker image do: the
 // gateway's compiled entry point, `node dist/main.js` (built by `pnpm build`, which `pnpm test`
-// runs first when the sources changed), and the built web app alone (production). Used by the gateway's start-up tests and the web app's
-// browser tests; both import this file by path (neither app can depend on testnet: it depends on
-// the gateway).
-const gatewayDir = dirname(dirname(createRequire(import.meta.url).resolve('@swarm/gateway')));
+// runs first when the sources changed), and the web app alone through the same entry point
+// (production). Used by the gateway's start-up tests and the web app's browser tests. The builds
+// are found in the workspace's folders: files to run, not modules this package imports.
+const gatewayDir = fileURLToPath(new URL('../../../apps/gateway', import.meta.url));
 /** The node's entry point, as `pnpm start` and the Docker image run it. */
 export const NODE_ENTRY = join(gatewayDir, 'dist', 'main.js');
 

@@ -6,7 +6,6 @@ import type { NodeProcess } from './node-process.ts';
 
 // Helpers for tests that run the production pair the way docker-compose.yml does (the gateway
 // alone, the web app alone, one Postgres database) and for cutting that database away.
-// node-process.ts is imported by path by the apps' tests; so is this file.
 
 // The web app alone, as compose's `web` service runs it: one definition, in node-process.ts.
 export { startWebProcess } from './node-process.ts';

@@ -7,7 +7,12 @@ import {
   type SwarmScheduler,
 } from '@swarm/domain';
 import { createManualClock, type ManualClock } from './manual-clock.ts';
-import { createTestNode, type TestNode } from './test-node.ts';
+import {
+  createTestNode,
+  type GatewayApp,
+  type GatewayAppFactory,
+  type TestNode,
+} from './test-node.ts';
 
 // N gateways in one process, each with its own database, connected by an in-process network
 // that routes each domain to its node's app and can break any node's link. No sockets, no
@@ -38,7 +43,9 @@ export interface TestNetworkNodeSpec {
   clock?: ManualClock;
 }
 
-export interface TestNetworkOptions {
+export interface TestNetworkOptions<App extends GatewayApp = GatewayApp> {
+  /** Builds each node's gateway app (the gateway's `createGatewayApp`). */
+  app: GatewayAppFactory<App>;
   nodes?: TestNetworkNodeSpec[];
   /** The shared clock (default: a fresh manual clock). */
   clock?: ManualClock;
@@ -49,7 +56,7 @@ export interface TestNetworkOptions {
   countBytes?: boolean;
 }
 
-export interface NetworkNode extends TestNode {
+export interface NetworkNode<App extends GatewayApp = GatewayApp> extends TestNode<App> {
   domain: string;
   scheduler: SwarmScheduler;
   /** The node's outbox worker; `processAll` drains it on every live node. */
@@ -103,16 +110,16 @@ export interface NetworkRequest {
   responseBytes?: number;
 }
 
-export interface TestNetwork {
+export interface TestNetwork<App extends GatewayApp = GatewayApp> {
   clock: ManualClock;
-  nodes: NetworkNode[];
-  node(domain: string): NetworkNode;
+  nodes: NetworkNode<App>[];
+  node(domain: string): NetworkNode<App>;
   network: NetworkControl;
   peerTimeoutMs: number;
   /** Adds a node to the running network (e.g. a newcomer joining through another node). */
-  add(spec: TestNetworkNodeSpec): Promise<NetworkNode>;
+  add(spec: TestNetworkNodeSpec): Promise<NetworkNode<App>>;
   /** Nodes that take part: no fault, or a delay shorter than the peer timeout. */
-  live(): NetworkNode[];
+  live(): NetworkNode<App>[];
   /** The start-up announcement of every live node, one after the other. */
   announceAll(): Promise<Map<string, Awaited<ReturnType<SwarmScheduler['announce']>>>>;
   /** One background round (probes, seed fallback, gossip) on every live node, in order. */
@@ -129,7 +136,8 @@ export interface TestNetwork {
   close(): Promise<void>;
 }
 
-function didFor(handle: string, domain: string): string {
+/** The did the network gives a spec's handle on its node (`users` of a network node). */
+export function didFor(handle: string, domain: string): string {
   return `did:key:zDnTest${handle}${domain.replace(/[^A-Za-z0-9]/g, '')}`;
 }
 
@@ -147,11 +155,13 @@ function never(signal: AbortSignal): Promise<Response> {
   });
 }
 
-export async function createTestNetwork(options: TestNetworkOptions = {}): Promise<TestNetwork> {
+export async function createTestNetwork<App extends GatewayApp>(
+  options: TestNetworkOptions<App>,
+): Promise<TestNetwork<App>> {
   const clock = options.clock ?? createManualClock();
   const peerTimeoutMs = options.peerTimeoutMs ?? TEST_NETWORK_PEER_TIMEOUT_MS;
-  const nodes: NetworkNode[] = [];
-  const byDomain = new Map<string, NetworkNode>();
+  const nodes: NetworkNode<App>[] = [];
+  const byDomain = new Map<string, NetworkNode<App>>();
   const faults = new Map<string, LinkFault>();
   const requests: NetworkRequest[] = [];
   let loss = { rate: 0, random: Math.random };
@@ -187,7 +197,7 @@ export async function createTestNetwork(options: TestNetworkOptions = {}): Promi
 
   async function deliver(
     request: Request,
-    target: NetworkNode,
+    target: NetworkNode<App>,
     fault: LinkFault | undefined,
   ): Promise<Response> {
     switch (fault?.kind) {
@@ -211,7 +221,7 @@ export async function createTestNetwork(options: TestNetworkOptions = {}): Promi
     }
   }
 
-  async function add(spec: TestNetworkNodeSpec): Promise<NetworkNode> {
+  async function add(spec: TestNetworkNodeSpec): Promise<NetworkNode<App>> {
     if (byDomain.has(spec.domain)) throw new Error(`test network: ${spec.domain} exists`);
     const t = await createTestNode(
       {
@@ -227,6 +237,7 @@ export async function createTestNetwork(options: TestNetworkOptions = {}): Promi
         resolveHost: async () => [PUBLIC_ADDRESS],
         clock: spec.clock ?? clock,
         peerTimeoutMs,
+        app: options.app,
       },
     );
     const users = (spec.handles ?? []).map((handle) => ({
@@ -238,7 +249,7 @@ export async function createTestNetwork(options: TestNetworkOptions = {}): Promi
         data: { ...user, displayName: user.handle, passwordHash: 'x' },
       });
     }
-    const member: NetworkNode = {
+    const member: NetworkNode<App> = {
       ...t,
       domain: spec.domain,
       scheduler: createSwarmScheduler({ node: t.node }),
@@ -256,7 +267,7 @@ export async function createTestNetwork(options: TestNetworkOptions = {}): Promi
       return fault === undefined || fault.kind === 'delay';
     });
 
-  async function knows(m: NetworkNode, others: NetworkNode[]): Promise<boolean> {
+  async function knows(m: NetworkNode<App>, others: NetworkNode<App>[]): Promise<boolean> {
     const prisma = m.node.db.prisma;
     const domains = others.map((o) => o.domain);
     const active = await prisma.swarmNode.count({
@@ -273,7 +284,7 @@ export async function createTestNetwork(options: TestNetworkOptions = {}): Promi
     return wanted.every((w) => have.has(`${w.handle}@${w.nodeDomain}=${w.did}`));
   }
 
-  const testNetwork: TestNetwork = {
+  const testNetwork: TestNetwork<App> = {
     clock,
     nodes,
     peerTimeoutMs,

@@ -7,35 +7,50 @@ import {
   type NodeContext,
   type NodeOverrides,
 } from '@swarm/domain';
-import { createGatewayApp } from '@swarm/gateway';
 import { createManualClock, type ManualClock } from './manual-clock.ts';
 
-export interface TestNode {
+/**
+ * What the harness needs of the gateway app (Hono's `fetch` and `request`). The harness does not
+ * import the apps it tests: each test folder passes `createGatewayApp` in (see `bindApps`), so
+ * the gateway's, api's and web app's tests use this package without a dependency cycle.
+ */
+export interface GatewayApp {
+  fetch(request: Request): Response | Promise<Response>;
+  request(path: string, init?: RequestInit): Response | Promise<Response>;
+}
+
+/** The gateway's `createGatewayApp` (or anything with its shape). */
+export type GatewayAppFactory<App extends GatewayApp = GatewayApp> = (node: NodeContext) => App;
+
+export interface TestNode<App extends GatewayApp = GatewayApp> {
   node: NodeContext;
   clock: ManualClock;
-  app: ReturnType<typeof createGatewayApp>;
+  app: App;
   /** A request through the gateway's front door, in-process. */
   request(path: string, init?: RequestInit): Promise<Response>;
   close(): Promise<void>;
 }
 
+export type TestNodeOverrides = Omit<NodeOverrides, 'clock'> & {
+  clock?: ManualClock;
+  /** Database options, e.g. a benchmark's Postgres pool size. */
+  db?: Pick<TestDbOptions, 'poolSize'>;
+};
+
 /**
  * One node with its own fresh database (see @swarm/db/testing) and its own clock. `env` takes
  * the same variables an operator sets; they go through the real config parser. `overrides`
- * replaces the network to peers (see `transportFromFetch`) or the clock.
+ * replaces the network to peers (see `transportFromFetch`) or the clock; `app` builds the
+ * node's gateway app.
  */
-export async function createTestNode(
-  env: Record<string, string> = {},
-  overrides: Omit<NodeOverrides, 'clock'> & {
-    clock?: ManualClock;
-    /** Database options, e.g. a benchmark's Postgres pool size. */
-    db?: Pick<TestDbOptions, 'poolSize'>;
-  } = {},
-): Promise<TestNode> {
+export async function createTestNode<App extends GatewayApp>(
+  env: Record<string, string>,
+  overrides: TestNodeOverrides & { app: GatewayAppFactory<App> },
+): Promise<TestNode<App>> {
   const parsed = parseConfig({ SWARM_DOMAIN: 'alpha.test', LOG_LEVEL: 'silent', ...env });
   if (!parsed.ok) throw new Error(parsed.errors.join('; '));
   const config = parsed.value;
-  const { db: dbOptions, ...nodeOverrides } = overrides;
+  const { db: dbOptions, app: createApp, ...nodeOverrides } = overrides;
   const db = await createTestDb(dbOptions);
   const clock = overrides.clock ?? createManualClock();
   const node = await createNodeContext({
@@ -45,7 +60,7 @@ export async function createTestNode(
     clock,
     logger: createLogger(config.logLevel),
   });
-  const app = createGatewayApp(node);
+  const app = createApp(node);
   return {
     node,
     clock,

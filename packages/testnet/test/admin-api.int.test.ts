@@ -4,9 +4,9 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { serve } from '@hono/node-server';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createAuthServices } from '@swarm/auth';
+import { authServicesOf } from '@swarm/auth';
 import { transportFromFetch } from '@swarm/domain';
-import { createManualClock, createTestNode, type TestNode } from '../src/index.ts';
+import { createManualClock, createTestNode, type TestNode } from './harness.ts';
 
 // The operator endpoints under /api/swarm/admin/* on alpha, with beta as a real peer (for blocks
 // and pinned keys). Every route: happy path, 401 without a token, 400 on bad input, 404 on
@@ -308,7 +308,7 @@ describe('admin API routes', () => {
     });
     const password = made.json.password as string;
     expect(password).toMatch(/^[a-z2-7]{24}$/);
-    const auth = createAuthServices({ db: alpha.node.db, clock: alpha.clock });
+    const auth = authServicesOf(alpha.node);
     const login = await auth.accounts.logIn({ handle: 'root', password }, { clientIp: 'op' });
     expect(login).toMatchObject({ ok: true, value: { user: { handle: 'root', isAdmin: true } } });
 
@@ -432,7 +432,7 @@ describe('operator CLI against the admin API (real HTTP)', () => {
         );
         child.stdin?.end(stdin);
       });
-    const auth = createAuthServices({ db: alpha.node.db, clock: alpha.clock });
+    const auth = authServicesOf(alpha.node);
     const logIn = (handle: string, password: string) =>
       auth.accounts.logIn({ handle, password }, { clientIp: 'cli' });
     try {

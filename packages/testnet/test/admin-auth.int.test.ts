@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createTestNode, type TestNode } from '../src/index.ts';
+import { createTestNode, type TestNode } from './harness.ts';
 
 // Admin authentication of POST /api/swarm/nodes: the bootstrap ADMIN_TOKEN and stored tokens
 // (kept only as SHA-256 hashes). Without a valid token: 401 with a challenge, and nothing done.

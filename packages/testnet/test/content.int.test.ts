@@ -20,7 +20,7 @@ import {
   REPLIES_PAGE_SIZE,
 } from '@swarm/domain';
 import { createGatewayApp } from '@swarm/gateway';
-import { createTestNode, type TestNode } from '../src/index.ts';
+import { createTestNode, type TestNode } from './harness.ts';
 
 // Public reads about content (docs/protocol.md "Public reads"), through the gateway's front door.
 // Rows are written straight into the node's database: posting has its own issue.

@@ -4,7 +4,7 @@ import {
   createTestNetwork,
   type NetworkNode,
   type TestNetwork,
-} from '../src/index.ts';
+} from './harness.ts';
 
 // The operator's side of the outbox: `POST /api/swarm/admin/posts` (posting as a local user,
 // e.g. a bot or `pnpm swarm posts create`), and the delivery service's admin operations

@@ -13,7 +13,7 @@ import {
   type KeyedUser,
   type NetworkNode,
   type TestNetwork,
-} from '../src/index.ts';
+} from './harness.ts';
 
 // What alice on alpha.test does to bob on beta.test, through alice's front door (tRPC
 // createCaller), delivered over the test network's HTTP-shaped links (real gateways, real node

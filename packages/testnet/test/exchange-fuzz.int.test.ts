@@ -7,7 +7,7 @@ import {
   errorBodySchema,
   gossipRequestSchema,
 } from '@swarm/contract';
-import { createTestNode, type TestNode } from '../src/index.ts';
+import { createTestNode, type TestNode } from './harness.ts';
 
 // Fuzzing the node-exchange endpoints (announce, gossip) and the admin action endpoint through
 // the front door: arbitrary JSON, wrong types, huge strings, deep nesting, bytes that are not

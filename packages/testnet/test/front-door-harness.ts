@@ -18,7 +18,7 @@ import {
   type Answer,
   type SweepRequest,
 } from '../src/front-door.ts';
-import { createTestNode } from '../src/index.ts';
+import { createTestNode } from './harness.ts';
 
 // The sweep of the front-door tests: every route of the web app's tree, every tRPC procedure
 // and every gateway route, with plausible and implausible parameters, empty and garbage bodies,

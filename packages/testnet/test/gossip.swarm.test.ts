@@ -1,131 +1,20 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { SWARM_PATHS, gossipResponseSchema } from '@swarm/contract';
+import { createSwarmScheduler, GOSSIP_JITTER } from '@swarm/domain';
 import {
-  createSwarmScheduler,
-  GOSSIP_JITTER,
-  transportFromFetch,
-  type SwarmScheduler,
-} from '@swarm/domain';
-import {
-  createManualClock,
-  createTestNode,
-  type ManualClock,
-  type TestNode,
-} from '../src/index.ts';
+  createTestNetwork,
+  didFor,
+  TEST_NETWORK_ADMIN_TOKEN,
+  type TestNetwork,
+} from './harness.ts';
 
-// Several nodes in one process, connected by a transport that routes each domain to its node's
-// gateway. A node "goes silent" when the transport throws for it. Time is one manual clock.
+// Several nodes in one process on the test network (test-network.ts): each domain routed to its
+// node's gateway, a node "goes silent" when its link drops. Time is one manual clock.
 
-const ADMIN_TOKEN = 'test-admin-token-0123456789abcdef';
-
-interface SwarmMember extends TestNode {
-  domain: string;
-  scheduler: SwarmScheduler;
-}
-
-interface TestSwarm {
-  clock: ManualClock;
-  members: Map<string, SwarmMember>;
-  silent: Set<string>;
-  add(domain: string, seeds?: string[], handles?: string[]): Promise<SwarmMember>;
-  close(): Promise<void>;
-}
-
-async function createSwarm(): Promise<TestSwarm> {
-  const clock = createManualClock();
-  const members = new Map<string, SwarmMember>();
-  const fronts = new Map<string, TestNode['app']>();
-  const silent = new Set<string>();
-  const transport = transportFromFetch(async (request) => {
-    const host = new URL(request.url).host;
-    const front = fronts.get(host);
-    if (!front || silent.has(host))
-      throw Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
-    return front.fetch(request);
-  });
-
-  return {
-    clock,
-    members,
-    silent,
-    async add(domain, seeds = [], handles = []) {
-      const t = await createTestNode(
-        { SWARM_DOMAIN: domain, SWARM_SEEDS: seeds.join(','), ADMIN_TOKEN },
-        { transport, resolveHost: async () => ['93.184.216.34'], clock },
-      );
-      for (const handle of handles) {
-        await t.node.db.prisma.user.create({
-          data: { handle, displayName: handle, did: didFor(handle, domain), passwordHash: 'x' },
-        });
-      }
-      const member = { ...t, domain, scheduler: createSwarmScheduler({ node: t.node }) };
-      members.set(domain, member);
-      fronts.set(domain, t.app);
-      return member;
-    },
-    async close() {
-      for (const m of members.values()) {
-        await m.scheduler.stop();
-        await m.close();
-      }
-    },
-  };
-}
-
-function didFor(handle: string, domain: string): string {
-  return `did:key:zDnTest${handle}${domain.replace(/[^A-Za-z0-9]/g, '')}`;
-}
-
-/** What every live node must know: every other live node (verified, active) and every handle. */
-async function knowledge(m: SwarmMember) {
-  const prisma = m.node.db.prisma;
-  const nodes = await prisma.swarmNode.findMany({
-    where: { isVerified: true, isActive: true },
-    select: { domain: true },
-  });
-  const handles = await prisma.handleRegistryEntry.findMany({
-    select: { handle: true, nodeDomain: true, did: true },
-  });
-  return {
-    nodes: new Set(nodes.map((n) => n.domain)),
-    handles: new Set(handles.map((h) => `${h.handle}@${h.nodeDomain}=${h.did}`)),
-  };
-}
-
-async function converged(live: SwarmMember[], allHandles: string[]): Promise<boolean> {
-  for (const m of live) {
-    const k = await knowledge(m);
-    for (const other of live) if (other !== m && !k.nodes.has(other.domain)) return false;
-    for (const h of allHandles) if (!k.handles.has(h)) return false;
-  }
-  return true;
-}
-
-async function roundsUntilConverged(
-  swarm: TestSwarm,
-  live: SwarmMember[],
-  allHandles: string[],
-  maxRounds: number,
-): Promise<number> {
-  for (let round = 1; round <= maxRounds; round++) {
-    for (const m of live) await m.scheduler.runOnce();
-    swarm.clock.advance(60_000);
-    if (await converged(live, allHandles)) return round;
-  }
-  if (process.env.DEBUG_SWARM) {
-    for (const m of live) {
-      const k = await knowledge(m);
-      console.log(m.domain, [...k.nodes], [...k.handles]);
-    }
-  }
-  return Number.POSITIVE_INFINITY;
-}
-
-const handleKey = (handle: string, domain: string) =>
-  `${handle}@${domain}=${didFor(handle, domain)}`;
+const ADMIN_TOKEN = TEST_NETWORK_ADMIN_TOKEN;
 
 describe('gossip between several nodes', () => {
-  let swarm: TestSwarm;
+  let swarm: TestNetwork;
   afterEach(async () => {
     await swarm?.close();
   });
@@ -134,41 +23,40 @@ describe('gossip between several nodes', () => {
     'converges from one seed, and keeps converging after the seed dies',
     { timeout: 120_000 },
     async () => {
-      swarm = await createSwarm();
-      const seed = await swarm.add('seed.test', [], ['sam']);
-      const alpha = await swarm.add('alpha.test', ['seed.test'], ['alice', 'anna']);
-      const beta = await swarm.add('beta.test', ['seed.test'], ['bob']);
-      const gamma = await swarm.add('gamma.test', ['seed.test'], ['gina']);
+      swarm = await createTestNetwork();
+      await swarm.add({ domain: 'seed.test', handles: ['sam'] });
+      const alpha = await swarm.add({
+        domain: 'alpha.test',
+        seeds: ['seed.test'],
+        handles: ['alice', 'anna'],
+      });
+      const beta = await swarm.add({ domain: 'beta.test', seeds: ['seed.test'], handles: ['bob'] });
+      const gamma = await swarm.add({
+        domain: 'gamma.test',
+        seeds: ['seed.test'],
+        handles: ['gina'],
+      });
       for (const m of [alpha, beta, gamma]) {
         const reports = await m.scheduler.announce();
         expect(reports).toEqual([expect.objectContaining({ domain: 'seed.test', ok: true })]);
       }
-      const handles = [
-        handleKey('sam', 'seed.test'),
-        handleKey('alice', 'alpha.test'),
-        handleKey('anna', 'alpha.test'),
-        handleKey('bob', 'beta.test'),
-        handleKey('gina', 'gamma.test'),
-      ];
-      const rounds = await roundsUntilConverged(swarm, [seed, alpha, beta, gamma], handles, 6);
+      // Converged: every live node knows every other and all their handles (test-network.ts).
+      const rounds = await swarm.roundsUntilConverged(6);
       expect(rounds).toBeLessThanOrEqual(4);
 
       // The seed dies; a 4th node joins through alpha.
-      swarm.silent.add('seed.test');
-      const delta = await swarm.add('delta.test', ['alpha.test'], ['dave']);
+      swarm.network.drop('seed.test');
+      const delta = await swarm.add({
+        domain: 'delta.test',
+        seeds: ['alpha.test'],
+        handles: ['dave'],
+      });
       expect(await delta.scheduler.announce()).toEqual([
         expect.objectContaining({ domain: 'alpha.test', ok: true }),
       ]);
-      const live = [alpha, beta, gamma, delta];
       // A relayed handle is accepted only once its own node confirms it: the dead seed cannot,
       // so its users stay unknown to the newcomer; every live node's handles reach everyone.
-      const liveHandles = handles.filter((h) => !h.includes('@seed.test'));
-      const after = await roundsUntilConverged(
-        swarm,
-        live,
-        [...liveHandles, handleKey('dave', 'delta.test')],
-        8,
-      );
+      const after = await swarm.roundsUntilConverged(8);
       expect(after).toBeLessThanOrEqual(6);
       // Seeds are never deleted by failures; their health is tracked.
       const seedRow = await alpha.node.db.prisma.swarmSeed.findUnique({
@@ -180,9 +68,9 @@ describe('gossip between several nodes', () => {
   );
 
   it('a silent node goes inactive after 5 failures, is re-probed with backoff and comes back', async () => {
-    swarm = await createSwarm();
-    const alpha = await swarm.add('alpha.test');
-    await swarm.add('beta.test', [], ['bob']);
+    swarm = await createTestNetwork();
+    const alpha = await swarm.add({ domain: 'alpha.test' });
+    await swarm.add({ domain: 'beta.test', handles: ['bob'] });
     const admin = (body: unknown) =>
       alpha.request(SWARM_PATHS.nodes, {
         method: 'POST',
@@ -199,7 +87,7 @@ describe('gossip between several nodes', () => {
       alpha.node.db.prisma.swarmNode.findUniqueOrThrow({ where: { domain: 'beta.test' } });
     expect(await row()).toMatchObject({ isActive: true, isVerified: true, trustScore: 50 });
 
-    swarm.silent.add('beta.test');
+    swarm.network.drop('beta.test');
     for (let i = 1; i <= 5; i++) {
       const res = await admin({ action: 'gossip', domain: 'beta.test' });
       expect(res.status).toBe(200);
@@ -235,7 +123,7 @@ describe('gossip between several nodes', () => {
     expect((await alpha.scheduler.runOnce()).probes).toEqual([]);
 
     // Back on the network: the next due probe succeeds and it is active again.
-    swarm.silent.delete('beta.test');
+    swarm.network.heal('beta.test');
     swarm.clock.advance(1_000);
     const back = await alpha.scheduler.runOnce();
     expect(back.probes).toEqual([expect.objectContaining({ domain: 'beta.test', ok: true })]);
@@ -251,10 +139,10 @@ describe('gossip between several nodes', () => {
   });
 
   it('checks a relayed handle with its own node: a forged one is refused, the authoritative entry wins', async () => {
-    swarm = await createSwarm();
-    const alpha = await swarm.add('alpha.test', [], ['alice']);
-    const beta = await swarm.add('beta.test');
-    const mallory = await swarm.add('mallory.test', [], ['mal']);
+    swarm = await createTestNetwork();
+    const alpha = await swarm.add({ domain: 'alpha.test', handles: ['alice'] });
+    const beta = await swarm.add({ domain: 'beta.test' });
+    const mallory = await swarm.add({ domain: 'mallory.test', handles: ['mal'] });
     const relay = (handle: string, did: string) => ({
       handle,
       did,
@@ -398,10 +286,10 @@ describe('gossip between several nodes', () => {
   });
 
   it('accepts an honest relay once its own node confirms it; the node itself then has the last word', async () => {
-    swarm = await createSwarm();
-    const gamma = await swarm.add('gamma.test', [], ['gina']);
-    const alpha = await swarm.add('alpha.test', [], ['alice']);
-    const beta = await swarm.add('beta.test');
+    swarm = await createTestNetwork();
+    const gamma = await swarm.add({ domain: 'gamma.test', handles: ['gina'] });
+    const alpha = await swarm.add({ domain: 'alpha.test', handles: ['alice'] });
+    const beta = await swarm.add({ domain: 'beta.test' });
     // Alpha learns gina from gamma; beta knows gamma (probed) but has never gossiped with it.
     expect(await alpha.node.gossip.exchangeWith('gamma.test')).toMatchObject({
       ok: true,
@@ -455,23 +343,23 @@ describe('gossip between several nodes', () => {
   });
 
   it('a verified peer listing a never-reached node brings its backed-off probe forward', async () => {
-    swarm = await createSwarm();
-    const alpha = await swarm.add('alpha.test');
-    const beta = await swarm.add('beta.test');
-    await swarm.add('gamma.test', [], ['gina']);
+    swarm = await createTestNetwork();
+    const alpha = await swarm.add({ domain: 'alpha.test' });
+    const beta = await swarm.add({ domain: 'beta.test' });
+    await swarm.add({ domain: 'gamma.test', handles: ['gina'] });
     expect(await beta.node.registry.probe('gamma.test', 'admin')).toMatchObject({ ok: true });
     expect(await alpha.node.registry.probe('beta.test', 'admin')).toMatchObject({ ok: true });
 
     // Alpha heard of gamma but its probes are lost three times: the next one is 4 min away.
     expect(await alpha.node.registry.noteHint('gamma.test', 'gossip:beta.test')).toBe(true);
-    swarm.silent.add('gamma.test');
+    swarm.network.drop('gamma.test');
     const row = () =>
       alpha.node.db.prisma.swarmNode.findUniqueOrThrow({ where: { domain: 'gamma.test' } });
     for (let i = 0; i < 3; i++) {
       swarm.clock.set((await row()).nextProbeAt!);
       await alpha.node.registry.probeDue();
     }
-    swarm.silent.delete('gamma.test');
+    swarm.network.heal('gamma.test');
     const backedOff = await row();
     expect(backedOff).toMatchObject({ isVerified: false, consecutiveFailures: 3 });
     expect(backedOff.nextProbeAt!.getTime() - swarm.clock.now().getTime()).toBe(4 * 60_000);
@@ -502,9 +390,9 @@ describe('gossip between several nodes', () => {
   });
 
   it('pages by `since`: a second exchange without changes carries nothing, and sync logs are written', async () => {
-    swarm = await createSwarm();
-    const alpha = await swarm.add('alpha.test', [], ['alice']);
-    const beta = await swarm.add('beta.test', [], ['bob', 'bea']);
+    swarm = await createTestNetwork();
+    const alpha = await swarm.add({ domain: 'alpha.test', handles: ['alice'] });
+    const beta = await swarm.add({ domain: 'beta.test', handles: ['bob', 'bea'] });
     const cursorOf = async () =>
       (
         await alpha.node.db.prisma.swarmNode.findUniqueOrThrow({
@@ -579,9 +467,9 @@ describe('gossip between several nodes', () => {
   });
 
   it('takes one round at a time per database (two replicas over one database)', async () => {
-    swarm = await createSwarm();
-    const alpha = await swarm.add('alpha.test');
-    await swarm.add('beta.test');
+    swarm = await createTestNetwork();
+    const alpha = await swarm.add({ domain: 'alpha.test' });
+    await swarm.add({ domain: 'beta.test' });
     await alpha.node.registry.probe('beta.test', 'admin');
     const replica = createSwarmScheduler({ node: alpha.node });
     const [a, b] = await Promise.all([alpha.scheduler.runOnce(), replica.runOnce()]);
@@ -589,9 +477,9 @@ describe('gossip between several nodes', () => {
   });
 
   it('one process ticking at its shortest jittered delay is never held back; a second scheduler on its database is', async () => {
-    swarm = await createSwarm();
-    const alpha = await swarm.add('alpha.test');
-    await swarm.add('beta.test');
+    swarm = await createTestNetwork();
+    const alpha = await swarm.add({ domain: 'alpha.test' });
+    await swarm.add({ domain: 'beta.test' });
     await alpha.node.registry.probe('beta.test', 'admin');
     const interval = alpha.node.config.gossipIntervalMs;
     const shortest = Math.round(interval * (1 - GOSSIP_JITTER));

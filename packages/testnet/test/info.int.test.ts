@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { nodeInfoSchema } from '@swarm/contract';
 import { createNodeContext } from '@swarm/domain';
-import { createTestNode, type TestNode } from '../src/index.ts';
+import { createTestNode, type TestNode } from './harness.ts';
 
 describe('GET /api/swarm/info', () => {
   let t: TestNode;

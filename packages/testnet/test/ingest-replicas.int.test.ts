@@ -12,7 +12,7 @@ import {
   signedLikeJson,
   type LikeSender,
   type TestNode,
-} from '../src/index.ts';
+} from './harness.ts';
 
 // Two gateway replicas of alpha.test on one Postgres database receive likes at once, on the same
 // posts, each like delivered to both (as a peer's retry could land on the other replica). Each

@@ -8,12 +8,7 @@ import {
   type UserAction,
 } from '@swarm/contract';
 import { transportFromFetch } from '@swarm/domain';
-import {
-  createManualClock,
-  createTestNode,
-  type ManualClock,
-  type TestNode,
-} from '../src/index.ts';
+import { createManualClock, createTestNode, type ManualClock, type TestNode } from './harness.ts';
 
 // Two nodes for the interaction tests: alpha.test receives, beta.test sends. Each scene adds a
 // local user alice_N with posts on alpha and users bob_N, carol_N on beta, each with a user key

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MEDIA_PROXY } from '@swarm/domain';
 import { createHttpServer } from '@swarm/gateway';
-import { createTestNode, type TestNode } from '../src/index.ts';
+import { createTestNode, type TestNode } from './harness.ts';
 import { freePort, nodeOnPort, type RestartableNode } from '../src/node-process.ts';
 
 // Issue 17 item 7, second half: a running node (web app + gateway, one process) shows another

@@ -28,7 +28,7 @@ import {
   type KeyedUser,
   type NetworkNode,
   type TestNetwork,
-} from '../src/index.ts';
+} from './harness.ts';
 
 // Issue #5: alice on alpha and bob on beta exchange end-to-end encrypted direct messages. The
 // test plays both browsers (message-crypto in Node: seal, sign, verify, open, receipts) and

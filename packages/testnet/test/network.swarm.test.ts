@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { createTestNetwork, type TestNetwork } from '../src/index.ts';
+import { createTestNetwork, type TestNetwork } from './harness.ts';
 
 // The multi-node harness at work: discovery, convergence and failure handling driven only
 // through `createTestNetwork` (rounds, faults, the shared manual clock).

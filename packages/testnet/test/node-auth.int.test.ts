@@ -9,12 +9,7 @@ import {
 } from '@swarm/contract';
 import { transportFromFetch } from '@swarm/domain';
 import { nodeSignature, readJsonBody } from '@swarm/gateway';
-import {
-  createManualClock,
-  createTestNode,
-  type ManualClock,
-  type TestNode,
-} from '../src/index.ts';
+import { createManualClock, createTestNode, type ManualClock, type TestNode } from './harness.ts';
 
 // Inbound node signatures through the front door: beta signs, alpha verifies (fetching beta's key
 // from beta's /api/swarm/info over an in-process network). Every refusal is checked for its

@@ -10,7 +10,7 @@ import {
   type KeyedUser,
   type NetworkNode,
   type TestNetwork,
-} from '../src/index.ts';
+} from './harness.ts';
 
 // Issue #4 "nothing a user did is lost because a peer was down": alice's FIRST action on a post
 // of beta (no copy of it on alpha yet) or follow of someone on beta never fetched here, while

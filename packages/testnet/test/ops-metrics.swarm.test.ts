@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readinessSchema } from '@swarm/contract';
-import { createTestNetwork, TEST_NETWORK_ADMIN_TOKEN, type TestNetwork } from '../src/index.ts';
+import { createTestNetwork, TEST_NETWORK_ADMIN_TOKEN, type TestNetwork } from './harness.ts';
 
 // What the node's metrics count, driven in-process (the process-level tests check the HTTP
 // side): gossip rounds and exchanges, delivery attempts by result, the outbox and registry

@@ -23,7 +23,7 @@ import {
   type KeyedUser,
   type OriginPeer,
   type TestNode,
-} from '../src/index.ts';
+} from './harness.ts';
 
 // Our node and a peer of the origin profile (the fake of packages/testnet/src/origin-peer.ts,
 // built from the fact sheet) over real HTTP on loopback ports: discovery, gossip and every

@@ -16,7 +16,7 @@ import {
   type KeyedUser,
   type OriginPeer,
   type TestNode,
-} from '../src/index.ts';
+} from './harness.ts';
 
 // Reads both ways between our node and a node of the origin profile (the fake origin peer of
 // packages/testnet, built from the fact sheet), over real HTTP: our gateway listens on a real

@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { nodeInfoSchema, singlePostSchema, timelineResponseSchema } from '@swarm/contract';
 import { READ_CACHE_TTL_MS } from '@swarm/domain';
-import { createTestNode, type TestNode } from '../src/index.ts';
+import { createTestNode, type TestNode } from './harness.ts';
 import {
   BETA,
   createInteractionPair,

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createAuthServices, type SessionUser } from '@swarm/auth';
+import { authServicesOf, type AuthServices, type SessionUser } from '@swarm/auth';
 import { PEER_READ_DEFAULTS, type PostView } from '@swarm/domain';
 import {
   createTestNetwork,
@@ -8,7 +8,7 @@ import {
   trpcFailure,
   type NetworkNode,
   type TestNetwork,
-} from '../src/index.ts';
+} from './harness.ts';
 
 // What a user of alpha.test reads from the swarm, through alpha's tRPC procedures, with real
 // HTTP-shaped exchanges to the other nodes' gateways: remote profiles and threads, a home
@@ -26,7 +26,7 @@ let alpha: NetworkNode;
 let beta: NetworkNode;
 let gamma: NetworkNode;
 let alice: SessionUser;
-let auth: ReturnType<typeof createAuthServices>;
+let auth: AuthServices;
 /** Post ids by name, on their own node. */
 const ids: Record<string, string> = {};
 
@@ -72,7 +72,7 @@ beforeAll(async () => {
   beta = net.node(BETA);
   gamma = net.node(GAMMA);
   await net.announceAll(); // alpha now knows the four others as active peers
-  auth = createAuthServices({ db: alpha.node.db, clock: alpha.node.clock });
+  auth = authServicesOf(alpha.node);
   alice = await sessionUserByHandle(alpha.node, 'alice');
   await beta.node.db.prisma.user.update({
     where: { handle: 'bob' },

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestNode, type TestNode } from '../src/index.ts';
+import { createTestNode, type TestNode } from './harness.ts';
 
 // The spec's endpoints, as OpenAPI paths: the document must describe every one of them.
 const SPEC_OPERATIONS = [

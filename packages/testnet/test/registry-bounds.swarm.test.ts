@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { SWARM_PATHS, signNodeRequest, type HandleEntry } from '@swarm/contract';
 import { HANDLE_BOUNDS, HINT_BOUNDS, handleCapFor } from '@swarm/domain';
 import { createHttpServer } from '@swarm/gateway';
-import { createManualClock, createTestNode, type TestNode } from '../src/index.ts';
+import { createManualClock, createTestNode, type TestNode } from './harness.ts';
 import { freePort } from '../src/node-process.ts';
 
 // The flood attacks of issue 17 (items 1 and 2) over real sockets: every node below is a gateway

@@ -14,7 +14,7 @@ import {
   type SwarmScheduler,
 } from '@swarm/domain';
 import { createGatewayApp } from '@swarm/gateway';
-import { createManualClock, createTestNode, type TestNode } from '../src/index.ts';
+import { createManualClock, createTestNode, type TestNode } from './harness.ts';
 
 // Two gateway replicas of one node (alpha.test) on one Postgres database, each with its own
 // connection pool, as two processes would have: background rounds must never overlap (the

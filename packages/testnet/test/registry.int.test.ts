@@ -7,7 +7,7 @@ import {
   nodeListResponseSchema,
 } from '@swarm/contract';
 import { transportFromFetch } from '@swarm/domain';
-import { createManualClock, createTestNode, type TestNode } from '../src/index.ts';
+import { createManualClock, createTestNode, type TestNode } from './harness.ts';
 
 // The registry endpoints of one node (alpha), with a second node (beta) to talk to it.
 

@@ -1,7 +1,7 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { domainSchema, errorBody, errorBodySchema, uuidSchema } from '@swarm/contract';
-import { createAuthServices } from '@swarm/auth';
-import { createRegistryAdminService, postInputObject, type NodeContext } from '@swarm/domain';
+import type { AccountService } from '@swarm/auth';
+import { postInputObject } from '@swarm/domain';
 import { refusal } from '../errors.ts';
 import { createRouter, jsonContent } from '../router.ts';
 
@@ -219,17 +219,13 @@ const routes = {
   }),
 };
 
-const registryAdmin = (node: NodeContext) => createRegistryAdminService(node);
-// Account creation keeps no state (login throttles are the web app's), so one per request is fine.
-const accounts = (node: NodeContext) =>
-  createAuthServices({ db: node.db, clock: node.clock }).accounts;
-
-export function adminRoutes() {
+/** `accounts`: the node's account service, built once by the app's composition root. */
+export function adminRoutes(accounts: AccountService) {
   const app = createRouter();
 
   app.openapi(routes.listHandles, async (c) => {
     const { node: nodeDomain, limit } = c.req.valid('query');
-    const { total, handles } = await registryAdmin(c.get('node')).listHandles({
+    const { total, handles } = await c.get('node').registryAdmin.listHandles({
       ...(nodeDomain ? { nodeDomain } : {}),
       limit,
     });
@@ -240,7 +236,7 @@ export function adminRoutes() {
   });
 
   app.openapi(routes.listSeeds, async (c) => {
-    const seeds = await registryAdmin(c.get('node')).listSeeds();
+    const seeds = await c.get('node').registryAdmin.listSeeds();
     return c.json(
       { seeds: seeds.map((s) => ({ ...s, lastContactAt: iso(s.lastContactAt) })) },
       200,
@@ -249,16 +245,15 @@ export function adminRoutes() {
 
   app.openapi(routes.updateSeed, async (c) => {
     const { domain } = c.req.valid('param');
-    const seed = await registryAdmin(c.get('node')).setSeedEnabled(
-      domain,
-      c.req.valid('json').isEnabled,
-    );
+    const seed = await c
+      .get('node')
+      .registryAdmin.setSeedEnabled(domain, c.req.valid('json').isEnabled);
     if (!seed) return c.json(errorBody('NOT_FOUND', `${domain} is not a seed.`), 404);
     return c.json({ ...seed, lastContactAt: iso(seed.lastContactAt) }, 200);
   });
 
   app.openapi(routes.listBlocks, async (c) => {
-    const blocks = await registryAdmin(c.get('node')).listBlocks();
+    const blocks = await c.get('node').registryAdmin.listBlocks();
     return c.json(
       { blocks: blocks.map((b) => ({ ...b, createdAt: b.createdAt.toISOString() })) },
       200,
@@ -267,14 +262,14 @@ export function adminRoutes() {
 
   app.openapi(routes.block, async (c) => {
     const { domain, reason } = c.req.valid('json');
-    const blocked = await registryAdmin(c.get('node')).blockNode(domain, reason || undefined);
+    const blocked = await c.get('node').registryAdmin.blockNode(domain, reason || undefined);
     if (!blocked.ok) return c.json(errorBody('INVALID_REQUEST', blocked.reason), 400);
     return c.json({ ...blocked.value, createdAt: blocked.value.createdAt.toISOString() }, 200);
   });
 
   app.openapi(routes.unblock, async (c) => {
     const { domain } = c.req.valid('param');
-    if (!(await registryAdmin(c.get('node')).unblockNode(domain))) {
+    if (!(await c.get('node').registryAdmin.unblockNode(domain))) {
       return c.json(errorBody('NOT_FOUND', `${domain} is not blocked.`), 404);
     }
     return c.json({ success: true as const, message: `${domain} is no longer blocked.` }, 200);
@@ -312,7 +307,7 @@ export function adminRoutes() {
 
   app.openapi(routes.createUser, async (c) => {
     const { handle, displayName, password, admin } = c.req.valid('json');
-    const created = await accounts(c.get('node')).createUser({
+    const created = await accounts.createUser({
       handle,
       displayName,
       password,

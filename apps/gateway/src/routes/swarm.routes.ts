@@ -14,11 +14,7 @@ import {
   nodesQuerySchema,
   SWARM_PATHS,
 } from '@swarm/contract';
-import {
-  createRegistryAdminService,
-  type AnnounceRefusal,
-  type GossipRefusal,
-} from '@swarm/domain';
+import { type AnnounceRefusal, type GossipRefusal } from '@swarm/domain';
 import { createRouter, jsonContent, verifiedSourceDomain } from '../router.ts';
 
 // Registry, announce, discovery and gossip endpoints (DESIGN §3 "Registry and trust", "Gossip").
@@ -179,7 +175,7 @@ export function swarmRoutes() {
 
   // Admin authentication is the gateway's `requireAdmin()` middleware, mounted for this route.
   app.openapi(postNodes, async (c) => {
-    const report = await createRegistryAdminService(c.get('node')).runAction(c.req.valid('json'));
+    const report = await c.get('node').registryAdmin.runAction(c.req.valid('json'));
     return c.json(report satisfies AdminReport, 200);
   });
 

@@ -3,11 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import {
-  freePort,
-  nodeOnPort,
-  type RestartableNode,
-} from '../../../../packages/testnet/src/node-process.ts';
+import { freePort, nodeOnPort, type RestartableNode } from '@swarm/testnet';
 
 // The browser side of the web app's end-to-end tests: Debian's Chromium driven by
 // playwright-core (installed by .ci/run), one browser context per person so cookies and

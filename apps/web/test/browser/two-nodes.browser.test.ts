@@ -1,6 +1,6 @@
 import type { Locator } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { RestartableNode } from '../../../../packages/testnet/src/node-process.ts';
+import type { RestartableNode } from '@swarm/testnet';
 import {
   STEP_TIMEOUT_MS,
   startTwoNodes,

@@ -133,7 +133,10 @@ export function createOutboundMessages(
           acceptsMessages: true,
         });
       }
-      return refuse(e.kind === 'timeout' ? 'PEER_TIMEOUT' : 'PEER_UNAVAILABLE', describePeerError(e));
+      return refuse(
+        e.kind === 'timeout' ? 'PEER_TIMEOUT' : 'PEER_UNAVAILABLE',
+        describePeerError(e),
+      );
     }
     const { profile } = answer.value;
     // The profile's spelling of the handle when it is the one asked for.
@@ -194,7 +197,8 @@ export function createOutboundMessages(
       const user = await loadUser(userId);
       if (!user.ok) return user;
       const parsed = parseWith(messageEnvelopeSchema, raw);
-      if (!parsed.ok) return refuse('INVALID_REQUEST', `The message is not valid: ${parsed.reason}.`);
+      if (!parsed.ok)
+        return refuse('INVALID_REQUEST', `The message is not valid: ${parsed.reason}.`);
       const envelope = parsed.value;
       const me = addressOf(user.value);
       if (envelope.sender !== me)
@@ -294,7 +298,8 @@ export function createOutboundMessages(
       const user = await loadUser(userId);
       if (!user.ok) return user;
       const parsed = parseWith(messageReceiptSchema, raw);
-      if (!parsed.ok) return refuse('INVALID_REQUEST', `The receipt is not valid: ${parsed.reason}.`);
+      if (!parsed.ok)
+        return refuse('INVALID_REQUEST', `The receipt is not valid: ${parsed.reason}.`);
       const receipt = parsed.value;
       const me = addressOf(user.value);
       if (receipt.recipient !== me || receipt.recipientDid !== user.value.did)

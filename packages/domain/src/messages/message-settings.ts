@@ -7,7 +7,7 @@ import {
   verifyEncryptionKey,
 } from '@swarm/contract';
 import { refuse } from '../refusal.ts';
-import { checkKeyBackup } from '../security/key-backup.ts';
+import { checkKeyBackup } from '@swarm/contract';
 import type { MessageService } from './messages.service.ts';
 import { parseMessageAddress, type MessageContext } from './message-support.ts';
 import type { BlockView } from './message-views.ts';
@@ -43,7 +43,8 @@ export function createMessageSettings(
         return refuse('INVALID_REQUEST', 'Register your signing key before an encryption key.');
       const { encryptedKeyBackup, ...binding } = input;
       const key = parseWith(encryptionKeySchema, binding);
-      if (!key.ok) return refuse('INVALID_REQUEST', `The encryption key is not valid: ${key.reason}.`);
+      if (!key.ok)
+        return refuse('INVALID_REQUEST', `The encryption key is not valid: ${key.reason}.`);
       if (!(await importEncryptionPublicKey(key.value.publicKey)).ok)
         return refuse('INVALID_REQUEST', 'The encryption key is not a P-256 public key.');
       const bound = await verifyEncryptionKey({

@@ -1,4 +1,4 @@
-import { err, ok, type Result } from '@swarm/contract';
+import { err, ok, type Result } from './result.ts';
 
 /**
  * The one rule for the encrypted key backup a browser stores on this node (sign-up, key setup,
