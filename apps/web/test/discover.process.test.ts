@@ -4,11 +4,7 @@ import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  freePort,
-  nodeOnPort,
-  type RestartableNode,
-} from '../../../packages/testnet/src/node-process.ts';
+import { freePort, nodeOnPort, type RestartableNode } from '@swarm/testnet';
 
 // Issue #14's routes on a running node (`pnpm start`'s entry point, web app + gateway, PGlite):
 // search, tag pages and follower lists through tRPC over HTTP and the swarm JSON endpoints,

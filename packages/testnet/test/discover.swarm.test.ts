@@ -8,7 +8,7 @@ import {
   trpcFailure,
   type NetworkNode,
   type TestNetwork,
-} from '../src/index.ts';
+} from './harness.ts';
 
 // Issue #14 across nodes: follower lists served by one node's gateway and read by another's
 // tRPC procedures (over the test network's HTTP links), and a tag page on alpha that lists the

@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { Locator } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { freePort, type RestartableNode } from '../../../../packages/testnet/src/node-process.ts';
+import { freePort, type RestartableNode } from '@swarm/testnet';
 import {
   startTwoNodes,
   type BrowserHarness,
