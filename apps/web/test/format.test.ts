@@ -13,6 +13,23 @@ const here = { postDomain: 'alpha.example', localDomain: 'alpha.example' };
 const remote = { postDomain: 'beta.example:4102', localDomain: 'alpha.example' };
 
 describe('parseContent', () => {
+  it('links #tags to their tag page, lower-cased, and leaves URL fragments, entities and #1 alone', () => {
+    expect(parseContent('Learning #Rust, #web_dev! #1 a#b &#38; x', here)).toEqual([
+      { kind: 'text', text: 'Learning ' },
+      { kind: 'tag', text: '#Rust', href: '/tags/rust' },
+      { kind: 'text', text: ', ' },
+      { kind: 'tag', text: '#web_dev', href: '/tags/web_dev' },
+      { kind: 'text', text: '! #1 a#b &#38; x' },
+    ]);
+    expect(parseContent('see https://x.example/a#top', here)).toEqual([
+      { kind: 'text', text: 'see ' },
+      { kind: 'link', text: 'https://x.example/a#top', href: 'https://x.example/a#top' },
+    ]);
+    // Longer than 64 characters: not a tag.
+    const long = `#${'a'.repeat(65)}`;
+    expect(parseContent(long, here)).toEqual([{ kind: 'text', text: long }]);
+  });
+
   it('links local and remote mentions to profile paths relative to the post node', () => {
     expect(parseContent('hi @carol and @bob@beta.example:4102!', here)).toEqual([
       { kind: 'text', text: 'hi ' },

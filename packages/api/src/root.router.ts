@@ -9,6 +9,7 @@ import { nodeRouter } from './node.router.ts';
 import { notificationsRouter } from './notifications.router.ts';
 import { postsRouter } from './posts.router.ts';
 import { profilesRouter } from './profiles.router.ts';
+import { searchRouter } from './search.router.ts';
 import { threadsRouter } from './threads.router.ts';
 import { timelineRouter } from './timeline.router.ts';
 import { settingsRouter } from './settings.router.ts';
@@ -18,6 +19,7 @@ export const appRouter = router({
   node: nodeRouter,
   timeline: timelineRouter,
   profiles: profilesRouter,
+  search: searchRouter,
   threads: threadsRouter,
   notifications: notificationsRouter,
   auth: authRouter,

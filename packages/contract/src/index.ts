@@ -22,3 +22,5 @@ export * from './message-crypto.ts';
 export * from './ops-schemas.ts';
 export * from './origin-profile.ts';
 export * from './security-headers.ts';
+export * from './hashtags.ts';
+export * from './social-schemas.ts';

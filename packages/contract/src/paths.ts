@@ -10,6 +10,8 @@ export const SWARM_PATHS = {
   timeline: '/api/swarm/timeline',
   replies: '/api/swarm/replies',
   user: (handle: string) => `/api/swarm/users/${encodeURIComponent(handle)}`,
+  followers: (handle: string) => `/api/swarm/users/${encodeURIComponent(handle)}/followers`,
+  following: (handle: string) => `/api/swarm/users/${encodeURIComponent(handle)}/following`,
   post: (postId: string) => `/api/swarm/posts/${encodeURIComponent(postId)}`,
   interaction: (kind: InteractionKind | 'unrepost') => `/api/swarm/interactions/${kind}`,
   /** Direct messages (extra endpoints, capability `messages`). */

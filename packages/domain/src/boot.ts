@@ -26,7 +26,9 @@ import {
   createThreadService,
   type PeerReadOptions,
 } from './feeds/index.ts';
-import { createProfileService } from './profiles/index.ts';
+import { createFollowListService, createProfileService } from './profiles/index.ts';
+import { createLinkPreviewService } from './previews/index.ts';
+import { createSearchService } from './search/index.ts';
 import { createNotificationService } from './notifications/index.ts';
 import { createDeliveryService } from './delivery/index.ts';
 import { createActionServices } from './actions/index.ts';
@@ -96,6 +98,7 @@ export async function createNodeContext(
   // anonymous visitors on a budget (peers/visitor-fetch.ts).
   const visitors = createVisitorFetchGate({ peers, clock, logger });
   const reads = { db, clock, logger, config, peers, registry: swarm.registry, seen, visitors };
+  const profiles = createProfileService(reads);
   const delivery = createDeliveryService({
     db,
     peers,
@@ -171,7 +174,10 @@ export async function createNodeContext(
     content,
     feeds: createFeedService({ ...reads, content, reader }),
     threads: createThreadService(reads),
-    profiles: createProfileService(reads),
+    profiles,
+    followLists: createFollowListService(reads),
+    search: createSearchService({ db, config, profiles }),
+    linkPreviews: createLinkPreviewService({ peers, clock, logger, limits: shared.limits }),
     notifications: createNotificationService({ db, clock, config }),
     delivery,
     actions,

@@ -11,7 +11,9 @@ import type { AdminTokenService, NodeAuthService } from './security/index.ts';
 import type { InboundInteractionService } from './interactions/index.ts';
 import type { ContentService } from './content/index.ts';
 import type { FeedService, ThreadService } from './feeds/index.ts';
-import type { ProfileService } from './profiles/index.ts';
+import type { FollowListService, ProfileService } from './profiles/index.ts';
+import type { LinkPreviewService } from './previews/index.ts';
+import type { SearchService } from './search/index.ts';
 import type { NotificationService } from './notifications/index.ts';
 import type { DeliveryService } from './delivery/index.ts';
 import type { ActionServices } from './actions/index.ts';
@@ -60,6 +62,12 @@ export interface NodeContext {
   threads: ThreadService;
   /** Local and remote profiles (`alice`, `bob@beta.example`). */
   profiles: ProfileService;
+  /** Followers and following lists, served to peers and shown to people (issue #14). */
+  followLists: FollowListService;
+  /** People, posts and hashtags; tag pages (issue #14). */
+  search: SearchService;
+  /** Cards for the first link of a post being written (issue #14). */
+  linkPreviews: LinkPreviewService;
   /** A user's notifications, unread count, mark read. */
   notifications: NotificationService;
   /** The durable outbox: every delivery to another node, sent at once and retried (DESIGN §3). */

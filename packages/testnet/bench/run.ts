@@ -3,13 +3,14 @@ import { benchGossip } from './gossip-report.ts';
 import { benchIngest } from './ingest.bench.ts';
 import { benchLiveStreams } from './live-streams.bench.ts';
 import { benchReads } from './reads.bench.ts';
+import { benchSearch } from './search.bench.ts';
 import { benchStartup } from './startup.bench.ts';
 import { benchSwarmFeed } from './swarm-feed.bench.ts';
 import { writeReport } from './report.ts';
 
 // `pnpm bench`: every benchmark, results as JSON + markdown under bench/results/ at the repo
 // root. Speed targets live here, never in timed tests. `pnpm bench ingest gossip` runs only
-// the named ones (reads, swarm-feed, ingest, gossip, startup, live).
+// the named ones (reads, swarm-feed, ingest, gossip, startup, live, search).
 const resultsDir = fileURLToPath(new URL('../../../bench/results', import.meta.url));
 const only = process.argv.slice(2);
 const wanted = (name: string) => only.length === 0 || only.includes(name);
@@ -38,6 +39,16 @@ if (wanted('ingest')) {
 if (wanted('gossip')) {
   console.log('gossip: N = 50 and 200 in-process nodes, 10 % loss, 10 % dead (minutes)…');
   await benchGossip(resultsDir, [50, 200], log);
+}
+
+if (wanted('search')) {
+  console.log('search: 100,000 posts on PGlite, then on Postgres (minutes to write)…');
+  await writeReport(
+    resultsDir,
+    'search',
+    'Post search over 100,000 posts (p99 vs the newest-20 read)',
+    await benchSearch(log),
+  );
 }
 
 if (wanted('startup')) {

@@ -39,6 +39,7 @@ export interface NodeProcess {
 }
 
 /** How long a node may take to boot (migrations on a fresh embedded database included). */
+// Generous: the machine running the tests may be shared and heavily loaded.
 const START_TIMEOUT_MS = 240_000;
 /** How long a node may take to close its database after SIGTERM before it is killed. */
 const STOP_GRACE_MS = 15_000;

@@ -2,6 +2,9 @@ import { createRoute, z } from '@hono/zod-openapi';
 import {
   errorBody,
   errorBodySchema,
+  followListQuerySchema,
+  followersResponseSchema,
+  followingResponseSchema,
   repliesQuerySchema,
   repliesResponseSchema,
   singlePostAnswerSchema,
@@ -75,6 +78,38 @@ const getReplies = createRoute({
   },
 });
 
+const listParams = z.object({ handle: z.string().min(1).max(300) });
+
+const getFollowers = createRoute({
+  method: 'get',
+  path: '/api/swarm/users/{handle}/followers',
+  summary: "A local user's followers, newest follow first",
+  request: { params: listParams, query: followListQuerySchema },
+  responses: {
+    200: jsonContent(
+      followersResponseSchema,
+      'Up to `limit` (default 50, max 100) accepted followers; people of other nodes as `handle@domain` with `isRemote`; `nextCursor` pages on',
+    ),
+    ...invalid,
+    404: jsonContent(errorBodySchema, 'No such local user (USER_NOT_FOUND)'),
+  },
+});
+
+const getFollowing = createRoute({
+  method: 'get',
+  path: '/api/swarm/users/{handle}/following',
+  summary: 'Whom a local user follows, newest follow first',
+  request: { params: listParams, query: followListQuerySchema },
+  responses: {
+    200: jsonContent(
+      followingResponseSchema,
+      'Up to `limit` (default 50, max 100) accepted follows; people of other nodes as `handle@domain` with `isRemote`; `nextCursor` pages on',
+    ),
+    ...invalid,
+    404: jsonContent(errorBodySchema, 'No such local user (USER_NOT_FOUND)'),
+  },
+});
+
 /** Both content failures are 404s; the code tells which kind of thing was missing. */
 function notFound(c: Context, failure: ContentError) {
   return c.json(errorBody(failure.code, failure.message), 404);
@@ -88,6 +123,22 @@ export function contentRoutes() {
     const result = await c.get('node').content.userProfile(handle, c.req.valid('query'));
     if (!result.ok) return notFound(c, result.reason);
     return c.json(result.value, 200);
+  });
+
+  app.openapi(getFollowers, async (c) => {
+    const { handle } = c.req.valid('param');
+    const result = await c.get('node').followLists.serve('followers', handle, c.req.valid('query'));
+    if (!result.ok) return notFound(c, result.reason);
+    const { entries, ...rest } = result.value;
+    return c.json({ followers: entries, ...rest }, 200);
+  });
+
+  app.openapi(getFollowing, async (c) => {
+    const { handle } = c.req.valid('param');
+    const result = await c.get('node').followLists.serve('following', handle, c.req.valid('query'));
+    if (!result.ok) return notFound(c, result.reason);
+    const { entries, ...rest } = result.value;
+    return c.json({ following: entries, ...rest }, 200);
   });
 
   app.openapi(getTimeline, async (c) => {

@@ -1,3 +1,5 @@
+import { normaliseHashtag } from '@swarm/contract';
+
 /**
  * Display helpers shared by the content pages: counts, times and the parsing of post text into
  * plain text, mentions and links. Pure functions (no DOM, no Svelte) so they run on the server,
@@ -35,15 +37,17 @@ export function absoluteTime(iso: string): string {
 export type ContentSegment =
   | { kind: 'text'; text: string }
   | { kind: 'mention'; text: string; href: string }
-  | { kind: 'link'; text: string; href: string };
+  | { kind: 'link'; text: string; href: string }
+  | { kind: 'tag'; text: string; href: string };
 
 /**
- * `@handle`, `@handle@domain[:port]` and http(s) URLs. A mention must not follow a word
+ * `@handle`, `@handle@domain[:port]`, http(s) URLs and `#tags` (the contract's hashtag rule:
+ * not after a word character, `/`, `&` or `#`). A mention must not follow a word
  * character (so `me@example.com` stays text); the handle and domain alphabets are the contract's
  * (REMOTE_HANDLE and host names), trailing dots and punctuation are left out of the match.
  */
 const TOKEN =
-  /(?<![\w@./-])@([A-Za-z0-9_](?:[A-Za-z0-9_.-]{0,62}[A-Za-z0-9_])?)(?:@([A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?(?::\d{1,5})?))?|\bhttps?:\/\/[^\s<>"'`]+/g;
+  /(?<![\w@./-])@([A-Za-z0-9_](?:[A-Za-z0-9_.-]{0,62}[A-Za-z0-9_])?)(?:@([A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?(?::\d{1,5})?))?|\bhttps?:\/\/[^\s<>"'`]+|(?<![\w/&#])#([A-Za-z0-9_]*[A-Za-z_][A-Za-z0-9_]*)/g;
 
 /** Punctuation that ends a sentence rather than a URL ("see https://x.example/a."). */
 const URL_TRAILING = /[.,;:!?)\]}'"]+$/;
@@ -53,6 +57,11 @@ export interface MentionContext {
   postDomain: string;
   /** This node's domain: mentions of people here link to `/@carol`, not `/@carol@here`. */
   localDomain: string;
+}
+
+/** App path of a tag page: `/tags/rust`. */
+export function tagPath(tag: string): string {
+  return `/tags/${encodeURIComponent(tag.toLowerCase())}`;
 }
 
 /** App path of a person's profile: `/@alice` here, `/@bob@beta.example` elsewhere. */
@@ -79,8 +88,13 @@ export function parseContent(content: string, ctx: MentionContext): ContentSegme
     const start = match.index;
     let token = match[0];
     let href: string;
-    let kind: 'mention' | 'link';
-    if (token.startsWith('@')) {
+    let kind: 'mention' | 'link' | 'tag';
+    if (token.startsWith('#')) {
+      const tag = normaliseHashtag(token);
+      if (!tag) continue;
+      kind = 'tag';
+      href = tagPath(tag);
+    } else if (token.startsWith('@')) {
       const handle = match[1]!;
       const domain = match[2] ?? ctx.postDomain;
       kind = 'mention';

@@ -79,8 +79,8 @@ describe('two nodes in a browser', () => {
   it('alice follows bob on his profile', async () => {
     // Found the way a person would: the header's search takes `handle@domain`.
     await alice.visit(a.url, '/', 'home');
-    await alice.page.getByLabel('Find someone', { exact: true }).fill(`bob@${b.domain}`);
-    await alice.page.getByLabel('Find someone', { exact: true }).press('Enter');
+    await alice.page.getByLabel('Search', { exact: true }).fill(`bob@${b.domain}`);
+    await alice.page.getByLabel('Search', { exact: true }).press('Enter');
     await alice.page.waitForURL(`${a.url}/@bob@${b.domain}`);
     await alice.page.waitForLoadState('networkidle');
     await alice.shot('profile-bob');

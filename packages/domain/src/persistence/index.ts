@@ -10,3 +10,4 @@ export * from './node-keys.sql.ts';
 export * from './ops.sql.ts';
 export * from './registry.sql.ts';
 export * from './ownership.sql.ts';
+export * from './search.sql.ts';

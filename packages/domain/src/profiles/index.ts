@@ -1,1 +1,2 @@
 export * from './profile.service.ts';
+export * from './follow-lists.ts';

@@ -46,10 +46,19 @@ export interface ProfilePage {
   isSwarm: boolean;
 }
 
+/**
+ * Profile tabs (issue #14): `posts` (top-level posts and reposts), `replies` (posts and
+ * replies), `media` (own posts with images). For another node's user the node's profile answer
+ * gives the posts; `replies` adds the replies by them that this node holds, `media` keeps the
+ * posts with media (docs/decisions.md "Profile tabs of remote users").
+ */
+export const PROFILE_TABS = ['posts', 'replies', 'media'] as const;
+export type ProfileTab = (typeof PROFILE_TABS)[number];
+
 export interface ProfileService {
   get(
     viewer: Viewer | null,
-    query: { address: string; limit?: number },
+    query: { address: string; limit?: number; tab?: ProfileTab },
   ): Promise<Result<ProfilePage, ReadError>>;
 }
 
@@ -111,6 +120,7 @@ export function createProfileService(deps: ProfileServiceDeps): ProfileService {
     viewer: Viewer | null,
     handle: string,
     limit: number,
+    tab: ProfileTab,
   ): Promise<Result<ProfilePage, ReadError>> {
     const user = await prisma.user.findUnique({
       where: { handle },
@@ -126,8 +136,16 @@ export function createProfileService(deps: ProfileServiceDeps): ProfileService {
       limit === 0
         ? []
         : await prisma.post.findMany({
-            // Top-level posts and reposts; replies are on their threads.
-            where: { authorId: user.id, apId: null, deletedAt: null, replyToId: null, ...visible },
+            // Posts: top-level posts and reposts (replies are on their threads); Posts & replies:
+            // everything; Media: own posts with media.
+            where: {
+              authorId: user.id,
+              apId: null,
+              deletedAt: null,
+              ...visible,
+              ...(tab === 'posts' ? { replyToId: null } : {}),
+              ...(tab === 'media' ? { repostOfId: null, media: { some: {} } } : {}),
+            },
             orderBy: NEWEST_FIRST,
             take: limit,
             select: postViewSelect,
@@ -162,6 +180,7 @@ export function createProfileService(deps: ProfileServiceDeps): ProfileService {
     viewer: Viewer | null,
     asked: { handle: string; domain: string },
     limit: number,
+    tab: ProfileTab,
   ): Promise<Result<ProfilePage, ReadError>> {
     const { domain } = asked;
     if (await registry.isBlocked(domain)) {
@@ -208,10 +227,28 @@ export function createProfileService(deps: ProfileServiceDeps): ProfileService {
       { handle, domain, displayName: profile.displayName, avatarUrl: profile.avatarUrl },
       self,
     );
-    const views = posts
+    const fetched = posts
       .slice(0, limit)
       .map((post) => profilePostToView(post, author, domain, self));
-    await seen?.remember(views);
+    await seen?.remember(fetched);
+    let views = tab === 'media' ? fetched.filter((view) => view.media.length > 0) : fetched;
+    if (tab === 'replies' && limit > 0) {
+      // Their replies this node holds (a profile answer lists top-level posts only).
+      const rows = await prisma.post.findMany({
+        where: { remoteAuthorId: stored.id, replyToId: { not: null }, deletedAt: null },
+        orderBy: NEWEST_FIRST,
+        take: limit,
+        select: postViewSelect,
+      });
+      const known = new Set(views.map((view) => view.id));
+      const replies = rows.flatMap((row) => {
+        const view = rowToPostView(row, self);
+        return view && !known.has(view.id) ? [view] : [];
+      });
+      views = [...views, ...replies]
+        .sort((a, b) => Date.parse(b.createdAt) - Date.parse(a.createdAt))
+        .slice(0, limit);
+    }
     const state = await followState(viewer, stored.actorUrl);
     return ok({
       profile: {
@@ -244,7 +281,10 @@ export function createProfileService(deps: ProfileServiceDeps): ProfileService {
         PROFILE_POSTS_LIMIT.max,
       );
       const address = parsed.value;
-      return address.local ? local(viewer, address.handle, limit) : remote(viewer, address, limit);
+      const tab = query.tab ?? 'posts';
+      return address.local
+        ? local(viewer, address.handle, limit, tab)
+        : remote(viewer, address, limit, tab);
     },
   };
 }

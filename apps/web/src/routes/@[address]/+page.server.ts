@@ -6,18 +6,20 @@ export const load: PageServerLoad = async (event) => {
   const { locals, params, url } = event;
   const address = params.address;
   const isRemote = address.includes('@');
-  const profile = settle(locals.api.profiles.get({ address }), (cause) =>
+  const asked = url.searchParams.get('tab');
+  const tab = asked === 'replies' || asked === 'media' ? asked : 'posts';
+  const profile = settle(locals.api.profiles.get({ address, tab }), (cause) =>
     locals.node.logger.error({ err: cause, address }, 'profile failed'),
   );
   // Another node's profile is fetched from it: streamed on in-app navigation. Otherwise the
   // answer is awaited and a failure gets its own status (404, 502…) and this route's error page.
-  if (isRemote && event.isDataRequest) return { address, profile };
+  if (isRemote && event.isDataRequest) return { address, tab, profile };
   const answer = await profile;
   if (!answer.ok) {
     if (answer.code === 'UNAUTHORIZED') loginRedirect(url);
     error(answer.status, { message: answer.message, code: answer.code });
   }
-  return { address, profile: answer };
+  return { address, tab, profile: answer };
 };
 
 async function followAction(

@@ -1,0 +1,2 @@
+export * from './link-metadata.ts';
+export * from './link-preview.service.ts';
