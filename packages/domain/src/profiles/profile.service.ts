@@ -124,7 +124,13 @@ export function createProfileService(deps: ProfileServiceDeps): ProfileService {
   ): Promise<Result<ProfilePage, ReadError>> {
     const user = await prisma.user.findUnique({
       where: { handle },
-      select: { id: true, isNsfw: true, movedFrom: true, ...profileUserSelect, ...ACCOUNT_FLAGS_SELECT },
+      select: {
+        id: true,
+        isNsfw: true,
+        movedFrom: true,
+        ...profileUserSelect,
+        ...ACCOUNT_FLAGS_SELECT,
+      },
     });
     if (!user || isHiddenAccount(user))
       return readError('USER_NOT_FOUND', `There is no user ${handle} on this node.`);
