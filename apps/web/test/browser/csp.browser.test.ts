@@ -192,13 +192,16 @@ describe('every page under the Content-Security-Policy', () => {
       '/find?q=%40%40',
       '/login',
       '/signup',
+      '/rules',
+      '/search?q=alice',
+      '/tags/swarm',
       '/@alice',
       `/@bob@${b.domain}`,
       alicePostPath,
       bobPostPathOnA,
     ]);
     await visitMissing(visitor, a, '/no-such-page');
-  });
+  }, 240_000);
 
   it('loads every page signed in, /admin included', async () => {
     await visitAll(alice, a, [
@@ -222,9 +225,16 @@ describe('every page under the Content-Security-Policy', () => {
       '/admin/seeds',
       '/admin/tokens',
       '/admin/users',
+      '/admin/reports',
+      '/admin/registrations',
+      '/admin/audit',
+      '/settings/safety',
+      '/search?q=bob',
+      '/@alice/followers',
     ]);
     await visitMissing(alice, a, '/no-such-page');
-  });
+    // Many pages, each waited for until hydrated: more than the default 30 s on a busy machine.
+  }, 240_000);
 
   it('blocks a script injected into a page, and reports it', async () => {
     await visitor.visit(a.url, '/public');
