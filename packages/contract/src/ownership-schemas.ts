@@ -125,6 +125,11 @@ export const accountArchiveContentSchema = z.object({
   follows: z.array(archivePersonSchema).max(ARCHIVE_LIMITS.people),
   followers: z.array(archivePersonSchema).max(ARCHIVE_LIMITS.people),
   mutes: z.array(archivePersonSchema).max(ARCHIVE_LIMITS.people).default([]),
+  /** Whole nodes the user muted. */
+  mutedNodes: z
+    .array(z.object({ domain: domainSchema, since: timestampSchema }))
+    .max(ARCHIVE_LIMITS.people)
+    .default([]),
   blocks: z.array(archivePersonSchema).max(ARCHIVE_LIMITS.people).default([]),
 });
 export type AccountArchiveContent = z.output<typeof accountArchiveContentSchema>;

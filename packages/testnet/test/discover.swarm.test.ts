@@ -189,4 +189,19 @@ describe('tags across the swarm', () => {
     const words = await on(alpha, alice).search.query({ q: 'fun' });
     expect(words.posts.map((p) => p.content)).toEqual(['Same here, #rust is fun (not #rusty)']);
   });
+
+  it('leaves out of search and tag pages whom the viewer muted, and only for that viewer', async () => {
+    await alpha.node.moderation.safety.mute(carol.id, `bob@${B}`);
+    const tagPage = await on(alpha, carol).search.tag({ tag: 'rust' });
+    expect(tagPage.posts.map((p) => p.content)).toEqual(['Learning #Rust today']);
+    const found = await on(alpha, carol).search.query({ q: 'bob' });
+    expect(found.people.map((p) => p.address)).not.toContain(`bob@${B}`);
+    expect((await on(alpha, carol).search.query({ q: 'fun' })).posts).toEqual([]);
+    // Someone else still finds them.
+    const byAlice = await on(alpha, alice).search.query({ q: 'bob' });
+    expect(byAlice.people.map((p) => p.address)).toContain(`bob@${B}`);
+    expect((await on(alpha, alice).search.query({ q: 'fun' })).posts).toHaveLength(1);
+    await alpha.node.moderation.safety.unmute(carol.id, `bob@${B}`);
+    expect((await on(alpha, carol).search.query({ q: 'fun' })).posts).toHaveLength(1);
+  });
 });

@@ -105,12 +105,18 @@ describe('moving an account', () => {
     const followed = await on(gamma, carol).interactions.follow({ address: `alice@${A}` });
     expect(followed.delivery?.status).toBe('delivered');
     await on(alpha, alice).posts.create({ content: 'first from alpha' });
+    // Distinct times: the archive lists posts by date (the same date would order them by id).
+    net.clock.advance(1_000);
     await on(alpha, alice).posts.create({ content: 'second from alpha' });
     expect((await user(alpha, 'alice'))?.followersCount).toBe(1);
   });
 
-  it('exports a signed archive with profile, posts, followers and the key backup', async () => {
+  it('exports a signed archive with profile, posts, followers, mutes and the key backup', async () => {
+    await alpha.node.moderation.safety.mute(alice.user.id, `dave@${C}`);
+    await alpha.node.moderation.safety.mute(alice.user.id, 'noisy.example');
     archive = await exportArchive(alpha, alice);
+    expect(archive.mutes).toEqual([{ address: `dave@${C}`, since: expect.any(String) }]);
+    expect(archive.mutedNodes).toEqual([{ domain: 'noisy.example', since: expect.any(String) }]);
     expect(archive).toMatchObject({
       format: 'swarm-account-archive',
       version: 1,

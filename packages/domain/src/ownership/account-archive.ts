@@ -74,7 +74,7 @@ export function createAccountArchives(deps: {
         local: { handle: string } | null,
       ) =>
         local ? `${local.handle}@${self}` : actor ? `${actor.handle}@${actor.nodeDomain}` : key;
-      const [follows, followers, blocks] = await Promise.all([
+      const [follows, followers, blocks, mutes] = await Promise.all([
         prisma.follow.findMany({
           where: { followerUserId: userId, state: 'accepted' },
           take: ARCHIVE_LIMITS.people,
@@ -92,6 +92,11 @@ export function createAccountArchives(deps: {
           },
         }),
         prisma.userBlock.findMany({ where: { userId }, take: ARCHIVE_LIMITS.people }),
+        prisma.userMute.findMany({
+          where: { userId },
+          orderBy: { createdAt: 'asc' },
+          take: ARCHIVE_LIMITS.people,
+        }),
       ]);
       const content: AccountArchiveContent = {
         format: ARCHIVE_FORMAT,
@@ -141,7 +146,12 @@ export function createAccountArchives(deps: {
           .map((f) =>
             person(addressOfKey(f.followerKey, f.followerRemoteActor, f.followerUser), f.createdAt),
           ),
-        mutes: [],
+        mutes: mutes
+          .filter((m) => m.kind === 'person' && parseHandleAddress(m.target).ok)
+          .map((m) => person(m.target, m.createdAt)),
+        mutedNodes: mutes
+          .filter((m) => m.kind === 'node')
+          .map((m) => ({ domain: m.target, since: formatTimestamp(m.createdAt) })),
         blocks: blocks
           .map((b) => ({ address: b.blockedAddress, since: formatTimestamp(b.createdAt) }))
           .filter((b) => parseHandleAddress(b.address).ok),

@@ -15,6 +15,7 @@ import {
   type Viewer,
 } from '../feeds/post-views.ts';
 import { readError, type ReadError } from '../feeds/read-errors.ts';
+import { viewerFilter, type ViewerFilter } from '../moderation/safety.service.ts';
 import { postSearchSql, tagCountsSql, tagPageSql } from '../persistence/search.sql.ts';
 import { localPerson, type PersonView } from '../profiles/follow-lists.ts';
 import type { ProfileService } from '../profiles/profile.service.ts';
@@ -96,8 +97,13 @@ export function createSearchService(deps: SearchServiceDeps): SearchService {
   const prisma = db.prisma;
   const self = config.domain;
 
+  /** Whom the viewer does not want to see (their mutes and blocks, and who blocked them). */
+  const filterFor = (viewer: Viewer | null) =>
+    viewerFilter(prisma, { viewer, self, operatorMutes: false });
+
   async function views(viewer: Viewer | null, ids: readonly string[]): Promise<PostView[]> {
     if (ids.length === 0) return [];
+    const filter = await filterFor(viewer);
     const rows = await prisma.post.findMany({
       where: { id: { in: [...ids] } },
       select: postViewSelect,
@@ -106,7 +112,7 @@ export function createSearchService(deps: SearchServiceDeps): SearchService {
     const list = ids.flatMap((id) => {
       const row = byId.get(id);
       const view = row ? rowToPostView(row, self) : null;
-      return view ? [view] : [];
+      return view && !filter.hides(view) ? [view] : [];
     });
     return withViewerState(prisma, viewer, list);
   }
@@ -133,7 +139,7 @@ export function createSearchService(deps: SearchServiceDeps): SearchService {
     return new Map(rows.map((row) => [row.tag, row.n]));
   }
 
-  async function findPeople(text: string): Promise<PersonView[]> {
+  async function findPeople(text: string, filter: ViewerFilter): Promise<PersonView[]> {
     const word = text.replace(/^@/, '').trim();
     if (!word) return [];
     const [users, actors, handles] = await Promise.all([
@@ -168,6 +174,7 @@ export function createSearchService(deps: SearchServiceDeps): SearchService {
     ]);
     const found = new Map<string, PersonView>();
     const add = (person: PersonView) => {
+      if (filter.hides({ author: person })) return;
       const key = `${person.handle.toLowerCase()}@${person.domain.toLowerCase()}`;
       if (!found.has(key)) found.set(key, person);
     };
@@ -223,7 +230,10 @@ export function createSearchService(deps: SearchServiceDeps): SearchService {
       }
       const peopleWord = address?.ok ? address.value.handle : bare;
       const tag = normaliseHashtag(query);
-      const [people, posts] = await Promise.all([findPeople(peopleWord), findPosts(viewer, query)]);
+      const [people, posts] = await Promise.all([
+        filterFor(viewer).then((filter) => findPeople(peopleWord, filter)),
+        findPosts(viewer, query),
+      ]);
       const merged = exact ? [exact, ...people.filter((p) => p.address !== exact.address)] : people;
 
       // The tag asked for, then the tags of the posts found that start like the query.
