@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import { createDb, migrateDb, type Db } from '@swarm/db';
 import { systemClock, type Clock } from './clock.ts';
 import type { NodeConfig } from './config.ts';
@@ -41,7 +42,13 @@ import {
   createRequestContext,
 } from './ops/index.ts';
 import { READS_TOPIC, createSharedState } from './replicas/index.ts';
-import { createMediaProxyService } from './media/index.ts';
+import {
+  createDiskStorage,
+  createMediaProxyService,
+  createS3Storage,
+  createUploadService,
+  type MediaStorage,
+} from './media/index.ts';
 import { createLiveHub } from './live/index.ts';
 
 /** Seams for tests and the swarm harness: time, and the network to peers. */
@@ -53,6 +60,17 @@ export interface NodeOverrides {
   peerTimeoutMs?: number;
   /** Budget, cache and breaker of multi-peer reads (swarm feed, home timeline). */
   peerReads?: Partial<PeerReadOptions>;
+  /** Where uploaded media go (default: S3 when configured, else `DATA_DIR/uploads`). */
+  mediaStorage?: MediaStorage;
+  /** What a relative DATA_DIR is relative to (default: the working directory). */
+  baseDir?: string;
+}
+
+/** The media storage the configuration asks for (docs/deployment.md "Media storage"). */
+export function mediaStorageFor(config: NodeConfig, baseDir = process.cwd()): MediaStorage {
+  return config.s3
+    ? createS3Storage(config.s3)
+    : createDiskStorage(resolve(baseDir, config.dataDir, 'uploads'));
 }
 
 /** Wires a node over an open, migrated database (tests pass their own database here). */
@@ -90,6 +108,13 @@ export async function createNodeContext(
     profiles: peerProfiles,
   });
   const content = createContentService({ db, clock, config });
+  const uploads = createUploadService({
+    db,
+    clock,
+    logger,
+    config,
+    storage: deps.mediaStorage ?? mediaStorageFor(config, deps.baseDir),
+  });
   // Shared by reads and actions: an action on a post just shown can use what was shown, and
   // drops the cached answers of the peer it changed something on.
   const seen = createSeenPosts({ db, clock, logger });
@@ -122,6 +147,7 @@ export async function createNodeContext(
     config,
     peers,
     delivery,
+    uploads,
     reads: { seen, reader },
   });
   const registryAdmin = createRegistryAdminService({ config, db, clock, logger, ...swarm });
@@ -197,7 +223,14 @@ export async function createNodeContext(
     metrics,
     requestContext,
     failures,
-    media: createMediaProxyService({ keys, peers, clock, logger }),
+    media: createMediaProxyService({
+      keys,
+      peers,
+      clock,
+      logger,
+      localPathOf: uploads.localPathOf,
+    }),
+    uploads,
     live,
     close: async () => {
       live.closeAll();
