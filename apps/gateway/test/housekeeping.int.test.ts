@@ -53,8 +53,9 @@ describe('housekeeping', () => {
       return result.value;
     };
     const files = async (id: string) =>
-      (await Promise.all([`${id}.webp`, `${id}-thumb.webp`].map((k) => uploads.storage.get(k))))
-        .filter(Boolean).length;
+      (
+        await Promise.all([`${id}.webp`, `${id}-thumb.webp`].map((k) => uploads.storage.get(k)))
+      ).filter(Boolean).length;
 
     const unused = await upload();
     const posted = await upload();

@@ -205,13 +205,7 @@ function s3ConfigOf(e: z.output<typeof envSchema>): { value?: S3Config; error?: 
   const secretAccessKey = e.S3_SECRET_ACCESS_KEY?.trim() || undefined;
   if (!bucket) {
     const stray = (
-      [
-        'S3_REGION',
-        'S3_ENDPOINT',
-        'S3_ACCESS_KEY_ID',
-        'S3_SECRET_ACCESS_KEY',
-        'S3_PREFIX',
-      ] as const
+      ['S3_REGION', 'S3_ENDPOINT', 'S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY', 'S3_PREFIX'] as const
     ).filter((name) => e[name]?.trim());
     return stray.length > 0
       ? { error: `${stray.join(', ')} set without S3_BUCKET: set S3_BUCKET to store media in S3` }

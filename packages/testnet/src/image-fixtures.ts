@@ -6,7 +6,7 @@ import sharp from 'sharp';
 /** A JPEG taken "on a phone": EXIF with the camera's make, GPS coordinates and orientation 6. */
 export async function phoneJpeg(
   options: { width?: number; height?: number; quality?: number } = {},
-): Promise<Uint8Array> {
+): Promise<Uint8Array<ArrayBuffer>> {
   const { width = 120, height = 80 } = options;
   // A gradient, so the encoder has something to do (a flat colour compresses to nothing).
   const pixels = Buffer.alloc(width * height * 3);
@@ -42,7 +42,7 @@ export function exifHasGps(exif: Uint8Array | undefined): boolean {
 }
 
 /** A PNG with transparency. */
-export async function smallPng(width = 64, height = 48): Promise<Uint8Array> {
+export async function smallPng(width = 64, height = 48): Promise<Uint8Array<ArrayBuffer>> {
   const bytes = await sharp({
     create: { width, height, channels: 4, background: { r: 20, g: 120, b: 200, alpha: 0.5 } },
   })
@@ -76,7 +76,7 @@ function chunk(type: string, data: Uint8Array): Buffer {
  * A decompression bomb's header: a valid PNG signature and IHDR claiming `width` × `height`
  * pixels, with one tiny IDAT and IEND. A few dozen bytes on the wire.
  */
-export function pngClaiming(width: number, height: number): Uint8Array {
+export function pngClaiming(width: number, height: number): Uint8Array<ArrayBuffer> {
   const ihdr = Buffer.alloc(13);
   ihdr.writeUInt32BE(width, 0);
   ihdr.writeUInt32BE(height, 4);

@@ -72,7 +72,9 @@ const SHARP_FORMAT: Record<string, string[]> = {
 export async function processImage(
   bytes: Uint8Array,
   options: { purpose: UploadPurpose; maxPixels: number },
-): Promise<Refused<ProcessedImage, 'UNSUPPORTED_MEDIA_TYPE' | 'PAYLOAD_TOO_LARGE' | 'INVALID_REQUEST'>> {
+): Promise<
+  Refused<ProcessedImage, 'UNSUPPORTED_MEDIA_TYPE' | 'PAYLOAD_TOO_LARGE' | 'INVALID_REQUEST'>
+> {
   const sniffed = sniffImageType(bytes);
   if (!sniffed.ok) return sniffed;
   const input = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
@@ -90,9 +92,13 @@ export async function processImage(
     });
   }
   if (!SHARP_FORMAT[sniffed.value]?.includes(metadata.format ?? '')) {
-    return refuse('UNSUPPORTED_MEDIA_TYPE', `This file is not a ${sniffed.value} image. ${ACCEPTED}`, {
-      field: 'file',
-    });
+    return refuse(
+      'UNSUPPORTED_MEDIA_TYPE',
+      `This file is not a ${sniffed.value} image. ${ACCEPTED}`,
+      {
+        field: 'file',
+      },
+    );
   }
   const width = metadata.width ?? 0;
   const height = metadata.pageHeight ?? metadata.height ?? 0;
@@ -163,7 +169,11 @@ async function encode(open: () => Sharp, purpose: UploadPurpose): Promise<Proces
       width: display.info.width,
       height: display.info.height,
     },
-    thumb: { bytes: new Uint8Array(thumb.data), width: thumb.info.width, height: thumb.info.height },
+    thumb: {
+      bytes: new Uint8Array(thumb.data),
+      width: thumb.info.width,
+      height: thumb.info.height,
+    },
     blurhash: encodeBlurhash(
       new Uint8ClampedArray(small.data.buffer, small.data.byteOffset, small.data.byteLength),
       small.info.width,

@@ -80,6 +80,10 @@ export function createS3Storage(config: S3Config, client?: S3Client): MediaStora
       // Uploads are small and sent once; a slow store fails the upload rather than hang it.
       requestHandler: { requestTimeout: 20_000, connectionTimeout: 5_000 },
       maxAttempts: 3,
+      // Checksums only where S3 requires them: many S3-compatible services refuse the SDK's
+      // default trailing checksums.
+      requestChecksumCalculation: 'WHEN_REQUIRED',
+      responseChecksumValidation: 'WHEN_REQUIRED',
     });
   const Bucket = config.bucket;
   const keyOf = (key: string) => `${config.prefix}${checkKey(key)}`;

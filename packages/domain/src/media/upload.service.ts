@@ -4,14 +4,7 @@ import type { Db } from '@swarm/db';
 import type { Clock } from '../clock.ts';
 import type { NodeConfig } from '../config.ts';
 import type { Logger } from '../logger.ts';
-import {
-  inTransaction,
-  refusal,
-  refuse,
-  RefusalError,
-  type Refused,
-  type Tx,
-} from '../refusal.ts';
+import { inTransaction, refusal, refuse, RefusalError, type Refused, type Tx } from '../refusal.ts';
 import {
   processImage,
   UPLOAD_PURPOSES,
@@ -213,7 +206,11 @@ export function createUploadService(deps: {
     });
     // Avatars and headers no longer on their owner's profile (changed in the settings form).
     const profileImages = await prisma.upload.findMany({
-      where: { purpose: { in: ['avatar', 'header'] }, attachedAt: { not: null }, discardedAt: null },
+      where: {
+        purpose: { in: ['avatar', 'header'] },
+        attachedAt: { not: null },
+        discardedAt: null,
+      },
       select: {
         id: true,
         purpose: true,
@@ -224,7 +221,8 @@ export function createUploadService(deps: {
       take: UPLOADS.sweepBatch,
     });
     for (const upload of profileImages) {
-      const current = upload.purpose === 'avatar' ? upload.owner?.avatarUrl : upload.owner?.headerUrl;
+      const current =
+        upload.purpose === 'avatar' ? upload.owner?.avatarUrl : upload.owner?.headerUrl;
       // Set at least a minute ago: a profile being written right now is left alone.
       const settled = upload.attachedAt!.getTime() < clock.now().getTime() - 60_000;
       if (settled && current !== `${base}${upload.id}.webp`) doomed.push({ id: upload.id });
@@ -349,7 +347,10 @@ export function createUploadService(deps: {
       const attached = new Map<string, AttachedUpload>();
       if (uploadIds.length === 0) return attached;
       const unique = [...new Set(uploadIds)];
-      if (unique.length !== uploadIds.length || !unique.every((id) => uuidSchema.safeParse(id).success)) {
+      if (
+        unique.length !== uploadIds.length ||
+        !unique.every((id) => uuidSchema.safeParse(id).success)
+      ) {
         throw new RefusalError(
           refusal('INVALID_REQUEST', 'Each photo can be attached once, by its upload id.', {
             field: 'media',
