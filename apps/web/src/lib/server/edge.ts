@@ -140,7 +140,7 @@ const edgeAnswer: Handle = async ({ event, resolve }) => {
       ? errorJson(413, 'PAYLOAD_TOO_LARGE', message)
       : new Response(message, {
           status: 413,
-          headers: { 'content-type': 'text/plain; charset=utf-8', connection: 'close' },
+          headers: { 'content-type': 'text/plain; charset=utf-8' },
         });
   }
   if (urlHasNul(event.url)) {

@@ -17,15 +17,19 @@ const UPLOADS_PER_USER = { points: 60, windowMs: 60 * 60_000 };
 
 export const POST: RequestHandler = async ({ request, url, locals }) => {
   const { node, session } = locals;
-  // The rest of a refused body is not read: the connection is closed after the answer.
-  const close = { connection: 'close' };
-  if (!session) return withHeaders(errorJson(401, 'UNAUTHORIZED', 'Sign in first.'), close);
+  // A refusal is answered at once, whatever is still coming. The connection is not closed on
+  // it: a client still sending would get a reset, which discards the answer it has not read
+  // yet; Node reads and drops the rest of the body instead (bounded by its request timeout).
+  if (!session) return errorJson(401, 'UNAUTHORIZED', 'Sign in first.');
   const taken = await node.limits.take(UPLOAD_LIMIT, session.user.id, UPLOADS_PER_USER);
   if (!taken.ok) {
-    return withHeaders(
-      errorJson(429, 'RATE_LIMITED', `Too many uploads; retry in ${taken.retryAfterSec} s.`),
-      { ...close, 'retry-after': String(taken.retryAfterSec) },
+    const refused = errorJson(
+      429,
+      'RATE_LIMITED',
+      `Too many uploads; retry in ${taken.retryAfterSec} s.`,
     );
+    refused.headers.set('retry-after', String(taken.retryAfterSec));
+    return refused;
   }
   const result = await node.uploads.accept({
     ownerId: session.user.id,
@@ -37,7 +41,7 @@ export const POST: RequestHandler = async ({ request, url, locals }) => {
     const { code, message, details } = result.reason;
     return new Response(JSON.stringify(errorBody(code, message, details)), {
       status: ERROR_STATUS[code],
-      headers: { 'content-type': 'application/json', 'cache-control': 'no-store', ...close },
+      headers: { 'content-type': 'application/json', 'cache-control': 'no-store' },
     });
   }
   return new Response(JSON.stringify(result.value), {
@@ -45,8 +49,3 @@ export const POST: RequestHandler = async ({ request, url, locals }) => {
     headers: { 'content-type': 'application/json', 'cache-control': 'no-store' },
   });
 };
-
-function withHeaders(response: Response, headers: Record<string, string>): Response {
-  for (const [name, value] of Object.entries(headers)) response.headers.set(name, value);
-  return response;
-}
