@@ -282,7 +282,12 @@ export function createUploadService(deps: {
       if (!processed.ok) return processed;
       const image = processed.value;
       const id = randomUUID();
-      await store(id, image);
+      try {
+        await store(id, image);
+      } catch (err) {
+        logger.error({ err, storage: storage.kind }, 'uploads: the media storage failed');
+        return refuse('UNAVAILABLE', 'The media storage is not answering; try again shortly.');
+      }
       const now = clock.now();
       const row = {
         id,
