@@ -113,7 +113,10 @@ export async function processImage(
     );
   }
   try {
-    return { ok: true, value: await encode(open, options.purpose) };
+    return {
+      ok: true,
+      value: await encode(open, options.purpose, metadata.hasAlpha === true),
+    };
   } catch {
     return refuse('INVALID_REQUEST', 'This image cannot be read (damaged or cut short).', {
       field: 'file',
@@ -121,7 +124,11 @@ export async function processImage(
   }
 }
 
-async function encode(open: () => Sharp, purpose: UploadPurpose): Promise<ProcessedImage> {
+async function encode(
+  open: () => Sharp,
+  purpose: UploadPurpose,
+  hasAlpha: boolean,
+): Promise<ProcessedImage> {
   const box =
     purpose === 'avatar'
       ? { width: IMAGE_SIZES.avatar, height: IMAGE_SIZES.avatar, fit: 'cover' as const }
@@ -130,19 +137,21 @@ async function encode(open: () => Sharp, purpose: UploadPurpose): Promise<Proces
         : { width: IMAGE_SIZES.display, height: IMAGE_SIZES.display, fit: 'inside' as const };
   // Decoded once (JPEG shrinks while decoding), upright, at display size, as raw pixels; the
   // stored files and the placeholder are made from these. Raw pixels carry no metadata at all.
-  const { data, info } = await open()
+  // An alpha channel only where the source has one and uses it (a JPEG never has one).
+  const decoded = open()
     .rotate()
-    .resize({ ...box, withoutEnlargement: true })
-    .ensureAlpha()
+    .resize({ ...box, withoutEnlargement: true });
+  const { data, info } = await (hasAlpha ? decoded.ensureAlpha() : decoded.removeAlpha())
     .raw()
     .toBuffer({ resolveWithObject: true });
-  const raw = { raw: { width: info.width, height: info.height, channels: 4 as const } };
-  const opaque = !hasTransparency(data);
+  const channels = info.channels as 3 | 4;
+  const raw = { raw: { width: info.width, height: info.height, channels } };
+  const opaque = channels === 3 || !hasTransparency(data);
   const webp = (image: Sharp) =>
     image
-      .webp({ quality: IMAGE_SIZES.quality, alphaQuality: 90, effort: 3 })
+      .webp({ quality: IMAGE_SIZES.quality, alphaQuality: 90, effort: 2 })
       .toBuffer({ resolveWithObject: true });
-  const toFile = (image: Sharp) => (opaque ? image.removeAlpha() : image);
+  const toFile = (image: Sharp) => (opaque && channels === 4 ? image.removeAlpha() : image);
   const [display, thumb, small] = await Promise.all([
     webp(toFile(sharp(data, raw))),
     webp(
@@ -157,6 +166,7 @@ async function encode(open: () => Sharp, purpose: UploadPurpose): Promise<Proces
     ),
     sharp(data, raw)
       .resize({ width: 32, height: 32, fit: 'inside' })
+      .ensureAlpha()
       .raw()
       .toBuffer({ resolveWithObject: true }),
   ]);
