@@ -6,7 +6,8 @@ import { freePort, nodeOnPort, phoneJpeg, smallPng, type RestartableNode } from 
 import { launchBrowser, type BrowserHarness, type Person } from './browser-harness.ts';
 
 // Issue #14 "Photos" in Chromium through the real process (one embedded node): a photo attached
-// in the composer from the file picker and another pasted, each described (the composer nudges
+// in the composer from the file picker, another pasted and a third dropped (and removed), each
+// described (the composer nudges
 // while a description is missing), posted and shown; an image by URL whose host is gone shows
 // its alt text, not a broken icon; an avatar set in the settings. Needs `pnpm build`.
 
@@ -88,6 +89,24 @@ describe('photos in a browser', () => {
     await expect.poll(() => secondAlt.isEnabled(), { timeout: 30_000 }).toBe(true);
     await expect.poll(() => page.getByText('A photo has no description.').count()).toBe(1);
     await secondAlt.fill('A blue rectangle');
+
+    // Dropped on the composer, then taken out again.
+    await page.locator('form.composer').evaluate((form, base64) => {
+      const bytes = Uint8Array.from(atob(base64), (c) => c.charCodeAt(0));
+      const data = new DataTransfer();
+      data.items.add(new File([bytes], 'dropped.png', { type: 'image/png' }));
+      for (const type of ['dragover', 'drop']) {
+        form.dispatchEvent(
+          new DragEvent(type, { dataTransfer: data, bubbles: true, cancelable: true }),
+        );
+      }
+    }, png);
+    const thirdAlt = page.getByLabel('Describe this photo for people who cannot see it').nth(2);
+    await expect.poll(() => thirdAlt.isEnabled(), { timeout: 30_000 }).toBe(true);
+    await page.getByRole('button', { name: 'Remove photo' }).nth(2).click();
+    await expect
+      .poll(() => page.getByLabel('Describe this photo for people who cannot see it').count())
+      .toBe(2);
     await expect.poll(() => page.getByText('No description yet').count()).toBe(0);
     await pat.shot('composer-with-photos');
 
