@@ -65,7 +65,8 @@ const peerEntries = z
       const parsed = followListEntrySchema.safeParse(item);
       return parsed.success ? [parsed.data] : [];
     }),
-  );
+  )
+  .pipe(z.array(followListEntrySchema));
 const peerMeta = {
   nodeDomain: z.unknown().optional(),
   timestamp: z.unknown().optional(),
@@ -76,7 +77,8 @@ const peerMeta = {
       typeof value === 'string' && followListCursorSchema.safeParse(value).success
         ? value
         : undefined,
-    ),
+    )
+    .pipe(z.string().optional()),
 };
 export const peerFollowersResponseSchema = followersResponseSchema.extend({
   followers: peerEntries,
