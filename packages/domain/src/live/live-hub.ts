@@ -237,6 +237,12 @@ export function createLiveHub(deps: {
 
   const hub: LiveHub = {
     open({ userId, sessionId }) {
+      // Draining: a page that reconnects now (EventSource does so at once when its stream ended)
+      // gets a stream that ends at once, not one the drain would cut mid-response; it comes back
+      // later to whichever process is then up.
+      if (deps.lifecycle?.shuttingDown) {
+        return { ok: true, stream: { attach: (sink) => sink.end(), close: () => undefined } };
+      }
       if (streams.size >= options.maxStreams) {
         return {
           ok: false,
