@@ -131,6 +131,7 @@ export async function createNodeContext(
     logger,
     config,
     peers,
+    delivery,
     posts: actions.posts,
     blockNode: (domain, reason, createdById) =>
       registryAdmin.blockNode(domain, reason, createdById),
