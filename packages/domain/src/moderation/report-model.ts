@@ -10,15 +10,7 @@ import type { AuditService } from './audit.service.ts';
 
 /** The reports' vocabulary and the service's shape (reports.service.ts puts it together). */
 
-export const REPORT_ACTIONS = [
-  'dismiss',
-  'delete-post',
-  'suspend-user',
-  'silence-user',
-  'mute-node',
-  'block-node',
-] as const;
-export type ReportAction = (typeof REPORT_ACTIONS)[number];
+export { REPORT_ACTIONS, type ReportAction } from '@swarm/contract';
 
 export const REPORT_STATUSES = ['open', 'resolved', 'dismissed'] as const;
 export type ReportStatus = (typeof REPORT_STATUSES)[number];
