@@ -154,6 +154,7 @@ export async function createNodeContext(
     delivery,
     posts: actions.posts,
     applyMove: inboundOwnership.move,
+    limits: shared.limits,
   });
   return {
     config,
