@@ -192,10 +192,7 @@ export function createReportFiling(
     };
   }
 
-  async function file(
-    reporterId: string,
-    input: ReportInput,
-  ): Promise<ActionOutcome<FiledReport>> {
+  async function file(reporterId: string, input: ReportInput): Promise<ActionOutcome<FiledReport>> {
     const bad = checkCategory(input.category, input.comment);
     if (bad) return bad;
     const reporter = await prisma.user.findUnique({
