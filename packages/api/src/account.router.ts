@@ -73,7 +73,8 @@ export const accountRouter = router({
         await ctx.node.ownership.importArchive({
           archiveText: input.archive,
           proof: input.proof,
-          passwordHash: await hashPassword(input.password),
+          hashPassword: () => hashPassword(input.password),
+          clientIp: ctx.clientIp,
         }),
       );
     }),

@@ -21,6 +21,7 @@ import type { Clock } from '../clock.ts';
 import type { NodeConfig } from '../config.ts';
 import type { DeliveryService } from '../delivery/index.ts';
 import type { Logger } from '../logger.ts';
+import type { Limits } from '../replicas/limits.ts';
 import { describePeerError, type PeerClient } from '../peers/index.ts';
 import { importDidKey } from '../security/key-cache.ts';
 import type { DeliveryView } from '../views/index.ts';
@@ -66,8 +67,13 @@ export interface ImportInput {
   archiveText: string;
   /** The importer's proof of holding the archive's key: action `import`, this node, `{ archiveSignature }`. */
   proof: string;
-  /** argon2id hash of the password (the one the key backup is encrypted with). */
-  passwordHash: string;
+  /**
+   * argon2id hash of the password (the one the key backup is encrypted with): asked for only
+   * once the archive passed the cheap checks and the rate limit (hashing is the costly part).
+   */
+  hashPassword: () => Promise<string>;
+  /** The importer's address: imports create accounts, limited like sign-ups per address. */
+  clientIp: string;
 }
 
 export interface AccountOwnershipService {
@@ -105,8 +111,10 @@ export interface AccountOwnershipDeps {
   db: Db;
   clock: Clock;
   logger: Logger;
-  config: Pick<NodeConfig, 'domain'>;
+  config: Pick<NodeConfig, 'domain' | 'signUpLimitPerHour'>;
   peers: Pick<PeerClient, 'getJson'>;
+  /** The node's shared rate limits (imports per address). */
+  limits: Pick<Limits, 'take'>;
   delivery: DeliveryService;
   posts: Pick<PostActions, 'delete'>;
   /** The receiver's handling of a move, applied to this node's own followers of the old address. */
@@ -206,7 +214,14 @@ export function createAccountOwnershipService(deps: AccountOwnershipDeps): Accou
     return withCapability({ db, peers }, domains, capability);
   }
 
-  const archives = createAccountArchives({ db, clock, logger, config, signedByDid });
+  const archives = createAccountArchives({
+    db,
+    clock,
+    logger,
+    config,
+    signedByDid,
+    limits: deps.limits,
+  });
 
   return {
     async prepareDeletion(userId, input) {
