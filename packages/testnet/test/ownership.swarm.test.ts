@@ -204,7 +204,7 @@ describe('moving an account', () => {
       );
       expect(bad.code).toBe('BAD_REQUEST');
     }
-    expect(await from('198.51.100.7')).toEqual({ handle: 'fay', posts: 0 });
+    expect(await from('198.51.100.7')).toEqual({ handle: 'fay', posts: 0, pending: false });
     // Five an hour (the default): the next four are answered (the account is here already)…
     for (let i = 0; i < 4; i++) {
       expect((await trpcFailure(from('198.51.100.7'))).code).toBe('CONFLICT');
@@ -220,6 +220,62 @@ describe('moving an account', () => {
     // An hour later the address may import again.
     net.clock.advance(60 * 60_000);
     expect((await trpcFailure(from('198.51.100.7'))).code).toBe('CONFLICT');
+  });
+
+  it('an import obeys the registrations mode like a sign-up: invite, then approval', async () => {
+    const registrations = gamma.node.moderation.registrations;
+    const gil = await keyedWithBackup(alpha, 'gil');
+    const gilArchive = await exportArchive(alpha, gil);
+    const proof = await proofFor(gil.privateKey, gilArchive, C);
+    const attempt = (extra: { invite?: string; reason?: string }) =>
+      signedInCaller(gamma.node, null, { clientIp: '198.51.100.20' }).account.import({
+        archive: JSON.stringify(gilArchive),
+        password: PASSWORD,
+        proof,
+        ...extra,
+      });
+    try {
+      // Closed: no invite, no account (nothing written); a valid invite lets it in.
+      expect((await registrations.setMode('root', 'invite')).ok).toBe(true);
+      const closed = await trpcFailure(attempt({}));
+      expect(closed).toMatchObject({ code: 'FORBIDDEN', field: 'invite' });
+      expect(closed.message).toMatch(/invite link/);
+      expect(await gamma.node.db.prisma.user.count({ where: { handle: 'gil' } })).toBe(0);
+      expect(await gamma.node.db.prisma.post.count({ where: { movedFrom: { not: null } } })).toBe(
+        0,
+      );
+      const invite = await registrations.createInvite({ handle: 'root' }, { maxUses: 1 });
+      if (!invite.ok) throw new Error(invite.reason.message);
+      expect(await attempt({ invite: invite.value.code })).toEqual({
+        handle: 'gil',
+        posts: 0,
+        pending: false,
+      });
+
+      // Approval: a reason is asked for; the imported account waits for a moderator.
+      const hal = await keyedWithBackup(alpha, 'hal');
+      const halArchive = await exportArchive(alpha, hal);
+      const halImport = async (reason?: string) =>
+        signedInCaller(gamma.node, null, { clientIp: '198.51.100.21' }).account.import({
+          archive: JSON.stringify(halArchive),
+          password: PASSWORD,
+          proof: await proofFor(hal.privateKey, halArchive, C),
+          reason,
+        });
+      expect((await registrations.setMode('root', 'approval')).ok).toBe(true);
+      const noReason = await trpcFailure(halImport());
+      expect(noReason).toMatchObject({ code: 'FORBIDDEN', field: 'reason' });
+      expect(await halImport('moving from alpha')).toEqual({
+        handle: 'hal',
+        posts: 0,
+        pending: true,
+      });
+      expect((await registrations.pending()).map((p) => [p.handle, p.reason])).toEqual([
+        ['hal', 'moving from alpha'],
+      ]);
+    } finally {
+      await registrations.setMode('root', 'open');
+    }
   });
 
   it('a move before the import exists is refused by the old node', async () => {
@@ -259,7 +315,7 @@ describe('moving an account', () => {
       password: PASSWORD,
       proof: await proofFor(alice.privateKey, archive, B),
     });
-    expect(imported).toEqual({ handle: 'alice', posts: 2 });
+    expect(imported).toEqual({ handle: 'alice', posts: 2, pending: false });
     const row = await user(beta, 'alice');
     expect(row).toMatchObject({ did: alice.user.did, movedFrom: `alice@${A}`, postsCount: 2 });
     expect(row?.encryptedKeyBackup).toBe('{"backup-of":"alice"}');

@@ -15,7 +15,7 @@ import {
 } from '@swarm/contract';
 import type { Db } from '@swarm/db';
 import type { ActionOutcome } from '../actions/action-support.ts';
-import { inTransaction, refuse } from '../refusal.ts';
+import { inTransaction, refusal, refuse, RefusalError } from '../refusal.ts';
 import type { Clock } from '../clock.ts';
 import type { NodeConfig } from '../config.ts';
 import type { Logger } from '../logger.ts';
@@ -33,7 +33,9 @@ export const IMPORT_IP_LIMIT = 'import-ip';
  */
 export interface AccountArchives {
   prepareExport(userId: string): Promise<ActionOutcome<PreparedStatement>>;
-  importArchive(input: ImportInput): Promise<ActionOutcome<{ handle: string; posts: number }>>;
+  importArchive(
+    input: ImportInput,
+  ): Promise<ActionOutcome<{ handle: string; posts: number; pending: boolean }>>;
 }
 
 export function createAccountArchives(deps: {
@@ -251,7 +253,13 @@ export function createAccountArchives(deps: {
         .filter((m) => m.target !== me && m.target !== self)
         .slice(0, MUTES_MAX);
       const blocks = archive.blocks.filter((b) => b.address !== me).slice(0, BLOCKS_MAX);
-      const written = await inTransaction<number>(db, async (tx) => {
+      const written = await inTransaction(db, async (tx) => {
+        const admission = await input.admit(tx);
+        if (!admission.ok) {
+          throw new RefusalError(
+            refusal('FORBIDDEN', admission.message, { field: admission.field }),
+          );
+        }
         const a = archive.account;
         const user = await tx.user.create({
           data: {
@@ -268,6 +276,8 @@ export function createAccountArchives(deps: {
             publicKey: a.publicKey,
             encryptedKeyBackup: a.encryptedKeyBackup,
             movedFrom: from,
+            pendingApproval: admission.pending,
+            signupReason: admission.reason,
             createdAt: now,
           },
           select: { id: true },
@@ -334,11 +344,11 @@ export function createAccountArchives(deps: {
           })),
           skipDuplicates: true,
         });
-        return count;
+        return { posts: count, pending: admission.pending };
       });
       if (!written.ok) return written;
-      logger.info({ handle: handle.value, from, posts: written.value }, 'account imported');
-      return ok({ handle: handle.value, posts: written.value });
+      logger.info({ handle: handle.value, from, ...written.value }, 'account imported');
+      return ok({ handle: handle.value, ...written.value });
     },
   };
 }

@@ -13,7 +13,7 @@ import {
   verifyUserAction,
   type UserAction,
 } from '@swarm/contract';
-import type { Db } from '@swarm/db';
+import type { Db, Prisma } from '@swarm/db';
 import type { ActionOutcome } from '../actions/action-support.ts';
 import { inTransaction, refuse, type Refusal } from '../refusal.ts';
 import type { PostActions } from '../actions/post-actions.service.ts';
@@ -74,7 +74,18 @@ export interface ImportInput {
   hashPassword: () => Promise<string>;
   /** The importer's address: imports create accounts, limited like sign-ups per address. */
   clientIp: string;
+  /**
+   * The node's registrations mode, applied inside the import's transaction as for a sign-up
+   * (auth's `admitSignUp`, given by the edge: domain does not depend on auth): an import is a
+   * new account here, so approval and invites hold for it too.
+   */
+  admit: (tx: Prisma.TransactionClient) => Promise<ImportAdmission>;
 }
+
+/** What the registrations mode says of an import (the shape of auth's `Admission`). */
+export type ImportAdmission =
+  | { ok: true; pending: boolean; reason: string | null }
+  | { ok: false; message: string; field: string };
 
 export interface AccountOwnershipService {
   /** The statement to sign for deleting the account or one post. */
@@ -100,7 +111,9 @@ export interface AccountOwnershipService {
   /** The archive to sign (action `export`, this node): everything of the account. */
   prepareExport(userId: string): Promise<ActionOutcome<PreparedStatement>>;
   /** Creates the archived account here, posts marked moved in; all or nothing. */
-  importArchive(input: ImportInput): Promise<ActionOutcome<{ handle: string; posts: number }>>;
+  importArchive(
+    input: ImportInput,
+  ): Promise<ActionOutcome<{ handle: string; posts: number; pending: boolean }>>;
   /** The move statement to sign: from the node the account was imported from, to here. */
   prepareMove(userId: string): Promise<ActionOutcome<PreparedStatement>>;
   /** Sends the signed move to the old node and to the followers' nodes the archive named. */
