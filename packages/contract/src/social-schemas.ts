@@ -60,12 +60,8 @@ export type FollowingResponse = z.output<typeof followingResponseSchema>;
 const peerEntries = z
   .array(z.unknown())
   .max(FOLLOW_LIST_LIMIT.max * 2)
-  .transform((items) =>
-    items.flatMap((item) => {
-      const parsed = followListEntrySchema.safeParse(item);
-      return parsed.success ? [parsed.data] : [];
-    }),
-  );
+  .transform((items) => items.filter((item) => followListEntrySchema.safeParse(item).success))
+  .pipe(z.array(followListEntrySchema));
 const peerMeta = {
   nodeDomain: z.unknown().optional(),
   timestamp: z.unknown().optional(),
@@ -76,7 +72,8 @@ const peerMeta = {
       typeof value === 'string' && followListCursorSchema.safeParse(value).success
         ? value
         : undefined,
-    ),
+    )
+    .pipe(z.string().optional()),
 };
 export const peerFollowersResponseSchema = followersResponseSchema.extend({
   followers: peerEntries,

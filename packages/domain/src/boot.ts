@@ -131,6 +131,7 @@ export async function createNodeContext(
     logger,
     config,
     peers,
+    delivery,
     posts: actions.posts,
     blockNode: (domain, reason, createdById) =>
       registryAdmin.blockNode(domain, reason, createdById),
@@ -153,6 +154,7 @@ export async function createNodeContext(
     delivery,
     posts: actions.posts,
     applyMove: inboundOwnership.move,
+    limits: shared.limits,
   });
   return {
     config,

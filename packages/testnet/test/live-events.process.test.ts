@@ -34,8 +34,8 @@ interface Stream {
   headers: Headers;
   /** Resolves with the first state event after the ones already taken that passes `test`. */
   next(test?: (state: LiveState) => boolean): Promise<LiveState>;
-  /** Resolves once the server ended the stream. */
-  ended: Promise<void>;
+  /** Resolves once the stream ended: `cut` when it broke off (or was aborted) instead of ending. */
+  ended: Promise<{ cut: boolean }>;
   close(): void;
 }
 
@@ -49,7 +49,7 @@ async function openStream(base: string, cookie?: string): Promise<Stream> {
   let wake: (() => void) | undefined;
   let buffer = '';
   const ended = (async () => {
-    if (!res.body) return;
+    if (!res.body) return { cut: false };
     const decoder = new TextDecoder();
     try {
       for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
@@ -66,8 +66,9 @@ async function openStream(base: string, cookie?: string): Promise<Stream> {
         }
       }
     } catch {
-      // aborted by close()
+      return { cut: true }; // aborted by close(), or the connection broke off mid-body
     }
+    return { cut: false };
   })();
   let taken = 0;
   return {
@@ -217,6 +218,17 @@ describe('live updates on the embedded node', () => {
     await stream.ended;
     const again = await openStream(base, cookie);
     expect(again.status).toBe(401);
+  });
+
+  // Last: it stops the node.
+  it('ends every stream cleanly on SIGTERM, so the drain cuts nothing', async () => {
+    await admin(base, 'users', { handle: 'bob', password: PASSWORD });
+    const bob = await login(base, base, 'bob');
+    const streams = [await openStream(base, bob), await openStream(base, bob)];
+    await Promise.all(streams.map((s) => s.next()));
+    expect(await node.stop()).toBe(0);
+    for (const stream of streams) expect(await stream.ended).toEqual({ cut: false });
+    expect(node.output()).toMatch(/requests answered, none cut/);
   });
 });
 

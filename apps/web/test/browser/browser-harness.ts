@@ -3,7 +3,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createTestDb } from '@swarm/db/testing';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import {
+  chromium,
+  type Browser,
+  type BrowserContext,
+  type Locator,
+  type Page,
+} from 'playwright-core';
 import { freePort, nodeOnPort, type RestartableNode } from '@swarm/testnet';
 
 // The browser side of the web app's end-to-end tests: Debian's Chromium driven by
@@ -25,6 +31,16 @@ export interface Person {
   errors: string[];
   /** Opens `path` on `baseUrl` (or an absolute URL), waits for it to load, takes a screenshot. */
   visit(baseUrl: string, path: string, label?: string): Promise<void>;
+  /**
+   * Opens `path` again and again until `shown()` is on the page: for what reaches a page through
+   * a peer read, which a node caches for a short while (PEER_READ_DEFAULTS.cacheTtlMs, 15 s).
+   */
+  visitUntil(
+    baseUrl: string,
+    path: string,
+    shown: () => Locator,
+    timeoutMs?: number,
+  ): Promise<void>;
   /** A screenshot of the page as it is now. */
   shot(label: string): Promise<void>;
 }
@@ -86,7 +102,23 @@ export async function launchBrowser(suite: string): Promise<BrowserHarness> {
       await hydrated(page);
       await shot(label ?? (path === '/' ? 'home' : path));
     };
-    const p: Person = { name, context, page, errors, visit, shot };
+    const visitUntil = async (
+      baseUrl: string,
+      path: string,
+      shown: () => Locator,
+      timeoutMs = 45_000,
+    ) => {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        await visit(baseUrl, path);
+        if ((await shown().count()) > 0) return;
+        if (Date.now() > deadline) {
+          throw new Error(`${name}: ${path} did not show what was awaited in ${timeoutMs} ms`);
+        }
+        await page.waitForTimeout(2_000);
+      }
+    };
+    const p: Person = { name, context, page, errors, visit, visitUntil, shot };
     people.push(p);
     return p;
   }

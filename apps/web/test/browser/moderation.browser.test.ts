@@ -85,8 +85,7 @@ describe('moderation in a browser', () => {
     await signUp(dave, 'dave');
   });
 
-  // Skipped: written this session and not yet passing in Chromium (issue #15's note says what remains).
-  it.skip('a mute hides a person from the muter’s timeline', async () => {
+  it('a mute hides a person from the muter’s timeline', async () => {
     await carol.visit(a.url, '/');
     await carol.page.getByLabel('Write a post', { exact: true }).fill('Buy cheap watches here');
     await carol.page.getByRole('button', { name: 'Post', exact: true }).click();
@@ -95,7 +94,7 @@ describe('moderation in a browser', () => {
     await dave.visit(a.url, '/public');
     await card(dave, 'Buy cheap watches here').waitFor();
     await dave.visit(a.url, '/@carol');
-    await dave.page.getByText('More', { exact: true }).click();
+    await dave.page.getByRole('main').getByText('More', { exact: true }).click();
     await dave.page.getByRole('button', { name: 'Mute @carol' }).click();
     await dave.page.waitForURL(`${a.url}/@carol`);
     await dave.visit(a.url, '/public', 'muted');
@@ -148,10 +147,9 @@ describe('moderation in a browser', () => {
     expect(profile.status()).toBe(404);
   });
 
-  // Skipped: written this session and not yet passing in Chromium (issue #15's note says what remains).
-  it.skip('approval registrations: a reason, the admin queue, then the account works', async () => {
+  it('approval registrations: a reason, the admin queue, then the account works', async () => {
     await admin.visit(a.url, '/admin/registrations');
-    await admin.page.getByLabel(/^Approval/).check();
+    await admin.page.getByRole('radio', { name: /^Approval/ }).check();
     await admin.page.getByRole('button', { name: 'Save mode' }).click();
     await admin.page.getByText('Registrations are now: approval.').waitFor();
 
@@ -172,10 +170,9 @@ describe('moderation in a browser', () => {
     await logOut(dave);
   });
 
-  // Skipped: written this session and not yet passing in Chromium (issue #15's note says what remains).
-  it.skip('closed registrations: refused without an invite, accepted with the link', async () => {
+  it('closed registrations: refused without an invite, accepted with the link', async () => {
     await admin.visit(a.url, '/admin/registrations');
-    await admin.page.getByLabel(/^Closed/).check();
+    await admin.page.getByRole('radio', { name: /^Closed/ }).check();
     await admin.page.getByRole('button', { name: 'Save mode' }).click();
     await admin.page.getByText('Registrations are now: invite.').waitFor();
 

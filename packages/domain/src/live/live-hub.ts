@@ -1,8 +1,9 @@
-import { Prisma, type Db } from '@swarm/db';
+import type { Db } from '@swarm/db';
 import type { Clock } from '../clock.ts';
 import type { Lifecycle } from '../lifecycle.ts';
 import type { Logger } from '../logger.ts';
 import { READS_TOPIC, type Invalidations } from '../replicas/invalidations.ts';
+import { liveSessionsSql, liveStateSql } from '../persistence/live.sql.ts';
 
 /**
  * Live updates for signed-in people (issue #14, docs/decisions.md "Live updates"): each open
@@ -90,34 +91,6 @@ interface Row {
   messages_version: string | null;
   deliveries_version: string | null;
   home_latest: Date | null;
-}
-
-/** The snapshot of each user in `userIds`, one statement (exported for the schema test). */
-export function liveStateSql(userIds: readonly string[]): Prisma.Sql {
-  return Prisma.sql`
-    SELECT u.id::text AS user_id,
-      (SELECT count(*)::int FROM notifications n
-        WHERE n.recipient_id = u.id AND n.read_at IS NULL) AS unread_notifications,
-      (SELECT max(n.created_at) FROM notifications n
-        WHERE n.recipient_id = u.id) AS latest_notification,
-      (SELECT count(*)::int FROM messages m
-        WHERE m.local_recipient_id = u.id AND m.read_at IS NULL
-          AND NOT EXISTS (SELECT 1 FROM user_blocks b
-            WHERE b.user_id = u.id AND b.blocked_address = m.sender_address)) AS unread_messages,
-      (SELECT concat_ws('/', count(*), max(m.received_at), max(m.delivered_at), max(m.read_at),
-          count(*) FILTER (WHERE m.status = 'failed'), count(*) FILTER (WHERE m.status = 'sending'))
-        FROM messages m
-        WHERE m.local_recipient_id = u.id OR m.local_sender_id = u.id) AS messages_version,
-      (SELECT concat_ws('/', count(*), max(d.updated_at),
-          count(*) FILTER (WHERE d.status = 'pending'), sum(d.attempts))
-        FROM outbox_deliveries d WHERE d.created_by_id = u.id) AS deliveries_version,
-      (SELECT max(p.created_at) FROM posts p
-        WHERE p.ap_id IS NULL AND p.deleted_at IS NULL AND p.reply_to_id IS NULL
-          AND (p.author_id = u.id OR p.author_id IN (
-            SELECT f.followee_user_id FROM follows f
-            WHERE f.follower_key = 'local:' || u.id::text AND f.followee_user_id IS NOT NULL))
-      ) AS home_latest
-    FROM unnest(${[...userIds]}::uuid[]) AS u(id)`;
 }
 
 function stateOf(row: Row): LiveState {
@@ -235,10 +208,9 @@ export function createLiveHub(deps: {
     try {
       const sessions = [...new Set(targets.map((e) => e.sessionId))];
       const alive = new Set(
-        (
-          await db.prisma.$queryRaw<{ id: string }[]>`
-            SELECT id FROM sessions WHERE id = ANY(${sessions}::text[]) AND expires_at > ${clock.now()}`
-        ).map((r) => r.id),
+        (await db.prisma.$queryRaw<{ id: string }[]>(liveSessionsSql(sessions, clock.now()))).map(
+          (r) => r.id,
+        ),
       );
       // Signed out (or expired) meanwhile: the stream ends; the browser's reconnect gets a 401.
       for (const entry of targets) if (!alive.has(entry.sessionId)) end(entry);
@@ -265,6 +237,12 @@ export function createLiveHub(deps: {
 
   const hub: LiveHub = {
     open({ userId, sessionId }) {
+      // Draining: a page that reconnects now (EventSource does so at once when its stream ended)
+      // gets a stream that ends at once, not one the drain would cut mid-response; it comes back
+      // later to whichever process is then up.
+      if (deps.lifecycle?.shuttingDown) {
+        return { ok: true, stream: { attach: (sink) => sink.end(), close: () => undefined } };
+      }
       if (streams.size >= options.maxStreams) {
         return {
           ok: false,

@@ -5,6 +5,7 @@ export * from './batched-statement.ts';
 export * from './catalog.ts';
 export * from './driver-query.ts';
 export * from './interactions.sql.ts';
+export * from './live.sql.ts';
 export * from './messages.sql.ts';
 export * from './node-keys.sql.ts';
 export * from './ops.sql.ts';
