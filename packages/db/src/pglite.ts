@@ -107,8 +107,8 @@ async function ensureDatabaseDir(
 /**
  * Creates the cluster of a new data directory in a short-lived child process: from the cached
  * empty cluster when this machine has one (after any test run), otherwise by PGlite's initdb;
- * then runs `prepare` (the migrations) against it over the IPC channel. Creating the cluster
- * grows a WebAssembly heap to ~650 MB and the migrations grow it further, and a heap never
+ * then runs `prepare` (the migrations) against it over the IPC channel, so the caller opens a
+ * finished database. Creating the cluster grows a WebAssembly heap to ~650 MB, and a heap never
  * shrinks; in a child that memory goes back to the system when it exits, so a node's first
  * start idles like any later one (docs/benchmarks.md "Start-up and idle memory"). Costs one
  * Node start (~0.3 s), once per node. The child exits when its parent goes away.
