@@ -49,4 +49,4 @@ USER node
 EXPOSE 3000
 # SIGTERM drains: in-flight requests are answered (SWARM_DRAIN_TIMEOUT_MS), then exit 0.
 STOPSIGNAL SIGTERM
-CMD ["node", "--max-semi-space-size=2", "apps/gateway/dist/main.js", "--with-web"]
+CMD ["node", "--max-semi-space-size=2", "--v8-pool-size=1", "apps/gateway/dist/main.js", "--with-web"]

@@ -673,6 +673,7 @@ describe('Dockerfile', () => {
     expect(JSON.parse(cmd)).toEqual([
       'node',
       '--max-semi-space-size=2',
+      '--v8-pool-size=1',
       'apps/gateway/dist/main.js',
       '--with-web',
     ]);

@@ -1,13 +1,29 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { nodeInfoSchema } from '@swarm/contract';
-import { freePort, runNodeProcessToExit, startNodeProcess } from '@swarm/testnet';
+import { freePort, NODE_ENTRY, runNodeProcessToExit, startNodeProcess } from '@swarm/testnet';
+
+/** Processes whose command line mentions `text` (from /proc). */
+async function processesMentioning(text: string): Promise<number[]> {
+  const found: number[] = [];
+  for (const entry of await readdir('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const cmdline = await readFile(`/proc/${entry}/cmdline`, 'utf8').catch(() => '');
+    if (cmdline.includes(text)) found.push(Number(entry));
+  }
+  return found;
+}
 
 // The README's start command, for real: one process, one port, an embedded database in a
-// fresh data directory, the web app mounted next to the gateway (needs `pnpm build`).
-describe('starting a node', () => {
+// fresh data directory, the web app mounted next to the gateway (needs `pnpm build`). Embedded
+// whatever the database under test, so CI's Postgres pass (TEST_DATABASE_URL set) skips what
+// its PGlite pass has run.
+describe.skipIf(Boolean(process.env.TEST_DATABASE_URL))('starting a node', () => {
   let dataDir: string;
   beforeAll(async () => {
     dataDir = await mkdtemp(join(tmpdir(), 'swarm-start-'));
@@ -57,6 +73,51 @@ describe('starting a node', () => {
       expect(info.publicKey).toBe(firstKey);
     } finally {
       await second.stop();
+    }
+  });
+
+  it('starts whole after a first start killed while it was creating its database', async () => {
+    const killedDir = await mkdtemp(join(tmpdir(), 'swarm-start-killed-'));
+    try {
+      const port = await freePort();
+      const env = { PORT: String(port), DATA_DIR: killedDir, LOG_LEVEL: 'info' };
+      const first = spawn(process.execPath, [NODE_ENTRY, '--with-web'], {
+        env: { PATH: process.env.PATH ?? '', ...env },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      const exited = once(first, 'exit');
+      let out = '';
+      // The first migration applied: the child that builds the database is at work.
+      await new Promise<void>((resolve, reject) => {
+        const onData = (chunk: Buffer) => {
+          out += chunk.toString();
+          if (out.includes('applied migration')) resolve();
+        };
+        first.stdout.on('data', onData);
+        first.stderr.on('data', onData);
+        void exited.then(() => reject(new Error(`exited before migrating:\n${out}`)));
+      });
+      first.kill('SIGKILL');
+      await exited;
+      // Its child goes too (it exits when its parent's channel closes), leaving no database
+      // or a whole one, never half of one.
+      const building = join(killedDir, 'db', '.initialising');
+      await expect.poll(() => processesMentioning(building), { timeout: 15_000 }).toEqual([]);
+      if (existsSync(join(killedDir, 'db', 'PG_VERSION'))) {
+        expect(existsSync(building)).toBe(false);
+      }
+
+      const second = await startNodeProcess(env);
+      try {
+        const res = await fetch(`http://127.0.0.1:${port}/api/swarm/info`);
+        expect(res.status).toBe(200);
+        expect(nodeInfoSchema.parse(await res.json()).userCount).toBe(0);
+        expect(await readdir(join(killedDir, 'db'))).not.toContain('.initialising');
+      } finally {
+        expect(await second.stop()).toBe(0);
+      }
+    } finally {
+      await rm(killedDir, { recursive: true, force: true });
     }
   });
 

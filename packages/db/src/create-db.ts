@@ -4,7 +4,7 @@ import { PrismaPGlite } from 'pglite-prisma-adapter';
 import pg from 'pg';
 import { parseDatabaseUrl, redactUrl } from './database-url.ts';
 import { PrismaClient } from './generated/prisma/client.ts';
-import { openPglite } from './pglite.ts';
+import { openPglite, type OpenPgliteOptions } from './pglite.ts';
 
 export interface DbConfig {
   /** Unset → embedded PGlite under `dataDir`; `pglite:memory`, `pglite:<path>` or `postgres://…`. */
@@ -40,11 +40,14 @@ export interface PostgresDb extends DbBase {
 /** An open database: the Prisma client plus the driver under it. */
 export type Db = PgliteDb | PostgresDb;
 
-/** Opens the configured database. It is not migrated yet: call `migrateDb(db)` next. */
-export async function createDb(config: DbConfig): Promise<Db> {
+/**
+ * Opens the configured database. It is not migrated yet: call `migrateDb(db)` next, or open it
+ * with `createMigratedDb` instead. `options` apply to a new embedded database only.
+ */
+export async function createDb(config: DbConfig, options: OpenPgliteOptions = {}): Promise<Db> {
   const target = parseDatabaseUrl(config.databaseUrl, config.dataDir, config.baseDir);
   if (target.kind === 'postgres') return createPostgresDb(target.url, config.poolSize);
-  const pglite = await openPglite(target.dir);
+  const pglite = await openPglite(target.dir, options);
   return wrapPglite(pglite, target.dir === null ? 'PGlite (in memory)' : `PGlite at ${target.dir}`);
 }
 

@@ -5,6 +5,7 @@ export type { Db, DbConfig, PgliteDb, PostgresDb } from './create-db.ts';
 export { parseDatabaseUrl, redactUrl } from './database-url.ts';
 export type { DatabaseTarget } from './database-url.ts';
 export {
+  createMigratedDb,
   migrateDb,
   MigrationError,
   PRISMA_MIGRATE_LOCK_ID,

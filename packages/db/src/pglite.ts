@@ -1,6 +1,6 @@
-import { execFile } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
@@ -34,28 +34,98 @@ export const PGLITE_VERSION = (
  */
 export const EMBEDDED_POSTGRESQL_CONF = ['shared_buffers = 16MB', 'wal_buffers = 1MB'];
 
+/**
+ * A statement runner over a database that a short-lived child process holds: what a new data
+ * directory is prepared with (migrated) before the caller opens it.
+ */
+export interface PgliteSession {
+  query<T>(sql: string, params?: unknown[]): Promise<T[]>;
+  /** Several statements at once (no parameters). */
+  exec(sql: string): Promise<void>;
+  /** The child's process id (tests kill it to model a crash). */
+  readonly pid: number;
+}
+
+export interface OpenPgliteOptions {
+  /**
+   * Run on a new data directory, in the child that creates its cluster, before the directory
+   * becomes a database: whatever memory the work grows goes back to the system with the child.
+   */
+  prepareNew?: (session: PgliteSession) => Promise<void>;
+}
+
 /** Opens (creating on first use) a PGlite database persisted in `dir`, or in memory for null. */
-export async function openPglite(dir: string | null): Promise<PGlite> {
+export async function openPglite(
+  dir: string | null,
+  options: OpenPgliteOptions = {},
+): Promise<PGlite> {
   if (dir === null) return freshMemoryPglite();
-  await mkdir(dir, { recursive: true });
-  if (!existsSync(join(dir, 'PG_VERSION'))) await initialiseInChild(dir);
+  await ensureDatabaseDir(dir, options.prepareNew);
   const pglite = new PGlite({ dataDir: dir, postgresqlconf: EMBEDDED_POSTGRESQL_CONF });
   await pglite.waitReady;
   return pglite;
 }
 
+/** Where a new database is built inside its directory before it is moved into place. */
+const BUILDING = '.initialising';
+
+/**
+ * Makes `dir` hold a database, creating (and preparing) it when it does not. The new cluster is
+ * built in `dir/.initialising` and moved up entry by entry, `PG_VERSION` last, so a directory
+ * with `PG_VERSION` always holds a whole, prepared database. A start interrupted anywhere
+ * before that (killed, or the preparation failed) leaves `.initialising` behind; since a build
+ * only ever begins in an empty directory, everything in it is then that start's work, and the
+ * next start clears it and builds again.
+ */
+async function ensureDatabaseDir(
+  dir: string,
+  prepare: ((session: PgliteSession) => Promise<void>) | undefined,
+): Promise<void> {
+  await mkdir(dir, { recursive: true });
+  const work = join(dir, BUILDING);
+  if (existsSync(join(dir, 'PG_VERSION'))) {
+    // Left when a start was interrupted after its last move: empty, and in nobody's way.
+    await rm(work, { recursive: true, force: true });
+    return;
+  }
+  const entries = await readdir(dir);
+  if (entries.includes(BUILDING)) {
+    for (const entry of entries) await rm(join(dir, entry), { recursive: true, force: true });
+  } else if (entries.length > 0) {
+    throw new Error(
+      `${dir} is not empty but holds no database (no PG_VERSION); point DATA_DIR or DATABASE_URL at an empty or missing directory, or at an existing database`,
+    );
+  }
+  await mkdir(work);
+  await initialiseInChild(work, prepare);
+  const made = (await readdir(work)).filter((entry) => entry !== 'PG_VERSION');
+  for (const entry of made) await rename(join(work, entry), join(dir, entry));
+  await rename(join(work, 'PG_VERSION'), join(dir, 'PG_VERSION'));
+  await rm(work, { recursive: true, force: true });
+}
+
 /**
  * Creates the cluster of a new data directory in a short-lived child process: from the cached
- * empty cluster when this machine has one (after any test run), otherwise by PGlite's initdb.
- * Either grows a WebAssembly heap to ~650 MB, and a heap never shrinks; in a child that memory
- * goes back to the system when it exits, so a node's first start idles like any later one
- * (docs/benchmarks.md "Start-up and idle memory"). Costs one Node start (~0.3 s), once per node.
+ * empty cluster when this machine has one (after any test run), otherwise by PGlite's initdb;
+ * then runs `prepare` (the migrations) against it over the IPC channel, so the caller opens a
+ * finished database. Creating the cluster grows a WebAssembly heap to ~650 MB, and a heap never
+ * shrinks; in a child that memory goes back to the system when it exits, so a node's first
+ * start idles like any later one (docs/benchmarks.md "Start-up and idle memory"). Costs one
+ * Node start (~0.3 s), once per node. The child exits when its parent goes away.
  */
-async function initialiseInChild(dir: string): Promise<void> {
+async function initialiseInChild(
+  dir: string,
+  prepare: ((session: PgliteSession) => Promise<void>) | undefined,
+): Promise<void> {
   const pglitePath = createRequire(import.meta.url).resolve('@electric-sql/pglite');
   const script = `
     const [pglitePath, dir, dumpFile] = process.argv.slice(1);
     const { PGlite } = require(pglitePath);
+    process.on('disconnect', () => process.exit(1));
+    const fail = (error) => {
+      console.error(error instanceof Error ? error.message : String(error));
+      process.exit(1);
+    };
     let loadDataDir;
     try {
       loadDataDir = new Blob([require('node:zlib').gunzipSync(require('node:fs').readFileSync(dumpFile))]);
@@ -63,24 +133,101 @@ async function initialiseInChild(dir: string): Promise<void> {
     (async () => {
       const pglite = new PGlite({ dataDir: dir, ...(loadDataDir ? { loadDataDir } : {}) });
       await pglite.waitReady;
-      await pglite.close();
-    })().catch((error) => {
-      console.error(error instanceof Error ? error.message : String(error));
-      process.exit(1);
-    });`;
+      process.on('message', ({ id, op, sql, params }) => {
+        (async () => {
+          if (op === 'close') {
+            await pglite.close();
+            process.exit(0);
+          }
+          const rows = op === 'query' ? (await pglite.query(sql, params)).rows : (await pglite.exec(sql), undefined);
+          process.send({ id, rows });
+        })().catch((error) => {
+          if (op === 'close') fail(error);
+          process.send({ id, error: { message: error instanceof Error ? error.message : String(error), code: error && error.code } });
+        });
+      });
+      process.send({ ready: true });
+    })().catch(fail);`;
   const dumpFile = cacheFile(`pglite-${PGLITE_VERSION}-empty`);
-  await new Promise<void>((resolve, reject) => {
-    execFile(
-      process.execPath,
-      ['-e', script, pglitePath, dir, dumpFile],
-      { maxBuffer: 1 << 20 },
-      (error, _stdout, stderr) =>
-        error
-          ? reject(new Error(`could not create the database in ${dir}: ${stderr || error.message}`))
-          : resolve(),
+  const child = spawn(process.execPath, ['-e', script, pglitePath, dir, dumpFile], {
+    stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+    // Structured clone: parameters and rows keep their Dates.
+    serialization: 'advanced',
+  });
+  let stderr = '';
+  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
+    if (stderr.length < 1 << 16) stderr += chunk;
+  });
+  const failed = (reason: string) =>
+    new Error(`could not create the database in ${dir}: ${stderr.trim() || reason}`);
+  const exited = new Promise<void>((resolve, reject) => {
+    child.once('error', (error) => reject(failed(error.message)));
+    // After the exit and the end of stderr, so the child's last words are in the message.
+    child.once('close', (code, signal) =>
+      code === 0 ? resolve() : reject(failed(signal ? `killed by ${signal}` : `exit code ${code}`)),
     );
   });
+  const pending = new Map<
+    number,
+    { resolve: (rows: unknown) => void; reject: (e: Error) => void }
+  >();
+  let nextId = 0;
+  let ready!: () => void;
+  const readyOrExited = Promise.race([
+    new Promise<void>((resolve) => (ready = resolve)),
+    exited.then(() => Promise.reject(failed('the child exited before it was ready'))),
+  ]);
+  child.on('message', (message: ChildMessage) => {
+    if ('ready' in message) return ready();
+    const request = pending.get(message.id);
+    pending.delete(message.id);
+    if (!request) return;
+    if (message.error) {
+      request.reject(Object.assign(new Error(message.error.message), { code: message.error.code }));
+    } else request.resolve(message.rows);
+  });
+  exited.catch((error: Error) => {
+    for (const request of pending.values()) request.reject(error);
+    pending.clear();
+  });
+  const send = (op: 'query' | 'exec', sql: string, params?: unknown[]) =>
+    new Promise<unknown>((resolve, reject) => {
+      if (child.exitCode !== null || child.signalCode !== null) {
+        reject(failed('the child exited'));
+        return;
+      }
+      const id = nextId++;
+      pending.set(id, { resolve, reject });
+      child.send({ id, op, sql, params }, (error) => {
+        if (!error) return;
+        pending.delete(id);
+        reject(failed(error.message));
+      });
+    });
+  try {
+    await readyOrExited;
+    if (prepare) {
+      await prepare({
+        pid: child.pid!,
+        query: async <T>(sql: string, params?: unknown[]) =>
+          (await send('query', sql, params)) as T[],
+        exec: async (sql: string) => {
+          await send('exec', sql);
+        },
+      });
+    }
+    // Errors of the send show as the child's exit.
+    child.send({ op: 'close' }, () => {});
+    await exited;
+  } catch (error) {
+    child.kill('SIGKILL');
+    await exited.catch(() => {});
+    throw error;
+  }
 }
+
+type ChildMessage =
+  { ready: true } | { id: number; rows?: unknown[]; error?: { message: string; code?: string } };
 
 /** A new, empty in-memory cluster (from the cached dump; the first call per machine runs initdb). */
 export async function freshMemoryPglite(): Promise<PGlite> {

@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { createDb, migrateDb, type Db } from '@swarm/db';
+import { createDb, createMigratedDb, type Db } from '@swarm/db';
 import { systemClock, type Clock } from './clock.ts';
 import type { NodeConfig } from './config.ts';
 import { createLifecycle } from './lifecycle.ts';
@@ -255,13 +255,18 @@ export async function bootNode(
     baseDir?: string;
   } & NodeOverrides,
 ): Promise<NodeContext> {
-  const db = await createDb({
+  const dbConfig = {
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,
     baseDir: deps.baseDir,
-  });
+  };
+  // Migrating opens the database too: a new embedded one is migrated before this process opens
+  // it, in the child that creates it (its memory goes with the child).
+  const db =
+    deps.migrate === false
+      ? await createDb(dbConfig)
+      : (await createMigratedDb(dbConfig, { log: (line) => deps.logger.info(line) })).db;
   try {
-    if (deps.migrate !== false) await migrateDb(db, { log: (line) => deps.logger.info(line) });
     const node = await createNodeContext({ config, db, ...deps });
     if (config.demoContent) await createDemoContentService(node).seed();
     return node;

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { PGlite, Transaction } from '@electric-sql/pglite';
 import type pg from 'pg';
-import type { Db } from '../create-db.ts';
+import { createDb, type Db, type DbConfig } from '../create-db.ts';
+import type { PgliteSession } from '../pglite.ts';
 import { MIGRATIONS_DIR } from '../paths.ts';
 import { checksumMatches, readMigrationsFolder, type MigrationFile } from './migration-files.ts';
 
@@ -49,34 +50,76 @@ export class MigrationError extends Error {
 
 /** Brings the database up to date with the migrations folder. Safe to call on every start. */
 export async function migrateDb(db: Db, options: MigrateOptions = {}): Promise<MigrateResult> {
+  const folder = await readFolder(options);
   const log = options.log ?? (() => {});
+  const conn =
+    db.kind === 'pglite' ? pgliteConnection(db.pglite) : await postgresConnection(db.pool, log);
+  try {
+    return await migrate(conn, folder.migrations, log);
+  } finally {
+    await conn.release();
+  }
+}
+
+/**
+ * Opens the configured database and brings it up to date (`createDb` then `migrateDb`). A new
+ * embedded database is migrated in the child process that creates it, before this process
+ * opens it: the memory PGlite grows while applying the migrations is the child's and goes back
+ * to the system when it exits (docs/decisions.md). A start interrupted there leaves no database,
+ * and the next start builds it again.
+ */
+export async function createMigratedDb(
+  config: DbConfig,
+  options: MigrateOptions = {},
+): Promise<{ db: Db } & MigrateResult> {
+  const log = options.log ?? (() => {});
+  let appliedFirst: string[] = [];
+  const db = await createDb(config, {
+    prepareNew: async (session) => {
+      const folder = await readFolder(options);
+      appliedFirst = (await migrate(sessionConnection(session), folder.migrations, log)).applied;
+    },
+  });
+  try {
+    // Up to date after a new database; an existing one gets what it lacks, here.
+    const { applied } = await migrateDb(db, options);
+    return { db, applied: [...appliedFirst, ...applied] };
+  } catch (error) {
+    await db.close();
+    throw error;
+  }
+}
+
+async function readFolder(options: MigrateOptions) {
   const folder = await readMigrationsFolder(options.migrationsDir ?? MIGRATIONS_DIR);
   if (folder.migrations.length === 0) {
     throw new MigrationError(`no migrations found in ${folder.dir}`);
   }
-  const conn =
-    db.kind === 'pglite' ? pgliteConnection(db.pglite) : await postgresConnection(db.pool, log);
-  try {
-    // Checked first: even a no-op CREATE TABLE IF NOT EXISTS costs ~40 ms on PGlite.
-    const [table] = await conn.query<{ name: string | null }>(
-      `SELECT to_regclass('"_prisma_migrations"')::text AS name`,
-    );
-    if (!table?.name) await conn.exec(CREATE_MIGRATIONS_TABLE);
-    const rows = await conn.query<HistoryRow>(
-      'SELECT "migration_name", "checksum", "finished_at", "rolled_back_at" FROM "_prisma_migrations" ORDER BY "started_at"',
-    );
-    const pending = planMigrations(folder.migrations, rows, log);
-    const applied: string[] = [];
-    for (const migration of pending) {
-      const started = Date.now();
-      await applyOne(conn, migration);
-      applied.push(migration.name);
-      log(`applied migration ${migration.name} (${Date.now() - started} ms)`);
-    }
-    return { applied };
-  } finally {
-    await conn.release();
+  return folder;
+}
+
+async function migrate(
+  conn: MigrationConnection,
+  migrations: MigrationFile[],
+  log: (line: string) => void,
+): Promise<MigrateResult> {
+  // Checked first: even a no-op CREATE TABLE IF NOT EXISTS costs ~40 ms on PGlite.
+  const [table] = await conn.query<{ name: string | null }>(
+    `SELECT to_regclass('"_prisma_migrations"')::text AS name`,
+  );
+  if (!table?.name) await conn.exec(CREATE_MIGRATIONS_TABLE);
+  const rows = await conn.query<HistoryRow>(
+    'SELECT "migration_name", "checksum", "finished_at", "rolled_back_at" FROM "_prisma_migrations" ORDER BY "started_at"',
+  );
+  const pending = planMigrations(migrations, rows, log);
+  const applied: string[] = [];
+  for (const migration of pending) {
+    const started = Date.now();
+    await applyOne(conn, migration);
+    applied.push(migration.name);
+    log(`applied migration ${migration.name} (${Date.now() - started} ms)`);
   }
+  return { applied };
 }
 
 interface HistoryRow {
@@ -206,6 +249,32 @@ function pgliteConnection(pglite: PGlite): MigrationConnection {
   };
 }
 
+/** Transactions by BEGIN/COMMIT over a runner whose statements all go to one session. */
+function sessionTransactions(runner: SqlRunner, release: () => Promise<void>): MigrationConnection {
+  return {
+    ...runner,
+    transaction: async (fn) => {
+      await runner.exec('BEGIN');
+      try {
+        await fn(runner);
+        await runner.exec('COMMIT');
+      } catch (error) {
+        await runner.exec('ROLLBACK').catch(() => {});
+        throw error;
+      }
+    },
+    release,
+  };
+}
+
+// A new database in the child that creates it: nobody else can reach it.
+function sessionConnection(session: PgliteSession): MigrationConnection {
+  return sessionTransactions(
+    { query: (sql, params) => session.query(sql, params), exec: (sql) => session.exec(sql) },
+    async () => {},
+  );
+}
+
 async function postgresConnection(
   pool: pg.Pool,
   log: (line: string) => void,
@@ -231,26 +300,13 @@ async function postgresConnection(
     client.release();
     throw error;
   }
-  return {
-    ...runner,
-    transaction: async (fn) => {
-      await client.query('BEGIN');
-      try {
-        await fn(runner);
-        await client.query('COMMIT');
-      } catch (error) {
-        await client.query('ROLLBACK').catch(() => {});
-        throw error;
-      }
-    },
-    release: async () => {
-      try {
-        await client.query('SELECT pg_advisory_unlock($1)', [PRISMA_MIGRATE_LOCK_ID]);
-        client.release();
-      } catch (error) {
-        // A broken connection: drop it (the server frees its session lock).
-        client.release(error instanceof Error ? error : true);
-      }
-    },
-  };
+  return sessionTransactions(runner, async () => {
+    try {
+      await client.query('SELECT pg_advisory_unlock($1)', [PRISMA_MIGRATE_LOCK_ID]);
+      client.release();
+    } catch (error) {
+      // A broken connection: drop it (the server frees its session lock).
+      client.release(error instanceof Error ? error : true);
+    }
+  });
 }
