@@ -71,7 +71,7 @@ describe('auth procedures', () => {
       await failure(
         anonymous.auth.signUp({ handle: 'ALICE', displayName: '', password: PASSWORD }),
       ),
-    ).toEqual({ code: 'CONFLICT', message: 'The handle "alice" is taken.' });
+    ).toEqual({ code: 'CONFLICT', message: 'The handle "alice" is taken.', field: 'handle' });
     const bad = [
       { handle: 'a', displayName: '', password: PASSWORD },
       { handle: 'no/slash', displayName: '', password: PASSWORD },
@@ -102,7 +102,11 @@ describe('auth procedures', () => {
       anonymous.auth.logIn({ handle: 'alice', password: 'nope nope nope' }),
     );
     const unknown = await failure(anonymous.auth.logIn({ handle: 'zed', password: PASSWORD }));
-    expect(wrong).toEqual({ code: 'UNAUTHORIZED', message: WRONG_CREDENTIALS_MESSAGE });
+    expect(wrong).toEqual({
+      code: 'UNAUTHORIZED',
+      message: WRONG_CREDENTIALS_MESSAGE,
+      field: 'password',
+    });
     expect(unknown).toEqual(wrong);
   });
 
@@ -204,6 +208,7 @@ describe('auth procedures', () => {
     expect(mismatched).toEqual({
       code: 'BAD_REQUEST',
       message: 'The did does not belong to the public key.',
+      field: 'did',
     });
     expect(
       (await failure(bob.auth.registerKey({ ...key, currentPassword: 'wrong password!' }))).code,
@@ -304,6 +309,7 @@ describe('settings procedures', () => {
       expect(await failure(bob.settings.update({ ...update, ...change }))).toEqual({
         code: 'BAD_REQUEST',
         message,
+        field: Object.keys(change)[0],
       });
     }
     expect(await bob.settings.get()).toEqual(updated);
