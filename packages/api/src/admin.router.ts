@@ -1,9 +1,8 @@
-import { TRPCError } from '@trpc/server';
 import { z } from 'zod';
 import { domainSchema, uuidSchema } from '@swarm/contract';
 import { ADMIN_NODE_SORTS, ADMIN_NODE_STATUSES, createUserAdminService } from '@swarm/domain';
 import { humaneInput } from './input.ts';
-import { unwrap } from './refusals.ts';
+import { refused, unwrap } from './refusals.ts';
 import { adminProcedure, router } from './trpc.ts';
 
 // The admin area (issue #4): every procedure is `adminProcedure` (signed in and admin, checked
@@ -29,8 +28,7 @@ function isoDates<T>(value: T): IsoDates<T> {
   return value as IsoDates<T>;
 }
 
-const notFound = (message: string) => new TRPCError({ code: 'NOT_FOUND', message });
-const badRequest = (message: string) => new TRPCError({ code: 'BAD_REQUEST', message });
+const notFound = (message: string) => refused('NOT_FOUND', message);
 
 const domainInput = z.object({ domain: domainSchema });
 const optionalDomainInput = z.object({ domain: domainSchema.optional() }).optional();
@@ -83,14 +81,14 @@ const nodesRouter = router({
         input.reason || undefined,
         ctx.user.id,
       );
-      if (!blocked.ok) throw badRequest(blocked.reason);
+      const block = unwrap(blocked);
       await ctx.node.moderation.audit.record({
         actor: ctx.user.handle,
         action: 'node.block',
         target: input.domain,
         reason: input.reason ?? '',
       });
-      return isoDates(blocked.value);
+      return isoDates(block);
     }),
 
   unblock: adminProcedure.input(humaneInput(domainInput)).mutation(async ({ ctx, input }) => {
@@ -122,8 +120,7 @@ const seedsRouter = router({
     .input(humaneInput(domainInput.extend({ priority: priorityInput })))
     .mutation(async ({ ctx, input }) => {
       const added = await ctx.node.registryAdmin.addSeed(input.domain, input.priority);
-      if (!added.ok) throw badRequest(added.reason);
-      return isoDates(added.value);
+      return isoDates(unwrap(added));
     }),
 
   setPriority: adminProcedure

@@ -1,3 +1,4 @@
+import { err } from '@swarm/contract';
 import { createDb, migrateDb, type Db } from '@swarm/db';
 import { systemClock, type Clock } from './clock.ts';
 import type { NodeConfig } from './config.ts';
@@ -132,8 +133,12 @@ export async function createNodeContext(
     config,
     peers,
     posts: actions.posts,
-    blockNode: (domain, reason, createdById) =>
-      registryAdmin.blockNode(domain, reason, createdById),
+    // The reports service's port still takes the refusal's sentence (it is being split; it can
+    // take the refusal itself then).
+    blockNode: async (domain, reason, createdById) => {
+      const blocked = await registryAdmin.blockNode(domain, reason, createdById);
+      return blocked.ok ? blocked : err(blocked.reason.message);
+    },
     onChange: () => shared.invalidations.publish(READS_TOPIC),
   });
   const inboundOwnership = createInboundOwnershipService({
