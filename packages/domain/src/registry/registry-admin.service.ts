@@ -3,6 +3,7 @@ import type { Db, Prisma } from '@swarm/db';
 import type { Clock } from '../clock.ts';
 import type { NodeConfig } from '../config.ts';
 import type { Logger } from '../logger.ts';
+import { parseCapabilities } from './capabilities.ts';
 import type { GossipService } from './gossip.service.ts';
 import type { ContactReport, RegistryService } from './registry.service.ts';
 
@@ -229,15 +230,6 @@ const SORT_COLUMN: Record<AdminNodeSort, keyof Prisma.SwarmNodeOrderByWithRelati
   posts: 'postCount',
   discoveredVia: 'discoveredVia',
 };
-
-function parseCapabilities(text: string): string[] {
-  try {
-    const value: unknown = JSON.parse(text);
-    return Array.isArray(value) ? value.filter((c): c is string => typeof c === 'string') : [];
-  } catch {
-    return [];
-  }
-}
 
 export function createRegistryAdminService(deps: RegistryAdminDeps): RegistryAdminService {
   const { prisma } = deps.db;
