@@ -16,6 +16,7 @@ import { observeRequests } from './middleware/observe.ts';
 import { readCache } from './middleware/read-cache.ts';
 import { createRouter, type GatewayEnv } from './router.ts';
 import { adminRoutes } from './routes/admin.routes.ts';
+import { moderationAdminRoutes } from './routes/moderation-admin.routes.ts';
 import { backupRoutes } from './routes/backup.routes.ts';
 import { contentRoutes } from './routes/content.routes.ts';
 import { healthRoutes } from './routes/health.routes.ts';
@@ -119,6 +120,7 @@ export function createGatewayApp(
   app.route('/', ownershipRoutes());
   app.route('/', contentRoutes());
   app.route('/', adminRoutes(auth.accounts));
+  app.route('/', moderationAdminRoutes());
   app.route('/', backupRoutes());
   mountReference(app);
 

@@ -1,14 +1,18 @@
 import type { SessionService } from '@swarm/auth';
 import type { NodeContext } from '@swarm/domain';
 
-/** Expired sessions are refused when presented anyway; the sweep only keeps the table small. */
+/**
+ * Expired sessions are refused when presented anyway; the sweep only keeps the table small.
+ * Unattached uploads live a day (UPLOADS.unattachedTtlMs): an hourly sweep removes them within
+ * 25 hours.
+ */
 export const HOUSEKEEPING_INTERVAL_MS = 60 * 60 * 1000;
 
 export interface Housekeeping {
   start(): void;
   stop(): Promise<void>;
   /** One sweep now; answers what it removed. */
-  runOnce(): Promise<{ expiredSessions: number }>;
+  runOnce(): Promise<{ expiredSessions: number; uploads: number }>;
 }
 
 /**
@@ -17,7 +21,7 @@ export interface Housekeeping {
  * the same database at once do no harm.
  */
 export function createHousekeeping(deps: {
-  node: Pick<NodeContext, 'logger'>;
+  node: Pick<NodeContext, 'logger' | 'uploads'>;
   /** The node's session service, built once by the entry point. */
   sessions: Pick<SessionService, 'deleteExpired'>;
   intervalMs?: number;
@@ -30,7 +34,10 @@ export function createHousekeeping(deps: {
     const expiredSessions = await sessions.deleteExpired();
     if (expiredSessions > 0)
       node.logger.info(`housekeeping: removed ${expiredSessions} expired sessions`);
-    return { expiredSessions };
+    // Uploads never put into a post after a day, of deleted posts, replaced avatars and headers,
+    // deleted accounts: files first, then rows (a failed removal is retried next time).
+    const { removed: uploads } = await node.uploads.sweep();
+    return { expiredSessions, uploads };
   }
 
   return {

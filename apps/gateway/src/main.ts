@@ -62,6 +62,9 @@ async function loadWebHandler(): Promise<NodeHandler> {
   }
   // adapter-node needs the public origin for its CSRF check on forms.
   process.env.ORIGIN ??= baseUrlForDomain(config.domain);
+  // adapter-node's body cap (default 512 KB) is raised to the upload limit, so a photo can be
+  // uploaded; every other path keeps 512 KB (the web app's edge hook, lib/server/edge.ts).
+  process.env.BODY_SIZE_LIMIT ??= String(config.uploadMaxBytes);
   const mod = (await import(handlerPath)) as { handler: NodeHandler };
   return mod.handler;
 }

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authServicesOf, SESSION_TTL_MS } from '@swarm/auth';
-import { createTestNode, type TestNode } from './harness.ts';
+import { UPLOADS } from '@swarm/domain';
+import { createTestNode, smallPng, type TestNode } from './harness.ts';
 import { createHousekeeping } from '../src/housekeeping.ts';
 
 describe('housekeeping', () => {
@@ -24,10 +25,66 @@ describe('housekeeping', () => {
     const fresh = await auth.sessions.create(userId);
 
     const housekeeping = createHousekeeping({ node: t.node, sessions: auth.sessions });
-    expect(await housekeeping.runOnce()).toEqual({ expiredSessions: 1 });
+    expect(await housekeeping.runOnce()).toEqual({ expiredSessions: 1, uploads: 0 });
     expect(await t.node.db.prisma.session.count()).toBe(1);
     expect(await auth.sessions.validate(fresh.token)).not.toBeNull();
     expect(await auth.sessions.validate(old.token)).toBeNull();
-    expect(await housekeeping.runOnce()).toEqual({ expiredSessions: 0 });
+    expect(await housekeeping.runOnce()).toEqual({ expiredSessions: 0, uploads: 0 });
+  });
+
+  it('removes photos never posted after a day, and those of deleted posts', async () => {
+    const auth = authServicesOf(t.node);
+    const created = await auth.accounts.createUser({
+      handle: 'bob',
+      password: 'correct horse battery',
+      isAdmin: false,
+    });
+    if (!created.ok) throw new Error(created.reason.message);
+    const ownerId = created.value.user.id;
+    const { uploads } = t.node;
+    const upload = async () => {
+      const result = await uploads.accept({
+        ownerId,
+        purpose: 'post',
+        declaredLength: null,
+        body: new Blob([await smallPng()]).stream(),
+      });
+      if (!result.ok) throw new Error(result.reason.message);
+      return result.value;
+    };
+    const files = async (id: string) =>
+      (
+        await Promise.all([`${id}.webp`, `${id}-thumb.webp`].map((k) => uploads.storage.get(k)))
+      ).filter(Boolean).length;
+
+    const unused = await upload();
+    const posted = await upload();
+    const post = await t.node.actions.posts.create(ownerId, {
+      content: 'a photo',
+      media: [{ uploadId: posted.id, altText: 'a blue square' }],
+    });
+    if (!post.ok) throw new Error(post.reason.message);
+    expect(post.value.post.media).toEqual([
+      expect.objectContaining({ url: posted.url, altText: 'a blue square' }),
+    ]);
+    const housekeeping = createHousekeeping({ node: t.node, sessions: auth.sessions });
+
+    // Not yet a day: both stay.
+    t.clock.advance(UPLOADS.unattachedTtlMs - 60_000);
+    expect((await housekeeping.runOnce()).uploads).toBe(0);
+    expect(await files(unused.id)).toBe(2);
+
+    t.clock.advance(2 * 60_000);
+    expect((await housekeeping.runOnce()).uploads).toBe(1);
+    expect(await files(unused.id)).toBe(0);
+    expect(await t.node.db.prisma.upload.findUnique({ where: { id: unused.id } })).toBeNull();
+    // The posted one is the post's: it stays as long as the post.
+    expect(await files(posted.id)).toBe(2);
+
+    const deleted = await t.node.actions.posts.delete(ownerId, post.value.post.id);
+    expect(deleted.ok).toBe(true);
+    await housekeeping.runOnce();
+    expect(await files(posted.id)).toBe(0);
+    expect(await t.node.db.prisma.upload.count({ where: { ownerId } })).toBe(0);
   });
 });

@@ -1,6 +1,12 @@
 import { z } from 'zod';
 import { ARCHIVE_LIMITS, refuse, signatureSchema } from '@swarm/contract';
-import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH, hashPassword } from '@swarm/auth';
+import {
+  admitSignUp,
+  hashPassword,
+  PASSWORD_MAX_LENGTH,
+  PASSWORD_MIN_LENGTH,
+  SIGNUP_REASON_MAX,
+} from '@swarm/auth';
 import { unwrap } from './refusals.ts';
 import { protectedProcedure, publicProcedure, router } from './trpc.ts';
 
@@ -59,6 +65,9 @@ export const accountRouter = router({
         archive: z.string().max(ARCHIVE_LIMITS.bytes),
         password,
         proof: signatureSchema,
+        /** As for a sign-up: why you want to join (approval mode), the invite code (closed mode). */
+        reason: z.string().max(SIGNUP_REASON_MAX).nullish(),
+        invite: z.string().max(200).nullish(),
       }),
     )
     .mutation(async ({ ctx, input }) => {
@@ -73,7 +82,15 @@ export const accountRouter = router({
         await ctx.node.ownership.importArchive({
           archiveText: input.archive,
           proof: input.proof,
-          passwordHash: await hashPassword(input.password),
+          hashPassword: () => hashPassword(input.password),
+          clientIp: ctx.clientIp,
+          admit: (tx) =>
+            admitSignUp(tx, {
+              isFirst: false,
+              reason: input.reason,
+              invite: input.invite,
+              now: ctx.node.clock.now(),
+            }),
         }),
       );
     }),

@@ -1,12 +1,19 @@
 import { z } from 'zod';
 import { domainSchema, uuidSchema } from '@swarm/contract';
-import { ADMIN_NODE_SORTS, ADMIN_NODE_STATUSES, createUserAdminService } from '@swarm/domain';
+import {
+  ADMIN_NODE_SORTS,
+  ADMIN_NODE_STATUSES,
+  createUserAdminService,
+  type AuditEntry,
+} from '@swarm/domain';
 import { humaneInput } from './input.ts';
 import { refused, unwrap } from './refusals.ts';
 import { adminProcedure, router } from './trpc.ts';
 
 // The admin area (issue #4): every procedure is `adminProcedure` (signed in and admin, checked
-// on each call). Thin: the same domain services as the gateway's admin API for the CLI.
+// on each call). Thin: the same domain services as the gateway's admin API for the CLI. Every
+// mutation writes the audit log (issue #15): who (the admin's handle), what, on what, why (the
+// optional `reason`).
 
 /** Dates as ISO strings, as the browser receives them over HTTP (no transformer). */
 type IsoDates<T> = T extends Date
@@ -27,6 +34,17 @@ function isoDates<T>(value: T): IsoDates<T> {
   }
   return value as IsoDates<T>;
 }
+
+interface AdminCtx {
+  node: { moderation: { audit: { record(entry: AuditEntry): Promise<void> } } };
+  user: { handle: string };
+}
+function audit(ctx: AdminCtx, entry: Omit<AuditEntry, 'actor'>): Promise<void> {
+  return ctx.node.moderation.audit.record({ actor: ctx.user.handle, ...entry });
+}
+
+/** Why, for the audit log. */
+const reasonField = z.string().trim().max(1000, { error: 'at most 1000 characters' }).optional();
 
 const notFound = (message: string) => refused('NOT_FOUND', message);
 
@@ -82,34 +100,30 @@ const nodesRouter = router({
         ctx.user.id,
       );
       const block = unwrap(blocked);
-      await ctx.node.moderation.audit.record({
-        actor: ctx.user.handle,
-        action: 'node.block',
-        target: input.domain,
-        reason: input.reason ?? '',
-      });
+      await audit(ctx, { action: 'node.block', target: input.domain, reason: input.reason });
       return isoDates(block);
     }),
 
-  unblock: adminProcedure.input(humaneInput(domainInput)).mutation(async ({ ctx, input }) => {
-    if (!(await ctx.node.registryAdmin.unblockNode(input.domain))) {
-      throw notFound(`${input.domain} is not blocked.`);
-    }
-    await ctx.node.moderation.audit.record({
-      actor: ctx.user.handle,
-      action: 'node.unblock',
-      target: input.domain,
-    });
-    return { domain: input.domain };
-  }),
+  unblock: adminProcedure
+    .input(humaneInput(domainInput.extend({ reason: reasonField })))
+    .mutation(async ({ ctx, input }) => {
+      if (!(await ctx.node.registryAdmin.unblockNode(input.domain))) {
+        throw notFound(`${input.domain} is not blocked.`);
+      }
+      await audit(ctx, { action: 'node.unblock', target: input.domain, reason: input.reason });
+      return { domain: input.domain };
+    }),
 
   /** Forget a node's pinned key: its next signed request pins the key it has now. */
-  resetKey: adminProcedure.input(humaneInput(domainInput)).mutation(async ({ ctx, input }) => {
-    if (!(await ctx.node.nodeAuth.resetPinnedKey(input.domain))) {
-      throw notFound(`${input.domain} is not a known node.`);
-    }
-    return { domain: input.domain };
-  }),
+  resetKey: adminProcedure
+    .input(humaneInput(domainInput.extend({ reason: reasonField })))
+    .mutation(async ({ ctx, input }) => {
+      if (!(await ctx.node.nodeAuth.resetPinnedKey(input.domain))) {
+        throw notFound(`${input.domain} is not a known node.`);
+      }
+      await audit(ctx, { action: 'node.reset-key', target: input.domain, reason: input.reason });
+      return { domain: input.domain };
+    }),
 });
 
 const seedsRouter = router({
@@ -117,25 +131,43 @@ const seedsRouter = router({
 
   /** Adds a seed, or sets the priority of an existing one and enables it again. */
   add: adminProcedure
-    .input(humaneInput(domainInput.extend({ priority: priorityInput })))
+    .input(humaneInput(domainInput.extend({ priority: priorityInput, reason: reasonField })))
     .mutation(async ({ ctx, input }) => {
       const added = await ctx.node.registryAdmin.addSeed(input.domain, input.priority);
-      return isoDates(unwrap(added));
+      const seed = unwrap(added);
+      await audit(ctx, {
+        action: 'seed.add',
+        target: input.domain,
+        reason: input.reason,
+        details: { priority: input.priority },
+      });
+      return isoDates(seed);
     }),
 
   setPriority: adminProcedure
-    .input(humaneInput(domainInput.extend({ priority: priorityInput })))
+    .input(humaneInput(domainInput.extend({ priority: priorityInput, reason: reasonField })))
     .mutation(async ({ ctx, input }) => {
       const seed = await ctx.node.registryAdmin.setSeedPriority(input.domain, input.priority);
       if (!seed) throw notFound(`${input.domain} is not a seed.`);
+      await audit(ctx, {
+        action: 'seed.priority',
+        target: input.domain,
+        reason: input.reason,
+        details: { priority: input.priority },
+      });
       return isoDates(seed);
     }),
 
   setEnabled: adminProcedure
-    .input(humaneInput(domainInput.extend({ isEnabled: z.boolean() })))
+    .input(humaneInput(domainInput.extend({ isEnabled: z.boolean(), reason: reasonField })))
     .mutation(async ({ ctx, input }) => {
       const seed = await ctx.node.registryAdmin.setSeedEnabled(input.domain, input.isEnabled);
       if (!seed) throw notFound(`${input.domain} is not a seed.`);
+      await audit(ctx, {
+        action: input.isEnabled ? 'seed.enable' : 'seed.disable',
+        target: input.domain,
+        reason: input.reason,
+      });
       return isoDates(seed);
     }),
 });
@@ -151,23 +183,36 @@ const actionsRouter = router({
   /** To the enabled seeds by priority, or to one domain. */
   announce: adminProcedure
     .input(humaneInput(optionalDomainInput))
-    .mutation(({ ctx, input }) =>
-      ctx.node.registryAdmin.runAction({ action: 'announce', domain: input?.domain }),
-    ),
+    .mutation(async ({ ctx, input }) => {
+      const report = await ctx.node.registryAdmin.runAction({
+        action: 'announce',
+        domain: input?.domain,
+      });
+      await audit(ctx, { action: 'swarm.announce', target: input?.domain ?? 'seeds' });
+      return report;
+    }),
 
   /** Probe a domain's `/api/swarm/info` and record it. */
-  discover: adminProcedure
-    .input(humaneInput(domainInput))
-    .mutation(({ ctx, input }) =>
-      ctx.node.registryAdmin.runAction({ action: 'discover', domain: input.domain }),
-    ),
+  discover: adminProcedure.input(humaneInput(domainInput)).mutation(async ({ ctx, input }) => {
+    const report = await ctx.node.registryAdmin.runAction({
+      action: 'discover',
+      domain: input.domain,
+    });
+    await audit(ctx, { action: 'swarm.discover', target: input.domain });
+    return report;
+  }),
 
   /** A gossip round now (up to 3 peers by trust), or one exchange with a domain. */
   gossip: adminProcedure
     .input(humaneInput(optionalDomainInput))
-    .mutation(({ ctx, input }) =>
-      ctx.node.registryAdmin.runAction({ action: 'gossip', domain: input?.domain }),
-    ),
+    .mutation(async ({ ctx, input }) => {
+      const report = await ctx.node.registryAdmin.runAction({
+        action: 'gossip',
+        domain: input?.domain,
+      });
+      await audit(ctx, { action: 'swarm.gossip', target: input?.domain ?? 'seeds' });
+      return report;
+    }),
 });
 
 const tokensRouter = router({
@@ -184,19 +229,28 @@ const tokensRouter = router({
             .trim()
             .min(1, { error: 'must not be empty' })
             .max(100, { error: 'at most 100 characters' }),
+          reason: reasonField,
         }),
       ),
     )
-    .mutation(async ({ ctx, input }) =>
-      isoDates(await ctx.node.adminTokens.createToken(input.name, ctx.user.id)),
-    ),
+    .mutation(async ({ ctx, input }) => {
+      const created = await ctx.node.adminTokens.createToken(input.name, ctx.user.id);
+      // Never the token itself: its name and id.
+      await audit(ctx, {
+        action: 'token.create',
+        target: `${created.name} (${created.id})`,
+        reason: input.reason,
+      });
+      return isoDates(created);
+    }),
 
   revoke: adminProcedure
-    .input(humaneInput(z.object({ id: uuidSchema })))
+    .input(humaneInput(z.object({ id: uuidSchema, reason: reasonField })))
     .mutation(async ({ ctx, input }) => {
       if (!(await ctx.node.adminTokens.revokeToken(input.id))) {
         throw notFound('There is no such admin token.');
       }
+      await audit(ctx, { action: 'token.revoke', target: input.id, reason: input.reason });
       return { id: input.id };
     }),
 });
@@ -226,6 +280,12 @@ const outboxRouter = router({
     .input(humaneInput(z.object({ id: uuidSchema })))
     .mutation(async ({ ctx, input }) => {
       const retried = await ctx.node.delivery.retryNow(input.id);
+      if (retried.ok) {
+        await audit(ctx, {
+          action: 'delivery.retry',
+          target: `${retried.value.kind} to ${retried.value.targetDomain} (${input.id})`,
+        });
+      }
       return unwrap(retried);
     }),
 });

@@ -16,7 +16,8 @@ export const postsRouter = router({
     ),
 
   /**
-   * Publishes a post (text, up to 4 media by URL, NSFW flag, link preview, reply target); the
+   * Publishes a post (text, up to 4 media: photos uploaded here by `uploadId` or images by URL,
+   * NSFW flag, link preview, reply target); the
    * answer carries the deliveries it made (a reply to another node's post, remote mentions).
    */
   create: protectedProcedure

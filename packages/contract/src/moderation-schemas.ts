@@ -24,6 +24,17 @@ export const reportCategorySchema = z.enum(REPORT_CATEGORIES);
 
 export const REPORT_COMMENT_MAX = 1000;
 
+/** What a moderator may do about a report (the admin pages, the admin API and the CLI). */
+export const REPORT_ACTIONS = [
+  'dismiss',
+  'delete-post',
+  'suspend-user',
+  'silence-user',
+  'mute-node',
+  'block-node',
+] as const;
+export type ReportAction = (typeof REPORT_ACTIONS)[number];
+
 /** Who may join a node: anyone, after approval, or by invite link only. */
 export const REGISTRATION_MODES = ['open', 'approval', 'invite'] as const;
 export type RegistrationMode = (typeof REGISTRATION_MODES)[number];

@@ -77,6 +77,7 @@ const EXPECTED_TABLES = [
   'swarm_nodes',
   'swarm_seeds',
   'swarm_sync_logs',
+  'uploads',
   'user_blocks',
   'user_mutes',
   'users',

@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import { err } from '@swarm/contract';
 import { createDb, migrateDb, type Db } from '@swarm/db';
 import { systemClock, type Clock } from './clock.ts';
@@ -42,7 +43,13 @@ import {
   createRequestContext,
 } from './ops/index.ts';
 import { READS_TOPIC, createSharedState } from './replicas/index.ts';
-import { createMediaProxyService } from './media/index.ts';
+import {
+  createDiskStorage,
+  createMediaProxyService,
+  createS3Storage,
+  createUploadService,
+  type MediaStorage,
+} from './media/index.ts';
 import { createLiveHub } from './live/index.ts';
 
 /** Seams for tests and the swarm harness: time, and the network to peers. */
@@ -54,6 +61,17 @@ export interface NodeOverrides {
   peerTimeoutMs?: number;
   /** Budget, cache and breaker of multi-peer reads (swarm feed, home timeline). */
   peerReads?: Partial<PeerReadOptions>;
+  /** Where uploaded media go (default: S3 when configured, else `DATA_DIR/uploads`). */
+  mediaStorage?: MediaStorage;
+  /** What a relative DATA_DIR is relative to (default: the working directory). */
+  baseDir?: string;
+}
+
+/** The media storage the configuration asks for (docs/deployment.md "Media storage"). */
+export function mediaStorageFor(config: NodeConfig, baseDir = process.cwd()): MediaStorage {
+  return config.s3
+    ? createS3Storage(config.s3)
+    : createDiskStorage(resolve(baseDir, config.dataDir, 'uploads'));
 }
 
 /** Wires a node over an open, migrated database (tests pass their own database here). */
@@ -91,6 +109,13 @@ export async function createNodeContext(
     profiles: peerProfiles,
   });
   const content = createContentService({ db, clock, config });
+  const uploads = createUploadService({
+    db,
+    clock,
+    logger,
+    config,
+    storage: deps.mediaStorage ?? mediaStorageFor(config, deps.baseDir),
+  });
   // Shared by reads and actions: an action on a post just shown can use what was shown, and
   // drops the cached answers of the peer it changed something on.
   const seen = createSeenPosts({ db, clock, logger });
@@ -123,6 +148,7 @@ export async function createNodeContext(
     config,
     peers,
     delivery,
+    uploads,
     reads: { seen, reader },
   });
   const registryAdmin = createRegistryAdminService({ config, db, clock, logger, ...swarm });
@@ -132,9 +158,9 @@ export async function createNodeContext(
     logger,
     config,
     peers,
+    delivery,
     posts: actions.posts,
-    // The reports service's port still takes the refusal's sentence (it is being split; it can
-    // take the refusal itself then).
+    // The reports queue's port takes the refusal's sentence (moderation/report-model.ts).
     blockNode: async (domain, reason, createdById) => {
       const blocked = await registryAdmin.blockNode(domain, reason, createdById);
       return blocked.ok ? blocked : err(blocked.reason.message);
@@ -158,6 +184,7 @@ export async function createNodeContext(
     delivery,
     posts: actions.posts,
     applyMove: inboundOwnership.move,
+    limits: shared.limits,
   });
   return {
     config,
@@ -202,7 +229,14 @@ export async function createNodeContext(
     metrics,
     requestContext,
     failures,
-    media: createMediaProxyService({ keys, peers, clock, logger }),
+    media: createMediaProxyService({
+      keys,
+      peers,
+      clock,
+      logger,
+      localPathOf: uploads.localPathOf,
+    }),
+    uploads,
     live,
     close: async () => {
       live.closeAll();

@@ -38,8 +38,43 @@ describe('parseConfig', () => {
         signUpLimitPerHour: 5,
         liveStreamsMax: 5_000,
         liveStreamsPerUser: 8,
+        uploadMaxBytes: 10 * 1024 * 1024,
+        uploadMaxPixels: 50_000_000,
+        s3: undefined,
       },
     });
+  });
+
+  it('reads the upload limits and the S3 settings', () => {
+    const result = parseConfig({
+      UPLOAD_MAX_BYTES: '2000000',
+      UPLOAD_MAX_PIXELS: '20000000',
+      S3_BUCKET: ' media ',
+      S3_ENDPOINT: 'http://127.0.0.1:9000',
+      S3_ACCESS_KEY_ID: 'key',
+      S3_SECRET_ACCESS_KEY: 'secret',
+      S3_FORCE_PATH_STYLE: '1',
+      S3_PREFIX: 'node-a/',
+    });
+    expect(result.ok && result.value).toMatchObject({
+      uploadMaxBytes: 2_000_000,
+      uploadMaxPixels: 20_000_000,
+      s3: {
+        bucket: 'media',
+        region: 'us-east-1',
+        endpoint: 'http://127.0.0.1:9000',
+        accessKeyId: 'key',
+        secretAccessKey: 'secret',
+        forcePathStyle: true,
+        prefix: 'node-a/',
+      },
+    });
+    expect(errorsOf({ S3_ENDPOINT: 'http://127.0.0.1:9000' })).toEqual([
+      'S3_ENDPOINT set without S3_BUCKET: set S3_BUCKET to store media in S3',
+    ]);
+    expect(errorsOf({ S3_BUCKET: 'media', S3_ACCESS_KEY_ID: 'key' })).toEqual([
+      'S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY go together: set both or neither',
+    ]);
   });
 
   it('reads the private metrics port and its address', () => {
@@ -98,6 +133,9 @@ describe('parseConfig', () => {
     [{ SWARM_DRAIN_TIMEOUT_MS: '-1' }, 'SWARM_DRAIN_TIMEOUT_MS must be an integer between 0 and'],
     [{ ADMIN_TOKEN: 'short' }, 'ADMIN_TOKEN must be at least 24 characters'],
     [{ SWARM_SIGNUPS_PER_HOUR: '0' }, 'SWARM_SIGNUPS_PER_HOUR must be an integer between 1'],
+    [{ UPLOAD_MAX_BYTES: '5' }, 'UPLOAD_MAX_BYTES must be an integer between 10000'],
+    [{ UPLOAD_MAX_PIXELS: '1e9' }, 'UPLOAD_MAX_PIXELS must be an integer between 10000'],
+    [{ S3_ENDPOINT: 'ftp://x', S3_BUCKET: 'b' }, 'S3_ENDPOINT must be an http(s) URL'],
     [
       { SWARM_GOSSIP_INTERVAL_MS: '10' },
       'SWARM_GOSSIP_INTERVAL_MS must be an integer between 1000',

@@ -48,6 +48,27 @@ export interface NodeConfig {
   liveStreamsMax: number;
   /** Live event streams one user may hold in one process (tabs, devices). */
   liveStreamsPerUser: number;
+  /** Largest image upload accepted, in bytes (UPLOAD_MAX_BYTES); larger ones are a 413. */
+  uploadMaxBytes: number;
+  /** Most pixels (width × height) an uploaded image may have (UPLOAD_MAX_PIXELS). */
+  uploadMaxPixels: number;
+  /** Uploaded media in S3-compatible object storage; undefined: on disk under `dataDir`. */
+  s3: S3Config | undefined;
+}
+
+/** Object storage for uploaded media (S3_* variables; docs/deployment.md "Media storage"). */
+export interface S3Config {
+  bucket: string;
+  region: string;
+  /** For S3-compatible services (MinIO, R2, Garage…); undefined: AWS's own endpoint. */
+  endpoint: string | undefined;
+  /** Both or neither; neither: the SDK's default chain (instance role, AWS_* variables). */
+  accessKeyId: string | undefined;
+  secretAccessKey: string | undefined;
+  /** `bucket` in the path instead of the host name (most self-hosted services need it). */
+  forcePathStyle: boolean;
+  /** Prepended to every object key (several nodes in one bucket). */
+  prefix: string;
 }
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -154,7 +175,57 @@ const envSchema = z.object({
   SWARM_SIGNUPS_PER_HOUR: integer('SWARM_SIGNUPS_PER_HOUR', 1, 1_000_000, 5),
   SWARM_LIVE_STREAMS_MAX: integer('SWARM_LIVE_STREAMS_MAX', 0, 1_000_000, 5_000),
   SWARM_LIVE_STREAMS_PER_USER: integer('SWARM_LIVE_STREAMS_PER_USER', 1, 1_000, 8),
+  UPLOAD_MAX_BYTES: integer('UPLOAD_MAX_BYTES', 10_000, 100 * 1024 * 1024, 10 * 1024 * 1024),
+  // sharp refuses more than 0x3FFF × 0x3FFF pixels by default; this is the node's own bound.
+  UPLOAD_MAX_PIXELS: integer('UPLOAD_MAX_PIXELS', 10_000, 268_402_689, 50_000_000),
+  S3_BUCKET: z.string().optional(),
+  S3_REGION: z.string().optional(),
+  S3_ENDPOINT: z
+    .string()
+    .optional()
+    .refine(
+      (v) => !v || /^https?:\/\/[^\s]+$/.test(v.trim()),
+      'S3_ENDPOINT must be an http(s) URL such as https://s3.example.org',
+    ),
+  S3_ACCESS_KEY_ID: z.string().optional(),
+  S3_SECRET_ACCESS_KEY: z.string().optional(),
+  S3_FORCE_PATH_STYLE: flag('S3_FORCE_PATH_STYLE'),
+  S3_PREFIX: z
+    .string()
+    .optional()
+    .refine(
+      (v) => !v || /^[A-Za-z0-9._/-]{1,200}$/.test(v),
+      'S3_PREFIX may hold letters, digits, . _ - and / (at most 200)',
+    ),
 });
+
+function s3ConfigOf(e: z.output<typeof envSchema>): { value?: S3Config; error?: string } {
+  const bucket = e.S3_BUCKET?.trim();
+  const accessKeyId = e.S3_ACCESS_KEY_ID?.trim() || undefined;
+  const secretAccessKey = e.S3_SECRET_ACCESS_KEY?.trim() || undefined;
+  if (!bucket) {
+    const stray = (
+      ['S3_REGION', 'S3_ENDPOINT', 'S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY', 'S3_PREFIX'] as const
+    ).filter((name) => e[name]?.trim());
+    return stray.length > 0
+      ? { error: `${stray.join(', ')} set without S3_BUCKET: set S3_BUCKET to store media in S3` }
+      : {};
+  }
+  if (!accessKeyId !== !secretAccessKey) {
+    return { error: 'S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY go together: set both or neither' };
+  }
+  return {
+    value: {
+      bucket,
+      region: e.S3_REGION?.trim() || 'us-east-1',
+      endpoint: e.S3_ENDPOINT?.trim() || undefined,
+      accessKeyId,
+      secretAccessKey,
+      forcePathStyle: e.S3_FORCE_PATH_STYLE,
+      prefix: e.S3_PREFIX ?? '',
+    },
+  };
+}
 
 export type ConfigResult = { ok: true; value: NodeConfig } | { ok: false; errors: string[] };
 
@@ -165,6 +236,8 @@ export function parseConfig(env: Record<string, string | undefined>): ConfigResu
     return { ok: false, errors: parsed.error.issues.map((i) => i.message) };
   }
   const e = parsed.data;
+  const s3 = s3ConfigOf(e);
+  if (s3.error) return { ok: false, errors: [s3.error] };
   const domainValue = e.SWARM_DOMAIN ?? `localhost:${e.PORT}`;
   return {
     ok: true,
@@ -194,6 +267,9 @@ export function parseConfig(env: Record<string, string | undefined>): ConfigResu
       signUpLimitPerHour: e.SWARM_SIGNUPS_PER_HOUR,
       liveStreamsMax: e.SWARM_LIVE_STREAMS_MAX,
       liveStreamsPerUser: e.SWARM_LIVE_STREAMS_PER_USER,
+      uploadMaxBytes: e.UPLOAD_MAX_BYTES,
+      uploadMaxPixels: e.UPLOAD_MAX_PIXELS,
+      s3: s3.value,
     },
   };
 }

@@ -21,7 +21,7 @@ import type { MessageService } from './messages/index.ts';
 import type { AccountOwnershipService, InboundOwnershipService } from './ownership/index.ts';
 import type { FailureLog, HealthService, NodeMetrics, RequestContext } from './ops/index.ts';
 import type { Invalidations, Limits } from './replicas/index.ts';
-import type { MediaProxyService } from './media/index.ts';
+import type { MediaProxyService, UploadService } from './media/index.ts';
 import type { LiveHub } from './live/index.ts';
 import type { ModerationServices } from './moderation/index.ts';
 
@@ -92,6 +92,8 @@ export interface NodeContext {
   failures: FailureLog;
   /** Images pages show, fetched by the node and served from its origin (signed URLs only). */
   media: MediaProxyService;
+  /** Images people upload: processed, stored (disk or S3), served, swept (issue #14 "Photos"). */
+  uploads: UploadService;
   /** Server-sent event streams of signed-in pages in this process (issue #14 "Live updates"). */
   live: LiveHub;
   close(): Promise<void>;

@@ -36,7 +36,6 @@ export async function benchLiveStreams(resultsDir: string, log: (line: string) =
     SWARM_DOMAIN: `localhost:${port}`,
     DATA_DIR: dataDir,
     ADMIN_TOKEN,
-    LOG_LEVEL: 'warn',
     SWARM_LIVE_STREAMS_PER_USER: String(STREAMS),
     SWARM_LIVE_STREAMS_MAX: String(STREAMS),
   });

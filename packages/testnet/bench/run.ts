@@ -6,11 +6,13 @@ import { benchReads } from './reads.bench.ts';
 import { benchSearch } from './search.bench.ts';
 import { benchStartup } from './startup.bench.ts';
 import { benchSwarmFeed } from './swarm-feed.bench.ts';
+import { benchUploads } from './uploads.bench.ts';
 import { writeReport } from './report.ts';
 
 // `pnpm bench`: every benchmark, results as JSON + markdown under bench/results/ at the repo
 // root. Speed targets live here, never in timed tests. `pnpm bench ingest gossip` runs only
-// the named ones (reads, swarm-feed, ingest, gossip, startup, live, search).
+// the named ones (reads, swarm-feed, ingest, gossip, startup, live, search,
+// uploads).
 const resultsDir = fileURLToPath(new URL('../../../bench/results', import.meta.url));
 const only = process.argv.slice(2);
 const wanted = (name: string) => only.length === 0 || only.includes(name);
@@ -59,4 +61,14 @@ if (wanted('startup')) {
 if (wanted('live')) {
   console.log('live: 1,000 open event streams in one process, memory against its own baseline…');
   await benchLiveStreams(resultsDir, log);
+}
+
+if (wanted('uploads')) {
+  console.log('uploads: a 4000 × 3000 JPEG processed as an upload, against a plain decode…');
+  await writeReport(
+    resultsDir,
+    'uploads',
+    'Photo upload processing (4000 × 3000 JPEG)',
+    await benchUploads(log),
+  );
 }

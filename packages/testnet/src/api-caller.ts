@@ -7,6 +7,7 @@ import {
 import {
   exportPublicKeyPem,
   generateSigningKeyPair,
+  isRefusalError,
   publicKeyToDidKey,
   signUserAction,
 } from '@swarm/contract';
@@ -152,16 +153,20 @@ export async function signedInteraction(
   return { body: prepared.body, signature };
 }
 
-/** How a call failed with a TRPCError (checked by name: not every user depends on @trpc/server). */
+/**
+ * How a call failed with a TRPCError (checked by name: not every user depends on @trpc/server);
+ * `field` is the refusal's field when it names one (what the error formatter sends as `data.field`).
+ */
 export async function trpcFailure(
   call: Promise<unknown>,
-): Promise<{ code: string; message: string }> {
+): Promise<{ code: string; message: string; field?: string }> {
   try {
     await call;
   } catch (cause) {
-    const e = cause as { name?: unknown; code?: unknown; message?: unknown };
+    const e = cause as { name?: unknown; code?: unknown; message?: unknown; cause?: unknown };
     if (e.name === 'TRPCError' && typeof e.code === 'string') {
-      return { code: e.code, message: String(e.message) };
+      const field = isRefusalError(e.cause) ? e.cause.refusal.field : undefined;
+      return { code: e.code, message: String(e.message), ...(field ? { field } : {}) };
     }
     throw cause;
   }

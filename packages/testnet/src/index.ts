@@ -8,3 +8,4 @@ export * from './bind-apps.ts';
 export * from './node-process.ts';
 export * from './ops-harness.ts';
 export * from './front-door.ts';
+export * from './image-fixtures.ts';

@@ -1,5 +1,9 @@
+import { randomUUID } from 'node:crypto';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createTestDb, type TestDbOptions } from '@swarm/db/testing';
 import {
+  createDiskStorage,
   createLogger,
   createNodeContext,
   parseConfig,
@@ -54,6 +58,8 @@ export async function createTestNode<App extends GatewayApp>(
   const db = await createTestDb(dbOptions);
   const clock = overrides.clock ?? createManualClock();
   const node = await createNodeContext({
+    // Uploaded files of a test node: a folder of its own (made on the first upload).
+    mediaStorage: createDiskStorage(join(tmpdir(), `swarm-test-media-${randomUUID()}`)),
     ...nodeOverrides,
     config,
     db,

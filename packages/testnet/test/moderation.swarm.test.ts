@@ -327,6 +327,77 @@ describe('report forwarding between nodes', () => {
     expect(await alpha.node.db.prisma.report.count()).toBe(before);
   });
 
+  it('keeps a forwarded report in the outbox while the node is down, then delivers it once', async () => {
+    const alice = await insertKeyedUser(alpha.node, 'alice_down');
+    const bob = await insertKeyedUser(beta.node, 'bob_down');
+    const { post } = await signedInCaller(beta.node, bob.user).posts.create({
+      content: 'spam while you sleep',
+    });
+    const remoteId = `swarm:beta.test:${post.id}`;
+    // alice answered it earlier, so alpha holds a copy naming its author.
+    await signedInCaller(alpha.node, alice.user).posts.create({
+      content: 'please stop',
+      replyToId: remoteId,
+    });
+    await net.processAll();
+    const onBeta = () =>
+      beta.node.db.prisma.report.count({ where: { comment: 'posted while beta was down' } });
+
+    net.network.drop('beta.test');
+    const filed = await signedInCaller(alpha.node, alice.user).moderation.report({
+      postId: remoteId,
+      category: 'spam',
+      comment: 'posted while beta was down',
+    });
+    expect(filed.forwardState).toBe('pending');
+    const mine = await alpha.node.moderation.reports.get(filed.id);
+    expect(mine).toMatchObject({
+      targetAddress: 'bob_down@beta.test',
+      postExcerpt: 'spam while you sleep',
+      forwardState: 'pending',
+    });
+    const queued = await alpha.node.db.prisma.outboxDelivery.findFirstOrThrow({
+      where: { kind: 'report', interactionId: filed.id },
+    });
+    expect(queued).toMatchObject({ status: 'pending', attempts: 1, path: SWARM_PATHS.reports });
+    // Not due yet: nothing more is sent.
+    await net.processAll();
+    expect(await onBeta()).toBe(0);
+
+    net.network.heal('beta.test');
+    net.clock.advance(60_000);
+    await net.processAll();
+    expect((await alpha.node.moderation.reports.get(filed.id))?.forwardState).toBe('sent');
+    expect(await onBeta()).toBe(1);
+    const theirs = (await beta.node.moderation.reports.queue()).find(
+      (r) => r.comment === 'posted while beta was down',
+    );
+    expect(theirs).toMatchObject({
+      reporter: 'a user of alpha.test',
+      targetAddress: 'bob_down@beta.test',
+      postId: post.id,
+    });
+    // Nothing is sent again later.
+    net.clock.advance(3 * 60 * 60_000);
+    await net.processAll();
+    expect(await onBeta()).toBe(1);
+  });
+
+  it('marks a forward the node refuses for good as failed', async () => {
+    const alice = await insertKeyedUser(alpha.node, 'alice_refused');
+    const filed = await signedInCaller(alpha.node, alice.user).moderation.report({
+      target: 'nobody_there@beta.test',
+      category: 'abuse',
+    });
+    // beta answers 404 (no such user): final, not retried.
+    expect(filed.forwardState).toBe('failed');
+    expect((await alpha.node.moderation.reports.get(filed.id))?.forwardState).toBe('failed');
+    const row = await alpha.node.db.prisma.outboxDelivery.findFirstOrThrow({
+      where: { kind: 'report', interactionId: filed.id },
+    });
+    expect(row).toMatchObject({ status: 'failed', lastStatus: 404 });
+  });
+
   it('refuses a blocked person’s message with 403', async () => {
     const carol = await insertKeyedUser(alpha.node, 'carol');
     await signedInCaller(alpha.node, carol.user).moderation.safety.block({

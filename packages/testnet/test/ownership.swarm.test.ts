@@ -11,6 +11,7 @@ import {
 import {
   createTestNetwork,
   insertKeyedUser,
+  sessionUserByHandle,
   signedInCaller,
   trpcFailure,
   type KeyedUser,
@@ -111,12 +112,14 @@ describe('moving an account', () => {
     expect((await user(alpha, 'alice'))?.followersCount).toBe(1);
   });
 
-  it('exports a signed archive with profile, posts, followers, mutes and the key backup', async () => {
-    await alpha.node.moderation.safety.mute(alice.user.id, `dave@${C}`);
-    await alpha.node.moderation.safety.mute(alice.user.id, 'noisy.example');
+  it('exports a signed archive with profile, posts, followers, mutes, blocks and the key backup', async () => {
+    await on(alpha, alice).moderation.safety.mute({ target: `dave@${C}` });
+    await on(alpha, alice).moderation.safety.mute({ target: 'noisy.example' });
+    await on(alpha, alice).moderation.safety.block({ address: `eve@${C}` });
     archive = await exportArchive(alpha, alice);
     expect(archive.mutes).toEqual([{ address: `dave@${C}`, since: expect.any(String) }]);
     expect(archive.mutedNodes).toEqual([{ domain: 'noisy.example', since: expect.any(String) }]);
+    expect(archive.blocks).toEqual([{ address: `eve@${C}`, since: expect.any(String) }]);
     expect(archive).toMatchObject({
       format: 'swarm-account-archive',
       version: 1,
@@ -180,6 +183,101 @@ describe('moving an account', () => {
     expect(taken.message).toMatch(/taken/);
   });
 
+  it('limits imports per address like sign-ups (SWARM_SIGNUPS_PER_HOUR); a broken archive costs nothing', async () => {
+    const fay = await keyedWithBackup(alpha, 'fay');
+    const fayArchive = await exportArchive(alpha, fay);
+    const proof = await proofFor(fay.privateKey, fayArchive, C);
+    const from = (clientIp: string) =>
+      signedInCaller(gamma.node, null, { clientIp }).account.import({
+        archive: JSON.stringify(fayArchive),
+        password: PASSWORD,
+        proof,
+      });
+    // A broken archive costs nothing: refused before the limit is charged.
+    for (let i = 0; i < 8; i++) {
+      const bad = await trpcFailure(
+        signedInCaller(gamma.node, null, { clientIp: '198.51.100.7' }).account.import({
+          archive: '{}',
+          password: PASSWORD,
+          proof,
+        }),
+      );
+      expect(bad.code).toBe('BAD_REQUEST');
+    }
+    expect(await from('198.51.100.7')).toEqual({ handle: 'fay', posts: 0, pending: false });
+    // Five an hour (the default): the next four are answered (the account is here already)…
+    for (let i = 0; i < 4; i++) {
+      expect((await trpcFailure(from('198.51.100.7'))).code).toBe('CONFLICT');
+    }
+    // …then the address waits, with a clear message; another address does not.
+    const limited = await trpcFailure(from('198.51.100.7'));
+    expect(limited.code).toBe('TOO_MANY_REQUESTS');
+    expect(limited.message).toMatch(
+      /Too many imports from your address; try again in \d+ minutes?/,
+    );
+    expect((await trpcFailure(from('198.51.100.8'))).code).toBe('CONFLICT');
+    expect(await gamma.node.db.prisma.user.count({ where: { handle: 'fay' } })).toBe(1);
+    // An hour later the address may import again.
+    net.clock.advance(60 * 60_000);
+    expect((await trpcFailure(from('198.51.100.7'))).code).toBe('CONFLICT');
+  });
+
+  it('an import obeys the registrations mode like a sign-up: invite, then approval', async () => {
+    const registrations = gamma.node.moderation.registrations;
+    const gil = await keyedWithBackup(alpha, 'gil');
+    const gilArchive = await exportArchive(alpha, gil);
+    const proof = await proofFor(gil.privateKey, gilArchive, C);
+    const attempt = (extra: { invite?: string; reason?: string }) =>
+      signedInCaller(gamma.node, null, { clientIp: '198.51.100.20' }).account.import({
+        archive: JSON.stringify(gilArchive),
+        password: PASSWORD,
+        proof,
+        ...extra,
+      });
+    try {
+      // Closed: no invite, no account (nothing written); a valid invite lets it in.
+      expect((await registrations.setMode('root', 'invite')).ok).toBe(true);
+      const closed = await trpcFailure(attempt({}));
+      expect(closed).toMatchObject({ code: 'FORBIDDEN', field: 'invite' });
+      expect(closed.message).toMatch(/invite link/);
+      expect(await gamma.node.db.prisma.user.count({ where: { handle: 'gil' } })).toBe(0);
+      expect(await gamma.node.db.prisma.post.count({ where: { movedFrom: { not: null } } })).toBe(
+        0,
+      );
+      const invite = await registrations.createInvite({ handle: 'root' }, { maxUses: 1 });
+      if (!invite.ok) throw new Error(invite.reason.message);
+      expect(await attempt({ invite: invite.value.code })).toEqual({
+        handle: 'gil',
+        posts: 0,
+        pending: false,
+      });
+
+      // Approval: a reason is asked for; the imported account waits for a moderator.
+      const hal = await keyedWithBackup(alpha, 'hal');
+      const halArchive = await exportArchive(alpha, hal);
+      const halImport = async (reason?: string) =>
+        signedInCaller(gamma.node, null, { clientIp: '198.51.100.21' }).account.import({
+          archive: JSON.stringify(halArchive),
+          password: PASSWORD,
+          proof: await proofFor(hal.privateKey, halArchive, C),
+          reason,
+        });
+      expect((await registrations.setMode('root', 'approval')).ok).toBe(true);
+      const noReason = await trpcFailure(halImport());
+      expect(noReason).toMatchObject({ code: 'FORBIDDEN', field: 'reason' });
+      expect(await halImport('moving from alpha')).toEqual({
+        handle: 'hal',
+        posts: 0,
+        pending: true,
+      });
+      expect((await registrations.pending()).map((p) => [p.handle, p.reason])).toEqual([
+        ['hal', 'moving from alpha'],
+      ]);
+    } finally {
+      await registrations.setMode('root', 'open');
+    }
+  });
+
   it('a move before the import exists is refused by the old node', async () => {
     // Signed by alice's real key, naming beta, which does not hold her account yet.
     const body = {
@@ -217,10 +315,17 @@ describe('moving an account', () => {
       password: PASSWORD,
       proof: await proofFor(alice.privateKey, archive, B),
     });
-    expect(imported).toEqual({ handle: 'alice', posts: 2 });
+    expect(imported).toEqual({ handle: 'alice', posts: 2, pending: false });
     const row = await user(beta, 'alice');
     expect(row).toMatchObject({ did: alice.user.did, movedFrom: `alice@${A}`, postsCount: 2 });
     expect(row?.encryptedKeyBackup).toBe('{"backup-of":"alice"}');
+    // Her mutes and blocks came with her, as her settings page lists them.
+    const here = on(beta, { user: await sessionUserByHandle(beta.node, 'alice') } as KeyedUser);
+    expect((await here.moderation.safety.mutes()).map((m) => [m.kind, m.target]).sort()).toEqual([
+      ['node', 'noisy.example'],
+      ['person', `dave@${C}`],
+    ]);
+    expect((await here.moderation.safety.blocks()).map((b) => b.address)).toEqual([`eve@${C}`]);
     const posts = await beta.node.db.prisma.post.findMany({
       where: { authorId: row!.id },
       orderBy: { createdAt: 'asc' },

@@ -1,5 +1,8 @@
 import { errorBodySchema } from '@swarm/contract';
 
+/** Names the CLI to the node, which writes `cli:<token name>` as the actor in its audit log. */
+const CLIENT_HEADER = 'x-swarm-client';
+
 /** What went wrong talking to a node, in words an operator can act on. */
 export class AdminRequestError extends Error {
   override name = 'AdminRequestError';
@@ -13,7 +16,7 @@ export interface AdminClient {
   adminGet(path: string): Promise<unknown>;
   adminPost(path: string, body?: Record<string, unknown>): Promise<unknown>;
   adminPut(path: string, body?: Record<string, unknown>): Promise<unknown>;
-  adminDelete(path: string): Promise<unknown>;
+  adminDelete(path: string, body?: Record<string, unknown>): Promise<unknown>;
   /** An admin GET whose answer is a file (a backup): its body, unread. */
   adminDownload(path: string): Promise<ReadableStream<Uint8Array>>;
 }
@@ -77,10 +80,11 @@ export function createAdminClient(opts: { node: string; token: string | undefine
       );
     }
     const authorization = `Bearer ${opts.token}`;
-    if (method === 'GET') return send(path, { method, headers: { authorization } });
+    const headers = { authorization, [CLIENT_HEADER]: 'cli' };
+    if (method === 'GET') return send(path, { method, headers });
     return send(path, {
       method,
-      headers: { 'content-type': 'application/json', authorization },
+      headers: { 'content-type': 'application/json', ...headers },
       body: JSON.stringify(body ?? {}),
     });
   }
@@ -91,10 +95,14 @@ export function createAdminClient(opts: { node: string; token: string | undefine
     adminGet: (path) => admin('GET', path),
     adminPost: (path, body) => admin('POST', path, body),
     adminPut: (path, body) => admin('PUT', path, body),
-    adminDelete: (path) => admin('DELETE', path),
+    adminDelete: (path, body) => admin('DELETE', path, body),
     async adminDownload(path) {
       // A backup is as big as the database: time for the whole download, not for an answer.
-      const res = await request(path, { headers: { authorization: authorization() } }, 3_600_000);
+      const res = await request(
+        path,
+        { headers: { authorization: authorization(), [CLIENT_HEADER]: 'cli' } },
+        3_600_000,
+      );
       if (!res.ok || !res.body) {
         await readJson(path, res);
         throw new AdminRequestError(`${path}: HTTP ${res.status} without a body.`);

@@ -4,6 +4,7 @@ import { AdminRequestError, createAdminClient } from './admin-client.ts';
 import { backup, BackupError, restore, type DatabaseEnv } from './backup.ts';
 import { ago, formatReport, table } from './format.ts';
 import { runLocalSwarm } from './local-swarm.ts';
+import { addModerationCommands } from './moderation-commands.ts';
 
 // `pnpm swarm <command>`: an operator's view of a running node through its HTTP API, so it
 // works the same against a laptop node and a production one.
@@ -36,6 +37,9 @@ async function readPasswordFromStdin(): Promise<string> {
   if (text === '') throw new Error('--password-stdin: standard input was empty.');
   return text;
 }
+
+/** The optional `--reason` of a write, as the admin API takes it (for the audit log). */
+const withReason = (opts: { reason?: string }) => (opts.reason ? { reason: opts.reason } : {});
 
 const integer = (min: number, max: number) => (value: string) => {
   const n = Number(value);
@@ -154,9 +158,11 @@ for (const [name, isEnabled] of [
   seeds
     .command(`${name} <domain>`)
     .description(`${name} a seed node`)
-    .action(async (domain: string) => {
+    .option('--reason <text>', 'why (goes to the audit log)')
+    .action(async (domain: string, opts: { reason?: string }) => {
       await client().adminPut(`/api/swarm/admin/seeds/${encodeURIComponent(domain)}`, {
         isEnabled,
+        ...withReason(opts),
       });
       console.log(`seed ${domain} ${isEnabled ? 'enabled' : 'disabled'}`);
     });
@@ -177,8 +183,12 @@ program
 program
   .command('unblock <domain>')
   .description('lift the block of a node')
-  .action(async (domain: string) => {
-    await client().adminDelete(`/api/swarm/admin/blocks/${encodeURIComponent(domain)}`);
+  .option('--reason <text>', 'why (goes to the audit log)')
+  .action(async (domain: string, opts: { reason?: string }) => {
+    await client().adminDelete(
+      `/api/swarm/admin/blocks/${encodeURIComponent(domain)}`,
+      withReason(opts),
+    );
     console.log(`unblocked ${domain}`);
   });
 
@@ -200,8 +210,12 @@ program
 program
   .command('reset-key <domain>')
   .description("forget a node's pinned key (after it rotated its key on purpose)")
-  .action(async (domain: string) => {
-    await client().adminPost(`/api/swarm/admin/nodes/${encodeURIComponent(domain)}/reset-key`);
+  .option('--reason <text>', 'why (goes to the audit log)')
+  .action(async (domain: string, opts: { reason?: string }) => {
+    await client().adminPost(
+      `/api/swarm/admin/nodes/${encodeURIComponent(domain)}/reset-key`,
+      withReason(opts),
+    );
     console.log(`the pinned key of ${domain} is forgotten; its next signed request pins a new one`);
   });
 
@@ -209,8 +223,12 @@ const tokens = program.command('tokens').description('admin API tokens');
 tokens
   .command('create <name>')
   .description('create an admin token (shown once)')
-  .action(async (name: string) => {
-    const created = (await client().adminPost('/api/swarm/admin/tokens', { name })) as {
+  .option('--reason <text>', 'why (goes to the audit log)')
+  .action(async (name: string, opts: { reason?: string }) => {
+    const created = (await client().adminPost('/api/swarm/admin/tokens', {
+      name,
+      ...withReason(opts),
+    })) as {
       id: string;
       name: string;
       token: string;
@@ -249,8 +267,12 @@ tokens
 tokens
   .command('revoke <id>')
   .description('revoke an admin token')
-  .action(async (id: string) => {
-    await client().adminDelete(`/api/swarm/admin/tokens/${encodeURIComponent(id)}`);
+  .option('--reason <text>', 'why (goes to the audit log)')
+  .action(async (id: string, opts: { reason?: string }) => {
+    await client().adminDelete(
+      `/api/swarm/admin/tokens/${encodeURIComponent(id)}`,
+      withReason(opts),
+    );
     console.log(`revoked token ${id}`);
   });
 
@@ -283,6 +305,8 @@ users
       }
     },
   );
+
+addModerationCommands(program, users, client);
 
 const posts = program.command('posts').description('posts by local accounts (operators, bots)');
 posts

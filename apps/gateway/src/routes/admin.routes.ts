@@ -2,13 +2,16 @@ import { createRoute, z } from '@hono/zod-openapi';
 import { domainSchema, errorBody, errorBodySchema, uuidSchema } from '@swarm/contract';
 import type { AccountService } from '@swarm/auth';
 import { postInputObject } from '@swarm/domain';
+import { auditAdmin } from '../admin-audit.ts';
 import { refusal } from '../errors.ts';
 import { createRouter, jsonContent } from '../router.ts';
 
 // Operator endpoints under /api/swarm/admin/* (our extension, docs/protocol.md "Admin API"):
 // seeds, node blocks, admin tokens, pinned-key reset, local accounts. Authentication is the gateway's
 // `requireAdmin()` middleware, mounted for the whole prefix in app.ts. Like every write to
-// /api/swarm/*, POST/PUT/DELETE bodies are JSON (`{}` when there is nothing to send).
+// /api/swarm/*, POST/PUT/DELETE bodies are JSON (`{}` when there is nothing to send). Every
+// write is in the audit log (who: the token, see admin-audit.ts), with the body's optional
+// `reason`.
 
 const ADMIN = '/api/swarm/admin';
 
@@ -96,7 +99,9 @@ const handleSchema = z
   .openapi('AdminHandle');
 
 const domainParam = z.object({ domain: domainSchema });
-const emptyBody = z.object({}).strict();
+/** Why, for the audit log (optional: the admin API predates it). */
+const reasonField = z.string().trim().max(1000).optional();
+const reasonBody = z.object({ reason: reasonField }).strict();
 
 const routes = {
   listHandles: createRoute({
@@ -124,7 +129,10 @@ const routes = {
     method: 'put',
     path: `${ADMIN}/seeds/{domain}`,
     summary: 'Admin: enable or disable a seed',
-    request: { params: domainParam, ...jsonBody(z.object({ isEnabled: z.boolean() }).strict()) },
+    request: {
+      params: domainParam,
+      ...jsonBody(z.object({ isEnabled: z.boolean(), reason: reasonField }).strict()),
+    },
     responses: { 200: jsonContent(seedSchema, 'The updated seed'), ...withNotFound },
   }),
   listBlocks: createRoute({
@@ -149,7 +157,7 @@ const routes = {
     method: 'delete',
     path: `${ADMIN}/blocks/{domain}`,
     summary: 'Admin: lift a block',
-    request: { params: domainParam, ...jsonBody(emptyBody) },
+    request: { params: domainParam, ...jsonBody(reasonBody) },
     responses: { 200: jsonContent(okSchema, 'Unblocked'), ...withNotFound },
   }),
   listTokens: createRoute({
@@ -165,14 +173,16 @@ const routes = {
     method: 'post',
     path: `${ADMIN}/tokens`,
     summary: 'Admin: create an admin token; the token is in this answer only',
-    request: jsonBody(z.object({ name: z.string().trim().min(1).max(100) }).strict()),
+    request: jsonBody(
+      z.object({ name: z.string().trim().min(1).max(100), reason: reasonField }).strict(),
+    ),
     responses: { 201: jsonContent(createdTokenSchema, 'The new token (shown once)'), ...errors },
   }),
   revokeToken: createRoute({
     method: 'delete',
     path: `${ADMIN}/tokens/{id}`,
     summary: 'Admin: revoke an admin token',
-    request: { params: z.object({ id: uuidSchema }), ...jsonBody(emptyBody) },
+    request: { params: z.object({ id: uuidSchema }), ...jsonBody(reasonBody) },
     responses: { 200: jsonContent(okSchema, 'Revoked'), ...withNotFound },
   }),
   createUser: createRoute({
@@ -187,6 +197,7 @@ const routes = {
           displayName: z.string().max(256).optional(),
           password: z.string().max(1024).optional(),
           admin: z.boolean().default(false),
+          reason: reasonField,
         })
         .strict(),
     ),
@@ -214,7 +225,7 @@ const routes = {
     method: 'post',
     path: `${ADMIN}/nodes/{domain}/reset-key`,
     summary: "Admin: forget a node's pinned key (the next signed request pins its current key)",
-    request: { params: domainParam, ...jsonBody(emptyBody) },
+    request: { params: domainParam, ...jsonBody(reasonBody) },
     responses: { 200: jsonContent(okSchema, 'Key reset'), ...withNotFound },
   }),
 };
@@ -245,10 +256,14 @@ export function adminRoutes(accounts: AccountService) {
 
   app.openapi(routes.updateSeed, async (c) => {
     const { domain } = c.req.valid('param');
-    const seed = await c
-      .get('node')
-      .registryAdmin.setSeedEnabled(domain, c.req.valid('json').isEnabled);
+    const { isEnabled, reason } = c.req.valid('json');
+    const seed = await c.get('node').registryAdmin.setSeedEnabled(domain, isEnabled);
     if (!seed) return c.json(errorBody('NOT_FOUND', `${domain} is not a seed.`), 404);
+    await auditAdmin(c, {
+      action: isEnabled ? 'seed.enable' : 'seed.disable',
+      target: domain,
+      reason,
+    });
     return c.json({ ...seed, lastContactAt: iso(seed.lastContactAt) }, 200);
   });
 
@@ -264,6 +279,7 @@ export function adminRoutes(accounts: AccountService) {
     const { domain, reason } = c.req.valid('json');
     const blocked = await c.get('node').registryAdmin.blockNode(domain, reason || undefined);
     if (!blocked.ok) return refusal(c, blocked.reason);
+    await auditAdmin(c, { action: 'node.block', target: domain, reason });
     return c.json({ ...blocked.value, createdAt: blocked.value.createdAt.toISOString() }, 200);
   });
 
@@ -272,6 +288,11 @@ export function adminRoutes(accounts: AccountService) {
     if (!(await c.get('node').registryAdmin.unblockNode(domain))) {
       return c.json(errorBody('NOT_FOUND', `${domain} is not blocked.`), 404);
     }
+    await auditAdmin(c, {
+      action: 'node.unblock',
+      target: domain,
+      reason: c.req.valid('json').reason,
+    });
     return c.json({ success: true as const, message: `${domain} is no longer blocked.` }, 200);
   });
 
@@ -293,7 +314,13 @@ export function adminRoutes(accounts: AccountService) {
   });
 
   app.openapi(routes.createToken, async (c) => {
-    const created = await c.get('node').adminTokens.createToken(c.req.valid('json').name);
+    const { name, reason } = c.req.valid('json');
+    const created = await c.get('node').adminTokens.createToken(name);
+    await auditAdmin(c, {
+      action: 'token.create',
+      target: `${created.name} (${created.id})`,
+      reason,
+    });
     return c.json({ id: created.id, name: created.name, token: created.token }, 201);
   });
 
@@ -302,11 +329,12 @@ export function adminRoutes(accounts: AccountService) {
     if (!(await c.get('node').adminTokens.revokeToken(id))) {
       return c.json(errorBody('NOT_FOUND', `No admin token ${id}.`), 404);
     }
+    await auditAdmin(c, { action: 'token.revoke', target: id, reason: c.req.valid('json').reason });
     return c.json({ success: true as const, message: `Token ${id} is revoked.` }, 200);
   });
 
   app.openapi(routes.createUser, async (c) => {
-    const { handle, displayName, password, admin } = c.req.valid('json');
+    const { handle, displayName, password, admin, reason } = c.req.valid('json');
     const created = await accounts.createUser({
       handle,
       displayName,
@@ -321,6 +349,11 @@ export function adminRoutes(accounts: AccountService) {
         : refusal(c, { code: 'INVALID_REQUEST', message, details });
     }
     const { user, generatedPassword } = created.value;
+    await auditAdmin(c, {
+      action: user.isAdmin ? 'user.create-admin' : 'user.create',
+      target: user.handle,
+      reason,
+    });
     return c.json(
       {
         user: {
@@ -357,6 +390,7 @@ export function adminRoutes(accounts: AccountService) {
       }
     }
     const { post, deliveries } = created.value;
+    await auditAdmin(c, { action: 'post.create', target: `${handle} post ${post.id}` });
     return c.json(
       {
         post: { id: post.id, path: post.path, content: post.content, createdAt: post.createdAt },
@@ -377,6 +411,11 @@ export function adminRoutes(accounts: AccountService) {
     if (!(await c.get('node').nodeAuth.resetPinnedKey(domain))) {
       return c.json(errorBody('NOT_FOUND', `${domain} is not a known node.`), 404);
     }
+    await auditAdmin(c, {
+      action: 'node.reset-key',
+      target: domain,
+      reason: c.req.valid('json').reason,
+    });
     return c.json(
       { success: true as const, message: `The pinned key of ${domain} is forgotten.` },
       200,

@@ -1,4 +1,5 @@
 import type { NodeContext } from '@swarm/domain';
+import { auditAdmin } from '../admin-audit.ts';
 import { errorResponse } from '../errors.ts';
 import { createRouter } from '../router.ts';
 
@@ -29,6 +30,8 @@ export function backupRoutes() {
     await db.pglite.exec('CHECKPOINT');
     const dump = await db.pglite._runExclusiveTransaction(() => db.pglite.dumpDataDir('gzip'));
     node.logger.info({ bytes: dump.size }, 'backup: dumped the embedded database');
+    // A copy of everything (password hashes, messages): who took one is in the audit log.
+    await auditAdmin(c, { action: 'backup.download', details: { bytes: dump.size } });
     return c.body(dump.stream(), 200, {
       'content-type': 'application/gzip',
       'content-length': String(dump.size),

@@ -14,6 +14,7 @@ import {
 } from '@swarm/contract';
 import { refusal } from '../errors.ts';
 import { createRouter, jsonContent, verifiedSourceDomain } from '../router.ts';
+import { auditAdmin } from '../admin-audit.ts';
 
 // Registry, announce, discovery and gossip endpoints (DESIGN §3 "Registry and trust", "Gossip").
 // Node signatures are verified by the gateway's middleware, which sets `sourceDomain` on a
@@ -160,7 +161,16 @@ export function swarmRoutes() {
 
   // Admin authentication is the gateway's `requireAdmin()` middleware, mounted for this route.
   app.openapi(postNodes, async (c) => {
-    const report = await c.get('node').registryAdmin.runAction(c.req.valid('json'));
+    const action = c.req.valid('json');
+    const report = await c.get('node').registryAdmin.runAction(action);
+    // Operator actions are audited like the admin API's (a refused addSeed changed nothing).
+    if (action.action !== 'addSeed' || report.seed) {
+      await auditAdmin(c, {
+        action: action.action === 'addSeed' ? 'seed.add' : `swarm.${action.action}`,
+        target: ('domain' in action ? action.domain : undefined) ?? 'seeds',
+        ...(report.seed ? { details: { priority: report.seed.priority } } : {}),
+      });
+    }
     return c.json(report satisfies AdminReport, 200);
   });
 

@@ -9,6 +9,7 @@ import type { Logger } from '../logger.ts';
 import type { PeerClient } from '../peers/index.ts';
 import type { PeerReader } from '../feeds/peer-reads.ts';
 import type { SeenPosts } from '../feeds/seen-posts.ts';
+import type { UploadService } from '../media/upload.service.ts';
 
 /** What a user action answers: its value, or a refusal (the one error model, `refusal.ts`). */
 export type ActionOutcome<T> = Refused<T>;
@@ -20,6 +21,8 @@ export interface ActionDeps {
   config: Pick<NodeConfig, 'domain'>;
   peers: Pick<PeerClient, 'getJson'>;
   delivery: DeliveryService;
+  /** Photos uploaded here: a post takes them, a deletion discards them (issue #14). */
+  uploads?: Pick<UploadService, 'attachToPost' | 'discardForPost' | 'sweepSoon'>;
   /**
    * The reads' memory: remote posts just shown (a first action on one whose node is down uses
    * them), and the peer-read cache, dropped for a peer once something changed there.

@@ -16,6 +16,7 @@ import {
 } from './action-support.ts';
 import { inTransaction, refuse } from '../refusal.ts';
 import { createTargetResolver, type PostTarget, type RemotePost } from './action-targets.ts';
+import type { AttachedUpload } from '../media/upload.service.ts';
 import {
   createPostInputSchema,
   findMentions,
@@ -41,7 +42,7 @@ export interface PostActions {
 }
 
 export function createPostActions(deps: ActionDeps): PostActions {
-  const { db, clock, config, delivery, reads } = deps;
+  const { db, clock, config, delivery, reads, uploads } = deps;
   const prisma = db.prisma;
   const self = config.domain;
   const targets = createTargetResolver(deps);
@@ -137,6 +138,26 @@ export function createPostActions(deps: ActionDeps): PostActions {
       const postId = randomUUID();
       const actor = localEffectActor(user);
       const text = excerpt(input.content);
+      const uploadIds = input.media.flatMap((item) => (item.uploadId ? [item.uploadId] : []));
+      if (uploadIds.length > 0 && !uploads) {
+        return refuse('INVALID_REQUEST', 'This node does not take uploaded photos here.');
+      }
+      /** Media by URL as given; uploads as this node stores them. */
+      const mediaRows = (taken: Map<string, AttachedUpload>) =>
+        input.media.map((item, position) => {
+          const upload = item.uploadId ? taken.get(item.uploadId) : undefined;
+          const url = upload?.url ?? item.url!;
+          return {
+            postId,
+            url,
+            altText: item.altText,
+            mimeType: upload?.mimeType ?? (item.mimeType || guessMimeType(url)),
+            blurhash: upload?.blurhash ?? null,
+            position,
+            createdAt: now,
+          };
+        });
+      let mediaUrls: string[] = [];
       const written = await inTransaction(db, async (tx) => {
         await tx.post.create({
           data: {
@@ -155,17 +176,16 @@ export function createPostActions(deps: ActionDeps): PostActions {
             linkPreviewImage: input.linkPreview?.image ?? null,
             createdAt: now,
             updatedAt: now,
-            media: {
-              create: input.media.map((item, position) => ({
-                url: item.url,
-                altText: item.altText,
-                mimeType: item.mimeType || guessMimeType(item.url),
-                position,
-                createdAt: now,
-              })),
-            },
           },
         });
+        // The uploads are taken in this transaction: a refused post leaves them free.
+        const taken =
+          uploadIds.length > 0
+            ? await uploads!.attachToPost(tx, { ownerId: user.id, postId, uploadIds, at: now })
+            : new Map<string, AttachedUpload>();
+        const media = mediaRows(taken);
+        mediaUrls = media.map((m) => m.url);
+        if (media.length > 0) await tx.mediaItem.createMany({ data: media });
         await tx.user.update({ where: { id: user.id }, data: { postsCount: { increment: 1 } } });
         const deliveries: string[] = [];
         let notified: string | null = null;
@@ -204,7 +224,7 @@ export function createPostActions(deps: ActionDeps): PostActions {
                       ...wireUrlMember('avatarUrl', user.avatarUrl),
                     },
                     nodeDomain: self,
-                    mediaUrls: input.media.map((item) => item.url),
+                    mediaUrls,
                   },
                 },
               }),
@@ -267,6 +287,7 @@ export function createPostActions(deps: ActionDeps): PostActions {
         return refuse('FORBIDDEN', 'Only its author can delete a post.');
       }
       const now = clock.now();
+      let discarded = false;
       await inTransaction(db, async (tx) => {
         // Counted by what this statement changed: a concurrent delete undoes the counters once.
         const { count } = await tx.post.updateMany({
@@ -302,7 +323,10 @@ export function createPostActions(deps: ActionDeps): PostActions {
         await tx.notification.deleteMany({
           where: { postId: post.id, type: { in: ['reply', 'mention'] } },
         });
+        // Its photos go with it: the files are removed right after, or by the next sweep.
+        if (uploads && (await uploads.discardForPost(tx, post.id, now)) > 0) discarded = true;
       });
+      if (discarded) uploads?.sweepSoon();
       return ok({ id: post.id });
     },
   };

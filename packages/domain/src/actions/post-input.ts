@@ -20,16 +20,25 @@ export const POST_LIMITS = {
 
 const chars = (text: string) => Array.from(text).length;
 
-export const mediaInputSchema = z.object({
-  url: httpUrlSchema,
-  altText: z
-    .string()
-    .default('')
-    .refine((t) => chars(t) <= POST_LIMITS.altTextChars, {
-      message: `alt text is longer than ${POST_LIMITS.altTextChars} characters`,
-    }),
-  mimeType: z.string().trim().max(POST_LIMITS.mimeTypeChars).optional(),
-});
+/**
+ * A media item of a new post: an image uploaded to this node (`uploadId`, issue #14 "Photos":
+ * the node fills in its URL and type) or any image by `url` (issue #4), each with alt text.
+ */
+export const mediaInputSchema = z
+  .object({
+    url: httpUrlSchema.optional(),
+    uploadId: z.uuid({ message: 'uploadId is the id an upload answered with' }).optional(),
+    altText: z
+      .string()
+      .default('')
+      .refine((t) => chars(t) <= POST_LIMITS.altTextChars, {
+        message: `alt text is longer than ${POST_LIMITS.altTextChars} characters`,
+      }),
+    mimeType: z.string().trim().max(POST_LIMITS.mimeTypeChars).optional(),
+  })
+  .refine((item) => (item.url === undefined) !== (item.uploadId === undefined), {
+    message: 'a media item has either a url or an uploadId',
+  });
 
 export const linkPreviewInputSchema = z.object({
   url: httpUrlSchema,

@@ -24,8 +24,8 @@ describe('content mappers', () => {
   it('leaves out media that cannot be fetched', () => {
     expect(
       toMediaItems([
-        { url: 'ftp://a.example/x', mimeType: 'image/png', altText: '' },
-        { url: 'https://a.example/y.png', mimeType: 'image/png', altText: 'y' },
+        { url: 'ftp://a.example/x', mimeType: 'image/png', altText: '', blurhash: null },
+        { url: 'https://a.example/y.png', mimeType: 'image/png', altText: 'y', blurhash: 'LEHV6n' },
       ]),
     ).toEqual([{ url: 'https://a.example/y.png', mimeType: 'image/png', altText: 'y' }]);
   });

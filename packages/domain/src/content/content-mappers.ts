@@ -26,6 +26,7 @@ export const mediaSelect = {
   url: true,
   mimeType: true,
   altText: true,
+  blurhash: true,
 } as const satisfies Prisma.MediaItemSelect;
 
 /** Media in display order. */

@@ -7,6 +7,7 @@ import type { z } from 'zod';
 import {
   SWARM_PATHS,
   err,
+  forwardedReportResponseSchema,
   interactionResponseSchema,
   messageResponseSchema,
   ok,
@@ -45,8 +46,11 @@ import {
  * the lease runs out.
  */
 
-/** What the outbox carries: interactions, replies, direct messages and their receipts. */
-export type DeliveryKind = Exclude<UserAction, 'encryption-key' | 'export' | 'import'>;
+/**
+ * What the outbox carries: interactions, replies, direct messages and their receipts, account
+ * deletions and moves, and forwarded moderation reports (node-signed only).
+ */
+export type DeliveryKind = Exclude<UserAction, 'encryption-key' | 'export' | 'import'> | 'report';
 
 export interface DeliveryRequest {
   targetDomain: string;
@@ -154,6 +158,8 @@ export function pathOfDelivery(kind: DeliveryKind): string {
       return SWARM_PATHS.deletions;
     case 'move':
       return SWARM_PATHS.moves;
+    case 'report':
+      return SWARM_PATHS.reports;
     default:
       return SWARM_PATHS.interaction(kind);
   }
@@ -167,6 +173,8 @@ function answerSchemaOf(kind: string): z.ZodType {
       return messageResponseSchema;
     case 'receipt':
       return receiptResponseSchema;
+    case 'report':
+      return forwardedReportResponseSchema;
     default:
       return interactionResponseSchema;
   }
@@ -314,6 +322,14 @@ export function createDeliveryService(deps: DeliveryServiceDeps): DeliveryServic
     outcome: Exclude<Outcome, { status: 'pending' }>,
   ): Promise<void> {
     const { status } = outcome;
+    if (row.kind === 'report' && row.interactionId) {
+      // A forwarded report (moderation/report-filing.ts): its row says whether it arrived.
+      await tx.report.updateMany({
+        where: { id: row.interactionId, forwardState: { in: ['pending', 'failed'] } },
+        data: { forwardState: status === 'delivered' ? 'sent' : 'failed' },
+      });
+      return;
+    }
     if (row.kind === 'message') {
       // Only forward: a receipt may have arrived first (then the row is delivered or read). A
       // failed row that an admin retried successfully becomes sent.

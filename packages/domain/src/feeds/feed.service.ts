@@ -96,6 +96,15 @@ export const FEED_LIMITS = {
 const REMOTE_USER_POSTS = 20;
 const PEER_TIMELINE_POSTS = LIMITS.timeline.default;
 
+/**
+ * Mutes and blocks are applied to rows after the query (a muted person may be the author or the
+ * reposter, here or on another node), so a page is read on until it is full: at most this many
+ * rows per page view. Past it the page ends early with a cursor where the reading stopped, so
+ * a viewer who muted nearly everyone costs a bounded read and still pages on.
+ */
+export const FEED_SCAN_MAX_ROWS = 500;
+const SCAN_BATCH = 50;
+
 /** How long the list of active peers is reused (node clock). */
 export const ACTIVE_PEERS_TTL_MS = 5_000;
 
@@ -115,15 +124,54 @@ export function createFeedService(deps: FeedServiceDeps): FeedService {
   const beforeFilter = (before: string | undefined) =>
     before === undefined ? {} : { createdAt: { lt: new Date(before) } };
 
-  function findRows(where: Prisma.PostWhereInput, take: number) {
-    return prisma.post.findMany({ where, orderBy: NEWEST_FIRST, take, select: postViewSelect });
-  }
-
   function rowEntries(rows: readonly PostViewRow[]): FeedEntry[] {
     return rows.flatMap((row) => {
       const view = rowToPostView(row, self);
       return view ? [entryOf(view, row.createdAt)] : [];
     });
+  }
+
+  /**
+   * `want` entries of `where` that `keep` keeps, newest first, reading batch after batch (see
+   * FEED_SCAN_MAX_ROWS). `frontier`: when the bound stopped the reading before `want` were
+   * found, the time of the last row read (entries older than it were not looked at).
+   */
+  async function keptEntries(
+    where: Prisma.PostWhereInput,
+    want: number,
+    keep: (entry: FeedEntry) => boolean,
+  ): Promise<{ entries: FeedEntry[]; frontier: number | null }> {
+    const entries: FeedEntry[] = [];
+    let skip = 0;
+    for (;;) {
+      // The first batch is what one page needs when nothing is hidden.
+      const take = skip === 0 ? want : Math.max(want, SCAN_BATCH);
+      const rows = await prisma.post.findMany({
+        where,
+        orderBy: NEWEST_FIRST,
+        skip,
+        take,
+        select: postViewSelect,
+      });
+      skip += rows.length;
+      entries.push(...rowEntries(rows).filter(keep));
+      if (rows.length < take || entries.length >= want) return { entries, frontier: null };
+      if (skip >= FEED_SCAN_MAX_ROWS) {
+        return { entries, frontier: rows[rows.length - 1]!.createdAt.getTime() };
+      }
+    }
+  }
+
+  /** A page of `entries`, ending at the scan's frontier (if any) with a cursor there. */
+  function pageWithin(entries: readonly FeedEntry[], limit: number, frontier: number | null) {
+    if (frontier === null) return pageEntries(entries, limit);
+    const page = pageEntries(
+      entries.filter((entry) => entry.at >= frontier),
+      limit,
+    );
+    return page.nextBefore === null
+      ? { ...page, nextBefore: new Date(frontier).toISOString() }
+      : page;
   }
 
   // The registry changes on gossip time scales; asking it once per page view is wasted work.
@@ -178,10 +226,11 @@ export function createFeedService(deps: FeedServiceDeps): FeedService {
       );
       const before = query.before === undefined ? Infinity : new Date(query.before).getTime();
 
-      const [rows, remoteReads] = await Promise.all([
-        // Top-level posts and reposts (replies live on their threads), limit + 1 to know if
-        // there is a next page.
-        findRows(
+      const keep = (entry: FeedEntry) => !filter.hides(entry.view);
+      const [local, remoteReads] = await Promise.all([
+        // Top-level posts and reposts (replies live on their threads), limit + 1 shown ones to
+        // know if there is a next page.
+        keptEntries(
           {
             authorId: { in: localAuthors },
             author: SHOWN_ACCOUNT,
@@ -191,6 +240,7 @@ export function createFeedService(deps: FeedServiceDeps): FeedService {
             ...beforeFilter(query.before),
           },
           limit + 1,
+          keep,
         ),
         Promise.all(
           remotes.map((actor) =>
@@ -203,7 +253,7 @@ export function createFeedService(deps: FeedServiceDeps): FeedService {
         ),
       ]);
 
-      const entries = rowEntries(rows);
+      const entries = [...local.entries];
       const unreachable = new Set<string>();
       remoteReads.forEach((read) => {
         if (!read.ok) {
@@ -223,14 +273,11 @@ export function createFeedService(deps: FeedServiceDeps): FeedService {
         for (const post of posts) {
           const view = profilePostToView(post, author, read.domain, self);
           const entry = entryOf(view, post.createdAt);
-          if (entry.at < before) entries.push(entry);
+          if (entry.at < before && keep(entry)) entries.push(entry);
         }
       });
 
-      const page = pageEntries(
-        entries.filter((entry) => !filter.hides(entry.view)),
-        limit,
-      );
+      const page = pageWithin(entries, limit, local.frontier);
       await shownPosts?.remember(page.views);
       return {
         posts: await withViewerState(prisma, viewer, page.views),
@@ -242,17 +289,13 @@ export function createFeedService(deps: FeedServiceDeps): FeedService {
 
     async local(viewer, query) {
       const limit = clampLimit(query.limit, FEED_LIMITS.local);
-      const [rows, filter] = await Promise.all([
-        findRows(
-          { ...TIMELINE_LIVE, ...LISTED, ...TOP_LEVEL, ...beforeFilter(query.before) },
-          limit + 1,
-        ),
-        viewerFilter(prisma, { viewer, self, operatorMutes: false }),
-      ]);
-      const page = pageEntries(
-        rowEntries(rows).filter((entry) => !filter.hides(entry.view)),
-        limit,
+      const filter = await viewerFilter(prisma, { viewer, self, operatorMutes: false });
+      const { entries, frontier } = await keptEntries(
+        { ...TIMELINE_LIVE, ...LISTED, ...TOP_LEVEL, ...beforeFilter(query.before) },
+        limit + 1,
+        (entry) => !filter.hides(entry.view),
       );
+      const page = pageWithin(entries, limit, frontier);
       return {
         posts: await withViewerState(prisma, viewer, page.views),
         nextBefore: page.nextBefore,

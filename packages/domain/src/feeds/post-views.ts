@@ -94,10 +94,15 @@ function viewPostRef(ref: string | null, domain: string, self: string): string |
   }
 }
 
-function mediaViews(items: readonly MediaItem[]): MediaView[] {
+function mediaViews(items: readonly (MediaItem & { blurhash?: string | null })[]): MediaView[] {
   return items
     .filter((item) => isHttpUrl(item.url))
-    .map((item) => ({ url: item.url, mimeType: item.mimeType, altText: item.altText }));
+    .map((item) => ({
+      url: item.url,
+      mimeType: item.mimeType,
+      altText: item.altText,
+      ...(item.blurhash ? { blurhash: item.blurhash } : {}),
+    }));
 }
 
 function linkPreview(input: {

@@ -80,6 +80,8 @@ export function createMediaProxyService(deps: {
   peers: Pick<PeerClient, 'getBytes'>;
   clock: Clock;
   logger: Logger;
+  /** This node's own uploaded files: their path on this origin, loaded without the proxy. */
+  localPathOf?: (url: string) => string | null;
   options?: Partial<{ -readonly [K in keyof typeof MEDIA_PROXY]: (typeof MEDIA_PROXY)[K] }>;
 }): MediaProxyService {
   const { keys, peers, clock, logger } = deps;
@@ -177,7 +179,10 @@ export function createMediaProxyService(deps: {
 
   return {
     src(url) {
-      if (!url || !mediaTargetOf(url).ok) return null;
+      if (!url) return null;
+      const local = deps.localPathOf?.(url);
+      if (local) return local;
+      if (!mediaTargetOf(url).ok) return null;
       return `${options.path}?url=${encodeURIComponent(url)}&sig=${sign(url)}`;
     },
 

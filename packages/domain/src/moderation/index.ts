@@ -5,6 +5,7 @@ import type { NodeConfig } from '../config.ts';
 import type { Logger } from '../logger.ts';
 import type { PeerClient } from '../peers/index.ts';
 import type { PostActions } from '../actions/post-actions.service.ts';
+import type { DeliveryService } from '../delivery/delivery.service.ts';
 import { createAuditService, type AuditService } from './audit.service.ts';
 import { createRegistrationService, type RegistrationService } from './registrations.service.ts';
 import { createReportService, type ReportService } from './reports.service.ts';
@@ -31,6 +32,7 @@ export function createModerationServices(deps: {
   logger: Logger;
   config: Pick<NodeConfig, 'domain'>;
   peers: Pick<PeerClient, 'getJson' | 'postJson'>;
+  delivery: Pick<DeliveryService, 'enqueue' | 'attempt'>;
   posts: Pick<PostActions, 'delete'>;
   blockNode: (
     domain: string,

@@ -15,12 +15,17 @@ import {
 } from '@swarm/contract';
 import type { Db } from '@swarm/db';
 import type { ActionOutcome } from '../actions/action-support.ts';
-import { inTransaction, refuse } from '../refusal.ts';
+import { inTransaction, refusal, refuse, RefusalError } from '../refusal.ts';
 import type { Clock } from '../clock.ts';
 import type { NodeConfig } from '../config.ts';
 import type { Logger } from '../logger.ts';
 import { checkKeyBackup } from '@swarm/contract';
+import type { Limits } from '../replicas/limits.ts';
+import { BLOCKS_MAX, MUTES_MAX } from '../moderation/safety.service.ts';
 import type { ImportInput, PreparedStatement } from './account-ownership.service.ts';
+
+/** The rate limit of imports, per client address (an import creates an account). */
+export const IMPORT_IP_LIMIT = 'import-ip';
 
 /**
  * The account archive (docs/protocol.md "Account archive"): what the user's browser signs on
@@ -28,14 +33,17 @@ import type { ImportInput, PreparedStatement } from './account-ownership.service
  */
 export interface AccountArchives {
   prepareExport(userId: string): Promise<ActionOutcome<PreparedStatement>>;
-  importArchive(input: ImportInput): Promise<ActionOutcome<{ handle: string; posts: number }>>;
+  importArchive(
+    input: ImportInput,
+  ): Promise<ActionOutcome<{ handle: string; posts: number; pending: boolean }>>;
 }
 
 export function createAccountArchives(deps: {
   db: Db;
   clock: Clock;
   logger: Logger;
-  config: Pick<NodeConfig, 'domain'>;
+  config: Pick<NodeConfig, 'domain' | 'signUpLimitPerHour'>;
+  limits: Pick<Limits, 'take'>;
   signedByDid: (
     did: string,
     action: UserAction,
@@ -46,6 +54,8 @@ export function createAccountArchives(deps: {
   const { db, clock, logger, config, signedByDid } = deps;
   const prisma = db.prisma;
   const self = config.domain;
+  /** As many imports per address and hour as sign-ups (SWARM_SIGNUPS_PER_HOUR). */
+  const importsPerIp = { points: config.signUpLimitPerHour, windowMs: 3_600_000 };
 
   return {
     async prepareExport(userId) {
@@ -207,6 +217,17 @@ export function createAccountArchives(deps: {
           `The handle "${archive.account.handle}" cannot be used on this node.`,
         );
       }
+      // Charged once the archive is a valid one (a typo costs nothing), before the password is
+      // hashed and anything is written.
+      const charged = await deps.limits.take(IMPORT_IP_LIMIT, input.clientIp, importsPerIp);
+      if (!charged.ok) {
+        const minutes = Math.ceil(charged.retryAfterSec / 60);
+        return refuse(
+          'RATE_LIMITED',
+          `Too many imports from your address; try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`,
+          { details: { retryAfterSec: charged.retryAfterSec } },
+        );
+      }
       const now = clock.now();
       const [taken, tomb, sameDid] = await Promise.all([
         prisma.user.findUnique({ where: { handle: handle.value }, select: { id: true } }),
@@ -222,7 +243,23 @@ export function createAccountArchives(deps: {
         return refuse('HANDLE_TAKEN', `The handle "${handle.value}" is taken on this node.`);
       }
       const from = `${archive.account.handle}@${archive.nodeDomain}`;
-      const written = await inTransaction<number>(db, async (tx) => {
+      const passwordHash = await input.hashPassword();
+      const me = `${handle.value}@${self}`;
+      // Mutes and blocks as the account had them, within this node's bounds, never of itself.
+      const mutes = [
+        ...archive.mutes.map((m) => ({ kind: 'person', target: m.address, since: m.since })),
+        ...archive.mutedNodes.map((m) => ({ kind: 'node', target: m.domain, since: m.since })),
+      ]
+        .filter((m) => m.target !== me && m.target !== self)
+        .slice(0, MUTES_MAX);
+      const blocks = archive.blocks.filter((b) => b.address !== me).slice(0, BLOCKS_MAX);
+      const written = await inTransaction(db, async (tx) => {
+        const admission = await input.admit(tx);
+        if (!admission.ok) {
+          throw new RefusalError(
+            refusal('FORBIDDEN', admission.message, { field: admission.field }),
+          );
+        }
         const a = archive.account;
         const user = await tx.user.create({
           data: {
@@ -234,11 +271,13 @@ export function createAccountArchives(deps: {
             website: a.website || null,
             isBot: a.isBot,
             isNsfw: a.isNsfw,
-            passwordHash: input.passwordHash,
+            passwordHash,
             did: a.did,
             publicKey: a.publicKey,
             encryptedKeyBackup: a.encryptedKeyBackup,
             movedFrom: from,
+            pendingApproval: admission.pending,
+            signupReason: admission.reason,
             createdAt: now,
           },
           select: { id: true },
@@ -288,19 +327,28 @@ export function createAccountArchives(deps: {
           count++;
         }
         await tx.user.update({ where: { id: user.id }, data: { postsCount: count } });
-        for (const block of archive.blocks) {
-          await tx.userBlock.createMany({
-            data: [
-              { userId: user.id, blockedAddress: block.address, createdAt: new Date(block.since) },
-            ],
-            skipDuplicates: true,
-          });
-        }
-        return count;
+        await tx.userBlock.createMany({
+          data: blocks.map((b) => ({
+            userId: user.id,
+            blockedAddress: b.address,
+            createdAt: new Date(b.since),
+          })),
+          skipDuplicates: true,
+        });
+        await tx.userMute.createMany({
+          data: mutes.map((m) => ({
+            userId: user.id,
+            kind: m.kind,
+            target: m.target,
+            createdAt: new Date(m.since),
+          })),
+          skipDuplicates: true,
+        });
+        return { posts: count, pending: admission.pending };
       });
       if (!written.ok) return written;
-      logger.info({ handle: handle.value, from, posts: written.value }, 'account imported');
-      return ok({ handle: handle.value, posts: written.value });
+      logger.info({ handle: handle.value, from, ...written.value }, 'account imported');
+      return ok({ handle: handle.value, ...written.value });
     },
   };
 }

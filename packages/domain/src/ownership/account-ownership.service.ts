@@ -13,7 +13,7 @@ import {
   verifyUserAction,
   type UserAction,
 } from '@swarm/contract';
-import type { Db } from '@swarm/db';
+import type { Db, Prisma } from '@swarm/db';
 import type { ActionOutcome } from '../actions/action-support.ts';
 import { inTransaction, refuse, type Refusal } from '../refusal.ts';
 import type { PostActions } from '../actions/post-actions.service.ts';
@@ -21,6 +21,7 @@ import type { Clock } from '../clock.ts';
 import type { NodeConfig } from '../config.ts';
 import type { DeliveryService } from '../delivery/index.ts';
 import type { Logger } from '../logger.ts';
+import type { Limits } from '../replicas/limits.ts';
 import { describePeerError, type PeerClient } from '../peers/index.ts';
 import { importDidKey } from '../security/key-cache.ts';
 import type { DeliveryView } from '../views/index.ts';
@@ -66,9 +67,25 @@ export interface ImportInput {
   archiveText: string;
   /** The importer's proof of holding the archive's key: action `import`, this node, `{ archiveSignature }`. */
   proof: string;
-  /** argon2id hash of the password (the one the key backup is encrypted with). */
-  passwordHash: string;
+  /**
+   * argon2id hash of the password (the one the key backup is encrypted with): asked for only
+   * once the archive passed the cheap checks and the rate limit (hashing is the costly part).
+   */
+  hashPassword: () => Promise<string>;
+  /** The importer's address: imports create accounts, limited like sign-ups per address. */
+  clientIp: string;
+  /**
+   * The node's registrations mode, applied inside the import's transaction as for a sign-up
+   * (auth's `admitSignUp`, given by the edge: domain does not depend on auth): an import is a
+   * new account here, so approval and invites hold for it too.
+   */
+  admit: (tx: Prisma.TransactionClient) => Promise<ImportAdmission>;
 }
+
+/** What the registrations mode says of an import (the shape of auth's `Admission`). */
+export type ImportAdmission =
+  | { ok: true; pending: boolean; reason: string | null }
+  | { ok: false; message: string; field: string };
 
 export interface AccountOwnershipService {
   /** The statement to sign for deleting the account or one post. */
@@ -94,7 +111,9 @@ export interface AccountOwnershipService {
   /** The archive to sign (action `export`, this node): everything of the account. */
   prepareExport(userId: string): Promise<ActionOutcome<PreparedStatement>>;
   /** Creates the archived account here, posts marked moved in; all or nothing. */
-  importArchive(input: ImportInput): Promise<ActionOutcome<{ handle: string; posts: number }>>;
+  importArchive(
+    input: ImportInput,
+  ): Promise<ActionOutcome<{ handle: string; posts: number; pending: boolean }>>;
   /** The move statement to sign: from the node the account was imported from, to here. */
   prepareMove(userId: string): Promise<ActionOutcome<PreparedStatement>>;
   /** Sends the signed move to the old node and to the followers' nodes the archive named. */
@@ -105,8 +124,10 @@ export interface AccountOwnershipDeps {
   db: Db;
   clock: Clock;
   logger: Logger;
-  config: Pick<NodeConfig, 'domain'>;
+  config: Pick<NodeConfig, 'domain' | 'signUpLimitPerHour'>;
   peers: Pick<PeerClient, 'getJson'>;
+  /** The node's shared rate limits (imports per address). */
+  limits: Pick<Limits, 'take'>;
   delivery: DeliveryService;
   posts: Pick<PostActions, 'delete'>;
   /** The receiver's handling of a move, applied to this node's own followers of the old address. */
@@ -206,7 +227,14 @@ export function createAccountOwnershipService(deps: AccountOwnershipDeps): Accou
     return withCapability({ db, peers }, domains, capability);
   }
 
-  const archives = createAccountArchives({ db, clock, logger, config, signedByDid });
+  const archives = createAccountArchives({
+    db,
+    clock,
+    logger,
+    config,
+    signedByDid,
+    limits: deps.limits,
+  });
 
   return {
     async prepareDeletion(userId, input) {

@@ -101,9 +101,12 @@ export function createSearchService(deps: SearchServiceDeps): SearchService {
   const filterFor = (viewer: Viewer | null) =>
     viewerFilter(prisma, { viewer, self, operatorMutes: false });
 
-  async function views(viewer: Viewer | null, ids: readonly string[]): Promise<PostView[]> {
+  async function views(
+    viewer: Viewer | null,
+    ids: readonly string[],
+    filter: ViewerFilter,
+  ): Promise<PostView[]> {
     if (ids.length === 0) return [];
-    const filter = await filterFor(viewer);
     const rows = await prisma.post.findMany({
       where: { id: { in: [...ids] } },
       select: postViewSelect,
@@ -117,7 +120,11 @@ export function createSearchService(deps: SearchServiceDeps): SearchService {
     return withViewerState(prisma, viewer, list);
   }
 
-  async function findPosts(viewer: Viewer | null, q: string): Promise<PostView[]> {
+  async function findPosts(
+    viewer: Viewer | null,
+    q: string,
+    filter: ViewerFilter,
+  ): Promise<PostView[]> {
     const tsquery = postSearchQuery(q);
     if (!tsquery) return [];
     const rows = await prisma.$queryRaw<{ id: string }[]>(
@@ -126,6 +133,7 @@ export function createSearchService(deps: SearchServiceDeps): SearchService {
     return views(
       viewer,
       rows.map((row) => row.id),
+      filter,
     );
   }
 
@@ -230,9 +238,10 @@ export function createSearchService(deps: SearchServiceDeps): SearchService {
       }
       const peopleWord = address?.ok ? address.value.handle : bare;
       const tag = normaliseHashtag(query);
+      const filter = await filterFor(viewer);
       const [people, posts] = await Promise.all([
-        filterFor(viewer).then((filter) => findPeople(peopleWord, filter)),
-        findPosts(viewer, query),
+        findPeople(peopleWord, filter),
+        findPosts(viewer, query, filter),
       ]);
       const merged = exact ? [exact, ...people.filter((p) => p.address !== exact.address)] : people;
 
@@ -289,6 +298,7 @@ export function createSearchService(deps: SearchServiceDeps): SearchService {
         posts: await views(
           viewer,
           page.map((row) => row.id),
+          await filterFor(viewer),
         ),
         nextBefore: more && last ? new Date(last.created_at).toISOString() : null,
       });

@@ -22,6 +22,8 @@ export interface MediaView {
   url: string;
   mimeType: string;
   altText: string;
+  /** Placeholder while it loads (images uploaded to this node). */
+  blurhash?: string;
   /** What pages load: `url` through this node's media proxy (set by the API layer). */
   src?: string | null;
 }

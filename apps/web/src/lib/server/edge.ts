@@ -119,9 +119,30 @@ async function answerThrown(
   }
 }
 
+/** Where bodies up to UPLOAD_MAX_BYTES are taken (adapter-node's cap is raised for them). */
+export const UPLOAD_PATH = '/api/uploads';
+/** Every other body: adapter-node's default, kept for all paths but the upload. */
+export const BODY_LIMIT_BYTES = 512 * 1024;
+
+/** A body declared larger than the path takes: refused before it is read. */
+function tooLarge(request: Request, pathname: string): boolean {
+  if (pathname === UPLOAD_PATH) return false;
+  const declared = Number(request.headers.get('content-length') ?? 0);
+  return Number.isFinite(declared) && declared > BODY_LIMIT_BYTES;
+}
+
 const edgeAnswer: Handle = async ({ event, resolve }) => {
   const { pathname } = event.url;
   const api = isJsonApiPath(pathname);
+  if (tooLarge(event.request, pathname)) {
+    const message = `The request body is too large (at most ${BODY_LIMIT_BYTES / 1024} KB here).`;
+    return api
+      ? errorJson(413, 'PAYLOAD_TOO_LARGE', message)
+      : new Response(message, {
+          status: 413,
+          headers: { 'content-type': 'text/plain; charset=utf-8' },
+        });
+  }
   if (urlHasNul(event.url)) {
     return api
       ? errorJson(400, 'INVALID_REQUEST', NUL_REFUSED)

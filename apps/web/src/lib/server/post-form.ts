@@ -8,7 +8,8 @@ import { attempt, loginRedirect } from './content-load';
  */
 export interface PostFormInput {
   content: string;
-  media?: { url: string; altText: string }[];
+  /** Photos uploaded to this node (by upload id) first, then images by URL. */
+  media?: ({ url: string; altText: string } | { uploadId: string; altText: string })[];
   isNsfw?: boolean;
   linkPreview?: { url: string; title?: string; description?: string; image?: string };
   replyToId?: string;
@@ -24,14 +25,23 @@ export function readPostForm(form: FormData): PostFormInput {
   const content = form.get('content');
   const input: PostFormInput = { content: typeof content === 'string' ? content : '' };
 
+  const uploadIds = form.getAll('mediaUpload');
+  const uploadAlts = form.getAll('mediaUploadAlt');
+  const uploads = uploadIds.flatMap((id, i) => {
+    const alt = uploadAlts[i];
+    return typeof id === 'string' && id.trim()
+      ? [{ uploadId: id.trim(), altText: typeof alt === 'string' ? alt.trim() : '' }]
+      : [];
+  });
   const urls = form.getAll('mediaUrl');
   const alts = form.getAll('mediaAlt');
-  const media = urls.flatMap((url, i) => {
+  const byUrl = urls.flatMap((url, i) => {
     const alt = alts[i];
     return typeof url === 'string' && url.trim()
       ? [{ url: url.trim(), altText: typeof alt === 'string' ? alt.trim() : '' }]
       : [];
   });
+  const media = [...uploads, ...byUrl];
   if (media.length) input.media = media;
 
   if (form.get('isNsfw') === 'on') input.isNsfw = true;

@@ -19,7 +19,12 @@ export const load: PageServerLoad = async ({ locals, url }) => {
       .then(({ profile }) => ({ movedFrom: profile.movedFrom, movedTo: profile.movedTo }))
       .catch(() => ({ movedFrom: null, movedTo: null })),
   ]);
-  return { settings, messagePrivacy, account };
+  // What the page shows of the current images: this node's own files, or through its proxy.
+  const images = {
+    avatarSrc: locals.node.media.src(settings.avatarUrl),
+    headerSrc: locals.node.media.src(settings.headerUrl),
+  };
+  return { settings, messagePrivacy, account, images };
 };
 
 // The inputs each form shows errors next to (a refusal's `field`); others go on the form.

@@ -1,4 +1,5 @@
 import { MEDIA_PROXY } from '@swarm/domain';
+import { MEDIA_HARDENED, mediaRefusal as refusal } from '$lib/server/media-headers';
 import type { RequestHandler } from './$types';
 
 // The media proxy (packages/domain/src/media): images pages show, served from this origin.
@@ -7,32 +8,6 @@ import type { RequestHandler } from './$types';
 // the node's outbound fetch budget is the media service's.
 const MEDIA_LIMIT = 'media-ip';
 const MEDIA_PER_IP = { points: 300, windowMs: 60_000 };
-
-/** On every answer: never sniffed, never a document that runs anything, never framed. */
-const HARDENED = {
-  'x-content-type-options': 'nosniff',
-  'content-security-policy': "default-src 'none'; sandbox; frame-ancestors 'none'",
-  'cross-origin-resource-policy': 'same-origin',
-  'referrer-policy': 'no-referrer',
-};
-
-function refusal(
-  status: number,
-  code: string,
-  message: string,
-  extra: Record<string, string> = {},
-) {
-  // `new Response`, not `Response.json`: embedded mode replaces the global Response class.
-  return new Response(JSON.stringify({ error: message, code }), {
-    status,
-    headers: {
-      ...HARDENED,
-      ...extra,
-      'content-type': 'application/json',
-      'cache-control': 'no-store',
-    },
-  });
-}
 
 export const GET: RequestHandler = async ({ url, locals }) => {
   const { node } = locals;
@@ -53,7 +28,8 @@ export const GET: RequestHandler = async ({ url, locals }) => {
   return new Response(outcome.bytes as Uint8Array<ArrayBuffer>, {
     status: 200,
     headers: {
-      ...HARDENED,
+      ...MEDIA_HARDENED,
+      'cross-origin-resource-policy': 'same-origin',
       'content-type': outcome.contentType,
       'content-length': String(outcome.bytes.byteLength),
       'cache-control': `public, max-age=${MEDIA_PROXY.browserMaxAgeSec}`,

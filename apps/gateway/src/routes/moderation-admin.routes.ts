@@ -1,0 +1,194 @@
+import { createRoute, z } from '@hono/zod-openapi';
+import { errorBodySchema } from '@swarm/contract';
+import { REPORT_ACTIONS } from '@swarm/domain';
+import { adminActor } from '../admin-audit.ts';
+import { refusal } from '../errors.ts';
+import { createRouter, jsonContent } from '../router.ts';
+
+// Moderation through the admin API (issue #15; docs/protocol.md "Admin API"), for the `swarm`
+// CLI and scripts: the reports queue and its actions, suspension of a local user, the audit
+// log. The same domain services as the admin pages; the actor in the audit log is the token
+// (`token:<name>`, or `cli:<name>` from the CLI). Authentication: `requireAdmin()` (app.ts).
+
+const ADMIN = '/api/swarm/admin';
+
+const error = (description: string) => ({
+  description,
+  content: { 'application/json': { schema: errorBodySchema } },
+});
+const errors = { 400: error('Invalid request'), 401: error('No valid admin token') };
+const reason = z.string().trim().min(1).max(1000);
+
+const reportSchema = z
+  .object({
+    id: z.string(),
+    status: z.string(),
+    category: z.string(),
+    comment: z.string(),
+    reporter: z.string(),
+    sourceDomain: z.string().nullable(),
+    targetAddress: z.string(),
+    targetIsLocal: z.boolean(),
+    targetState: z.object({ suspended: z.boolean(), silenced: z.boolean() }).nullable(),
+    postId: z.string().nullable(),
+    postApId: z.string().nullable(),
+    postExcerpt: z.string().nullable(),
+    postNow: z
+      .object({
+        content: z.string(),
+        createdAt: z.string(),
+        deleted: z.boolean(),
+        replyTo: z.string().nullable(),
+      })
+      .nullable(),
+    targetDomain: z.string(),
+    forwardState: z.string().nullable(),
+    resolution: z.string().nullable(),
+    resolutionReason: z.string().nullable(),
+    resolvedBy: z.string().nullable(),
+    resolvedAt: z.string().nullable(),
+    createdAt: z.string(),
+  })
+  .openapi('AdminReport');
+
+const auditEntrySchema = z
+  .object({
+    id: z.string(),
+    actor: z.string(),
+    action: z.string(),
+    target: z.string(),
+    reason: z.string(),
+    details: z.unknown(),
+    createdAt: z.string(),
+  })
+  .openapi('AdminAuditEntry');
+
+const routes = {
+  listReports: createRoute({
+    method: 'get',
+    path: `${ADMIN}/reports`,
+    summary: 'Admin: the reports queue (open ones oldest first; others newest first)',
+    request: {
+      query: z.object({
+        status: z.enum(['open', 'resolved', 'dismissed', 'all']).default('open'),
+        limit: z.coerce.number().int().min(1).max(200).default(100),
+      }),
+    },
+    responses: {
+      200: jsonContent(z.object({ reports: z.array(reportSchema) }), 'Reports'),
+      ...errors,
+    },
+  }),
+  actOnReport: createRoute({
+    method: 'post',
+    path: `${ADMIN}/reports/{id}/action`,
+    summary: 'Admin: act on an open report (dismiss, delete the post, suspend, …) with a reason',
+    request: {
+      params: z.object({ id: z.string().max(100) }),
+      body: {
+        content: {
+          'application/json': {
+            schema: z.object({ action: z.enum(REPORT_ACTIONS), reason }).strict(),
+          },
+        },
+        required: true,
+      },
+    },
+    responses: {
+      200: jsonContent(reportSchema, 'The report, resolved'),
+      ...errors,
+      404: error('No such report'),
+    },
+  }),
+  suspension: createRoute({
+    method: 'put',
+    path: `${ADMIN}/users/{handle}/suspension`,
+    summary: 'Admin: suspend or unsuspend a local user (reversible), with a reason',
+    request: {
+      params: z.object({ handle: z.string().min(1).max(64) }),
+      body: {
+        content: {
+          'application/json': {
+            schema: z.object({ suspended: z.boolean(), reason }).strict(),
+          },
+        },
+        required: true,
+      },
+    },
+    responses: {
+      200: jsonContent(z.object({ handle: z.string(), suspended: z.boolean() }), 'Done'),
+      ...errors,
+      404: error('No such local user'),
+    },
+  }),
+  audit: createRoute({
+    method: 'get',
+    path: `${ADMIN}/audit`,
+    summary: 'Admin: the audit log, newest first (search by text or action; page with `before`)',
+    request: {
+      query: z.object({
+        q: z.string().trim().max(200).optional(),
+        action: z.string().trim().max(100).optional(),
+        before: z.iso.datetime({ offset: true }).optional(),
+        limit: z.coerce.number().int().min(1).max(200).default(50),
+      }),
+    },
+    responses: {
+      200: jsonContent(
+        z.object({ entries: z.array(auditEntrySchema), nextBefore: z.string().nullable() }),
+        'Entries',
+      ),
+      ...errors,
+    },
+  }),
+};
+
+export function moderationAdminRoutes() {
+  const app = createRouter();
+
+  app.openapi(routes.listReports, async (c) => {
+    const { status, limit } = c.req.valid('query');
+    const reports = await c.get('node').moderation.reports.queue({ status, limit });
+    return c.json({ reports }, 200);
+  });
+
+  app.openapi(routes.actOnReport, async (c) => {
+    const { action, reason } = c.req.valid('json');
+    const acted = await c
+      .get('node')
+      .moderation.reports.act({ handle: adminActor(c) }, c.req.valid('param').id, action, reason);
+    if (!acted.ok) {
+      const { code, message } = acted.reason;
+      return code === 'NOT_FOUND'
+        ? refusal(c, { code, message })
+        : refusal(c, { code: 'INVALID_REQUEST', message });
+    }
+    return c.json(acted.value, 200);
+  });
+
+  app.openapi(routes.suspension, async (c) => {
+    const { suspended, reason } = c.req.valid('json');
+    const done = await c
+      .get('node')
+      .moderation.reports.setSuspended(
+        { handle: adminActor(c) },
+        c.req.valid('param').handle,
+        suspended,
+        reason,
+      );
+    if (!done.ok) {
+      const { code, message } = done.reason;
+      return code === 'NOT_FOUND'
+        ? refusal(c, { code, message })
+        : refusal(c, { code: 'INVALID_REQUEST', message });
+    }
+    return c.json(done.value, 200);
+  });
+
+  app.openapi(routes.audit, async (c) => {
+    const query = c.req.valid('query');
+    return c.json(await c.get('node').moderation.audit.search(query), 200);
+  });
+
+  return app;
+}

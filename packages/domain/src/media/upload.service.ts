@@ -1,0 +1,420 @@
+import { randomUUID } from 'node:crypto';
+import { baseUrlForDomain, ok, uuidSchema } from '@swarm/contract';
+import type { Db } from '@swarm/db';
+import type { Clock } from '../clock.ts';
+import type { NodeConfig } from '../config.ts';
+import type { Logger } from '../logger.ts';
+import { inTransaction, refusal, refuse, RefusalError, type Refused, type Tx } from '../refusal.ts';
+import {
+  processImage,
+  UPLOAD_PURPOSES,
+  type ProcessedImage,
+  type UploadPurpose,
+} from './image-processing.ts';
+import type { MediaStorage } from './media-storage.ts';
+
+/**
+ * Uploaded images (issue #14 "Photos"; docs/protocol.md "Uploads and media URLs"). An upload is
+ * read with a byte cap, processed (image-processing.ts), its two files written to the media
+ * storage, then its row inserted; when anything fails, what was written is removed, so a failed
+ * upload leaves no file and no row. A post names its uploads by id and takes them in its own
+ * transaction; an avatar or header upload is set on the profile at once. The housekeeping sweep
+ * removes the files, then the rows, of uploads never attached after a day, of deleted posts, of
+ * replaced avatars and headers, and of deleted accounts.
+ */
+export const UPLOADS = {
+  /** Where the files are served, on this node's origin (the web app). */
+  path: '/media/uploads',
+  /** Uploads of one person not yet in a post (a bound on what they can leave lying around). */
+  maxPending: 40,
+  /** An upload never put into a post is removed after this long. */
+  unattachedTtlMs: 24 * 60 * 60_000,
+  /** Rows one sweep looks at, per kind. */
+  sweepBatch: 200,
+  /** Browsers and proxies may keep a file this long (seconds): a file never changes. */
+  maxAgeSec: 365 * 24 * 60 * 60,
+} as const;
+
+/** What the uploader gets back, and what the composer shows. */
+export interface UploadView {
+  id: string;
+  purpose: UploadPurpose;
+  /** Absolute URL of the display image: what posts and profiles carry (peers fetch it). */
+  url: string;
+  thumbUrl: string;
+  mimeType: string;
+  width: number;
+  height: number;
+  blurhash: string;
+}
+
+/** An upload taken by a post (`post-actions.service.ts`). */
+export interface AttachedUpload {
+  url: string;
+  mimeType: string;
+  blurhash: string;
+}
+
+export interface UploadInput {
+  ownerId: string;
+  purpose: string | null | undefined;
+  /** The request's Content-Length, when it said one: too large is refused before reading. */
+  declaredLength: number | null;
+  body: ReadableStream<Uint8Array> | null;
+}
+
+export interface UploadService {
+  readonly storage: MediaStorage;
+  accept(input: UploadInput): Promise<Refused<UploadView>>;
+  /** A stored file by its name in `UPLOADS.path` (`<id>.webp`, `<id>-thumb.webp`), or null. */
+  file(name: string): Promise<{ bytes: Uint8Array; contentType: string } | null>;
+  /** Whether `url` is a file of this node's uploads (pages load it directly, not proxied). */
+  localPathOf(url: string): string | null;
+  /**
+   * Inside a post's transaction: the uploads named become the post's. Throws a RefusalError
+   * (rolling the post back) when one is not the author's, unknown, or already used.
+   */
+  attachToPost(
+    tx: Tx,
+    input: { ownerId: string; postId: string; uploadIds: string[]; at: Date },
+  ): Promise<Map<string, AttachedUpload>>;
+  /** Inside a post's deletion: its uploads are discarded (the sweep removes their files). */
+  discardForPost(tx: Tx, postId: string, at: Date): Promise<number>;
+  /** Removes what should go (see above): files first, then the row. */
+  sweep(): Promise<{ removed: number; failed: number }>;
+  /** A sweep in the background (after a post's deletion committed), at most one at a time. */
+  sweepSoon(): void;
+}
+
+const FILE_NAME = /^([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})(-thumb)?\.webp$/;
+
+const keysOf = (id: string) => [`${id}.webp`, `${id}-thumb.webp`];
+
+/** The Content-Length of a request, or null when it has none (chunked) or it is not a number. */
+export function declaredLengthOf(header: string | null): number | null {
+  if (header === null || !/^\d{1,15}$/.test(header.trim())) return null;
+  return Number(header.trim());
+}
+
+export function createUploadService(deps: {
+  db: Db;
+  clock: Clock;
+  logger: Logger;
+  config: Pick<NodeConfig, 'domain' | 'uploadMaxBytes' | 'uploadMaxPixels'>;
+  storage: MediaStorage;
+}): UploadService {
+  const { db, clock, logger, config, storage } = deps;
+  const prisma = db.prisma;
+  const base = `${baseUrlForDomain(config.domain)}${UPLOADS.path}/`;
+  const tooLarge = () =>
+    refuse(
+      'PAYLOAD_TOO_LARGE',
+      `This file is larger than ${formatBytes(config.uploadMaxBytes)}, the most this node accepts.`,
+      { field: 'file', details: { maxBytes: config.uploadMaxBytes } },
+    );
+
+  /** The body, up to the cap: reading stops at the first byte beyond it. */
+  async function readCapped(
+    body: ReadableStream<Uint8Array>,
+  ): Promise<Refused<Uint8Array, 'PAYLOAD_TOO_LARGE' | 'INVALID_REQUEST'>> {
+    const reader = body.getReader();
+    const chunks: Uint8Array[] = [];
+    let size = 0;
+    try {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        size += value.byteLength;
+        if (size > config.uploadMaxBytes) {
+          void reader.cancel().catch(() => {});
+          return tooLarge();
+        }
+        chunks.push(value);
+      }
+    } catch (error) {
+      // adapter-node's own cap (BODY_SIZE_LIMIT) ends the stream with a 413.
+      if ((error as { status?: number }).status === 413) return tooLarge();
+      return refuse('INVALID_REQUEST', 'The upload was cut short; try again.', { field: 'file' });
+    }
+    const bytes = new Uint8Array(size);
+    let at = 0;
+    for (const chunk of chunks) {
+      bytes.set(chunk, at);
+      at += chunk.byteLength;
+    }
+    return ok(bytes);
+  }
+
+  function viewOf(
+    row: { id: string; purpose: string; mimeType: string; width: number; height: number },
+    blurhash: string,
+  ): UploadView {
+    return {
+      id: row.id,
+      purpose: row.purpose as UploadPurpose,
+      url: `${base}${row.id}.webp`,
+      thumbUrl: `${base}${row.id}-thumb.webp`,
+      mimeType: row.mimeType,
+      width: row.width,
+      height: row.height,
+      blurhash,
+    };
+  }
+
+  async function removeFiles(id: string) {
+    for (const key of keysOf(id)) await storage.delete(key);
+  }
+
+  /** Writes both files; on failure removes whatever was written and rethrows. */
+  async function store(id: string, image: ProcessedImage) {
+    try {
+      await storage.put(`${id}.webp`, image.display.bytes, image.mimeType);
+      await storage.put(`${id}-thumb.webp`, image.thumb.bytes, image.mimeType);
+    } catch (error) {
+      await removeFiles(id).catch((err: unknown) =>
+        logger.warn({ err, id }, 'uploads: could not remove the files of a failed upload'),
+      );
+      throw error;
+    }
+  }
+
+  let sweeping: Promise<{ removed: number; failed: number }> | undefined;
+  /** Discarded uploads go soon rather than at the next hourly sweep. */
+  function sweepSoon() {
+    sweeping ??= runSweep()
+      .catch((err: unknown) => {
+        logger.warn({ err }, 'uploads: sweep failed');
+        return { removed: 0, failed: 0 };
+      })
+      .finally(() => (sweeping = undefined));
+  }
+
+  async function runSweep() {
+    const cutoff = new Date(clock.now().getTime() - UPLOADS.unattachedTtlMs);
+    const doomed = await prisma.upload.findMany({
+      where: {
+        OR: [
+          { discardedAt: { not: null } },
+          { ownerId: null },
+          { attachedAt: null, createdAt: { lt: cutoff } },
+          // Its post was removed outright (the account went, a moderator purged it).
+          { purpose: 'post', attachedAt: { not: null }, postId: null },
+        ],
+      },
+      select: { id: true },
+      take: UPLOADS.sweepBatch,
+    });
+    // Avatars and headers no longer on their owner's profile (changed in the settings form).
+    const profileImages = await prisma.upload.findMany({
+      where: {
+        purpose: { in: ['avatar', 'header'] },
+        attachedAt: { not: null },
+        discardedAt: null,
+      },
+      select: {
+        id: true,
+        purpose: true,
+        attachedAt: true,
+        owner: { select: { avatarUrl: true, headerUrl: true } },
+      },
+      orderBy: { attachedAt: 'asc' },
+      take: UPLOADS.sweepBatch,
+    });
+    for (const upload of profileImages) {
+      const current =
+        upload.purpose === 'avatar' ? upload.owner?.avatarUrl : upload.owner?.headerUrl;
+      // Set at least a minute ago: a profile being written right now is left alone.
+      const settled = upload.attachedAt!.getTime() < clock.now().getTime() - 60_000;
+      if (settled && current !== `${base}${upload.id}.webp`) doomed.push({ id: upload.id });
+    }
+    let removed = 0;
+    let failed = 0;
+    for (const { id } of doomed) {
+      try {
+        await removeFiles(id);
+        await prisma.upload.deleteMany({ where: { id } });
+        removed++;
+      } catch (err) {
+        // The row stays: the next sweep tries again.
+        failed++;
+        logger.warn({ err, id }, 'uploads: could not remove an upload');
+      }
+    }
+    if (removed > 0) logger.info(`uploads: removed ${removed} uploads`);
+    return { removed, failed };
+  }
+
+  return {
+    storage,
+
+    async accept({ ownerId, purpose: rawPurpose, declaredLength, body }) {
+      const purpose = (rawPurpose ?? 'post') as UploadPurpose;
+      if (!UPLOAD_PURPOSES.includes(purpose)) {
+        return refuse(
+          'INVALID_REQUEST',
+          `An upload is for a post, an avatar or a header (purpose=post, avatar or header).`,
+          { field: 'purpose' },
+        );
+      }
+      if (declaredLength !== null && declaredLength > config.uploadMaxBytes) return tooLarge();
+      if (purpose === 'post') {
+        const pending = await prisma.upload.count({
+          where: { ownerId, attachedAt: null, discardedAt: null },
+        });
+        if (pending >= UPLOADS.maxPending) {
+          return refuse(
+            'RATE_LIMITED',
+            `You have ${pending} photos waiting to be posted; post or remove some first (unused ones go after a day).`,
+            { details: { retryAfterSec: 3600 } },
+          );
+        }
+      }
+      if (!body) return refuse('INVALID_REQUEST', 'The upload is empty.', { field: 'file' });
+      const read = await readCapped(body);
+      if (!read.ok) return read;
+      if (read.value.byteLength === 0) {
+        return refuse('INVALID_REQUEST', 'The upload is empty.', { field: 'file' });
+      }
+      const processed = await processImage(read.value, {
+        purpose,
+        maxPixels: config.uploadMaxPixels,
+      });
+      if (!processed.ok) return processed;
+      const image = processed.value;
+      const id = randomUUID();
+      try {
+        await store(id, image);
+      } catch (err) {
+        logger.error({ err, storage: storage.kind }, 'uploads: the media storage failed');
+        return refuse('UNAVAILABLE', 'The media storage is not answering; try again shortly.');
+      }
+      const now = clock.now();
+      const row = {
+        id,
+        ownerId,
+        purpose,
+        mimeType: image.mimeType,
+        width: image.display.width,
+        height: image.display.height,
+        blurhash: image.blurhash,
+        bytes: image.display.bytes.byteLength + image.thumb.bytes.byteLength,
+        createdAt: now,
+      };
+      const url = `${base}${id}.webp`;
+      let written: Refused<unknown>;
+      try {
+        written = await inTransaction(db, async (tx) => {
+          if (purpose === 'post') {
+            await tx.upload.create({ data: row });
+            return;
+          }
+          const field = purpose === 'avatar' ? 'avatarUrl' : 'headerUrl';
+          const { count } = await tx.user.updateMany({
+            where: { id: ownerId },
+            data: { [field]: url, updatedAt: now },
+          });
+          if (count === 0) {
+            throw new RefusalError(
+              refusal('USER_NOT_FOUND', 'This account does not exist any more.'),
+            );
+          }
+          await tx.upload.updateMany({
+            where: { ownerId, purpose, attachedAt: { not: null }, discardedAt: null },
+            data: { discardedAt: now },
+          });
+          await tx.upload.create({ data: { ...row, attachedAt: now } });
+        });
+      } catch (error) {
+        await removeFiles(id).catch(() => {});
+        throw error;
+      }
+      if (!written.ok) {
+        await removeFiles(id).catch(() => {});
+        return written;
+      }
+      if (purpose !== 'post') sweepSoon();
+      return ok(viewOf(row, image.blurhash));
+    },
+
+    async file(name) {
+      if (!FILE_NAME.test(name)) return null;
+      const bytes = await storage.get(name);
+      return bytes ? { bytes, contentType: 'image/webp' } : null;
+    },
+
+    localPathOf(url) {
+      if (!url.startsWith(base)) return null;
+      const name = url.slice(base.length);
+      return FILE_NAME.test(name) ? `${UPLOADS.path}/${name}` : null;
+    },
+
+    async attachToPost(tx, { ownerId, postId, uploadIds, at }) {
+      const attached = new Map<string, AttachedUpload>();
+      if (uploadIds.length === 0) return attached;
+      const unique = [...new Set(uploadIds)];
+      if (
+        unique.length !== uploadIds.length ||
+        !unique.every((id) => uuidSchema.safeParse(id).success)
+      ) {
+        throw new RefusalError(
+          refusal('INVALID_REQUEST', 'Each photo can be attached once, by its upload id.', {
+            field: 'media',
+          }),
+        );
+      }
+      // Taken only if still free: two posts racing for one upload cannot both have it.
+      const { count } = await tx.upload.updateMany({
+        where: {
+          id: { in: unique },
+          ownerId,
+          purpose: 'post',
+          attachedAt: null,
+          discardedAt: null,
+        },
+        data: { postId, attachedAt: at },
+      });
+      if (count !== unique.length) {
+        throw new RefusalError(
+          refusal(
+            'INVALID_REQUEST',
+            'A photo of this post is not available any more (already posted, or removed after a day); attach it again.',
+            { field: 'media' },
+          ),
+        );
+      }
+      const rows = await tx.upload.findMany({
+        where: { id: { in: unique } },
+        select: { id: true, mimeType: true, blurhash: true },
+      });
+      for (const row of rows) {
+        attached.set(row.id, {
+          url: `${base}${row.id}.webp`,
+          mimeType: row.mimeType,
+          blurhash: row.blurhash,
+        });
+      }
+      return attached;
+    },
+
+    async discardForPost(tx, postId, at) {
+      const { count } = await tx.upload.updateMany({
+        where: { postId, discardedAt: null },
+        data: { discardedAt: at },
+      });
+      return count;
+    },
+
+    async sweep() {
+      if (sweeping) await sweeping;
+      return runSweep();
+    },
+
+    sweepSoon,
+  };
+}
+
+function formatBytes(bytes: number): string {
+  return bytes >= 1024 * 1024
+    ? `${Math.round((bytes / (1024 * 1024)) * 10) / 10} MB`
+    : `${Math.round(bytes / 1024)} KB`;
+}
