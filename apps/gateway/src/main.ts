@@ -47,6 +47,13 @@ for (const event of ['uncaughtException', 'unhandledRejection'] as const) {
   });
 }
 
+// Process warnings (deprecations, a library's notice such as the AWS SDK's Node-version one) are
+// one JSON line at warn too, not Node's own multi-line text on stderr.
+process.removeAllListeners('warning');
+process.on('warning', (warning) => {
+  logger.warn({ warning: warning.name }, warning.message.replace(/\s*\n\s*/g, ' '));
+});
+
 /** What runs beside the HTTP server: announce/gossip, outbox retries, housekeeping. */
 interface BackgroundJob {
   start(): void;
