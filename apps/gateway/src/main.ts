@@ -90,7 +90,8 @@ async function main() {
     shareNodeContext(node);
     web = await loadWebHandler();
   }
-  // The composition root: everything with IO is built once, here and in the node context.
+  // The composition root: everything with IO is built once, here and in the node context (the
+  // embedded web app's hook gets these same auth services from the shared context).
   const auth = authServicesOf(node);
   const jobs: BackgroundJob[] = webOnly
     ? []

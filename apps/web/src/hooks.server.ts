@@ -64,6 +64,7 @@ export const init: ServerInit = async () => {
     });
   }
   // Login and sign-up throttles take from the node's shared limits (one budget across replicas).
+  // Embedded, these are the services the gateway's main built over the shared context.
   auth = authServicesOf(node);
 };
 

@@ -1,4 +1,3 @@
-import { TRPCError } from '@trpc/server';
 import { z } from 'zod';
 import { domainSchema, uuidSchema } from '@swarm/contract';
 import {
@@ -8,7 +7,7 @@ import {
   type AuditEntry,
 } from '@swarm/domain';
 import { humaneInput } from './input.ts';
-import { unwrap } from './refusals.ts';
+import { refused, unwrap } from './refusals.ts';
 import { adminProcedure, router } from './trpc.ts';
 
 // The admin area (issue #4): every procedure is `adminProcedure` (signed in and admin, checked
@@ -47,8 +46,7 @@ function audit(ctx: AdminCtx, entry: Omit<AuditEntry, 'actor'>): Promise<void> {
 /** Why, for the audit log. */
 const reasonField = z.string().trim().max(1000, { error: 'at most 1000 characters' }).optional();
 
-const notFound = (message: string) => new TRPCError({ code: 'NOT_FOUND', message });
-const badRequest = (message: string) => new TRPCError({ code: 'BAD_REQUEST', message });
+const notFound = (message: string) => refused('NOT_FOUND', message);
 
 const domainInput = z.object({ domain: domainSchema });
 const optionalDomainInput = z.object({ domain: domainSchema.optional() }).optional();
@@ -101,9 +99,9 @@ const nodesRouter = router({
         input.reason || undefined,
         ctx.user.id,
       );
-      if (!blocked.ok) throw badRequest(blocked.reason);
+      const block = unwrap(blocked);
       await audit(ctx, { action: 'node.block', target: input.domain, reason: input.reason });
-      return isoDates(blocked.value);
+      return isoDates(block);
     }),
 
   unblock: adminProcedure
@@ -136,14 +134,14 @@ const seedsRouter = router({
     .input(humaneInput(domainInput.extend({ priority: priorityInput, reason: reasonField })))
     .mutation(async ({ ctx, input }) => {
       const added = await ctx.node.registryAdmin.addSeed(input.domain, input.priority);
-      if (!added.ok) throw badRequest(added.reason);
+      const seed = unwrap(added);
       await audit(ctx, {
         action: 'seed.add',
         target: input.domain,
         reason: input.reason,
         details: { priority: input.priority },
       });
-      return isoDates(added.value);
+      return isoDates(seed);
     }),
 
   setPriority: adminProcedure

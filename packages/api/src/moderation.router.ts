@@ -15,6 +15,12 @@ import { adminProcedure, protectedProcedure, router } from './trpc.ts';
 const address = z.string().trim().min(1, 'say whom').max(320, 'the address is too long');
 const reason = z.string().trim().min(1, 'give a reason').max(1000, 'at most 1000 characters');
 
+/** The admin acting, as the audit log and the moderation services name them. */
+const actorOf = (user: { handle: string; id: string }) => ({
+  handle: user.handle,
+  userId: user.id,
+});
+
 const safetyRouter = router({
   mutes: protectedProcedure.query(({ ctx }) => ctx.node.moderation.safety.mutes(ctx.user.id)),
   mute: protectedProcedure
@@ -72,7 +78,7 @@ const adminRouter = router({
     .mutation(async ({ ctx, input }) =>
       unwrapAction(
         await ctx.node.moderation.reports.act(
-          { handle: ctx.user.handle, userId: ctx.user.id },
+          actorOf(ctx.user),
           input.reportId,
           input.action,
           input.reason,
@@ -84,7 +90,7 @@ const adminRouter = router({
     .mutation(async ({ ctx, input }) =>
       unwrapAction(
         await ctx.node.moderation.reports.setSuspended(
-          { handle: ctx.user.handle, userId: ctx.user.id },
+          actorOf(ctx.user),
           input.handle,
           input.suspended,
           input.reason,
@@ -96,7 +102,7 @@ const adminRouter = router({
     .mutation(async ({ ctx, input }) =>
       unwrapAction(
         await ctx.node.moderation.reports.setSilenced(
-          { handle: ctx.user.handle, userId: ctx.user.id },
+          actorOf(ctx.user),
           input.handle,
           input.silenced,
           input.reason,
@@ -109,7 +115,7 @@ const adminRouter = router({
     .mutation(async ({ ctx, input }) =>
       unwrapAction(
         await ctx.node.moderation.reports.muteNode(
-          { handle: ctx.user.handle, userId: ctx.user.id },
+          actorOf(ctx.user),
           input.domain,
           input.muted,
           input.reason,
@@ -154,12 +160,7 @@ const adminRouter = router({
       ),
     )
     .mutation(async ({ ctx, input }) =>
-      unwrapAction(
-        await ctx.node.moderation.registrations.createInvite(
-          { handle: ctx.user.handle, userId: ctx.user.id },
-          input,
-        ),
-      ),
+      unwrapAction(await ctx.node.moderation.registrations.createInvite(actorOf(ctx.user), input)),
     ),
   revokeInvite: adminProcedure
     .input(humaneInput(z.object({ id: z.string().trim().max(100) })))

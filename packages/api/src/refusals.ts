@@ -1,7 +1,7 @@
 import { TRPCError } from '@trpc/server';
 import { getHTTPStatusCodeFromError } from '@trpc/server/http';
 import { errorCodeForStatus, type ErrorCode, type Result } from '@swarm/contract';
-import { RefusalError, type Refusal } from '@swarm/domain';
+import { refusal, RefusalError, type Refusal } from '@swarm/domain';
 
 // The tRPC edge of the one error model (@swarm/domain `Refusal`): the only table between the
 // contract's error codes and tRPC's. A refusal travels as a TRPCError whose cause is the
@@ -42,6 +42,15 @@ export function refusalError(refusal: Refusal): TRPCError {
     message: refusal.message,
     cause: new RefusalError(refusal),
   });
+}
+
+/** A refusal made here, to throw from a procedure or middleware: `throw refused('NOT_FOUND', …)`. */
+export function refused(
+  code: ErrorCode,
+  message: string,
+  extra?: { field?: string; details?: Record<string, unknown> },
+): TRPCError {
+  return refusalError(refusal(code, message, extra));
 }
 
 /** The value of a service's answer, or its refusal thrown as a TRPCError. */

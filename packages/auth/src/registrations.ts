@@ -1,5 +1,9 @@
-import { createHash } from 'node:crypto';
-import { REGISTRATION_MODES, type RegistrationMode } from '@swarm/contract';
+import {
+  hashInviteCode,
+  REGISTRATION_MODE_KEY,
+  REGISTRATION_MODES,
+  type RegistrationMode,
+} from '@swarm/contract';
 import type { Prisma } from '@swarm/db';
 
 /**
@@ -8,14 +12,7 @@ import type { Prisma } from '@swarm/db';
  * may go ahead and whether it waits for approval. An invite is used up atomically.
  */
 
-/** The `node_settings` key of the mode (shared with the domain's registrations service). */
-export const REGISTRATION_MODE_KEY = 'registrations.mode';
 export const SIGNUP_REASON_MAX = 1000;
-
-/** SHA-256 (base64url) of an invite code: only this is stored (the same as the domain's). */
-export function hashInviteCode(code: string): string {
-  return createHash('sha256').update(code.trim(), 'utf8').digest('base64url');
-}
 
 export type Admission =
   | { ok: true; pending: boolean; reason: string | null }
@@ -59,7 +56,7 @@ export async function admitSignUp(
   // One conditional update: a concurrent sign-up cannot take the last use too.
   const { count } = await tx.invite.updateMany({
     where: {
-      codeHash: hashInviteCode(code),
+      codeHash: await hashInviteCode(code),
       revokedAt: null,
       uses: { lt: tx.invite.fields.maxUses },
       OR: [{ expiresAt: null }, { expiresAt: { gt: input.now } }],

@@ -2,7 +2,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDb } from '@swarm/db/testing';
 import { createMemoryLimits } from '@swarm/domain';
 import type { Db } from '@swarm/db';
-import { createAuthServices, SESSION_TTL_MS, type AuthServices } from '../src/index.ts';
+import {
+  authServicesOf,
+  createAuthServices,
+  SESSION_TTL_MS,
+  type AuthServices,
+} from '../src/index.ts';
 import { DAY, movableClock } from './helpers.ts';
 
 describe('sessions', () => {
@@ -117,5 +122,28 @@ describe('sessions', () => {
     const { token } = await auth.sessions.create(other.value.user.id);
     await db.prisma.user.delete({ where: { id: other.value.user.id } });
     expect(await auth.sessions.validate(token)).toBeNull();
+  });
+});
+
+describe('authServicesOf', () => {
+  it('builds the services once per node context (the embedded gateway and web app share them)', async () => {
+    const db = await createTestDb();
+    try {
+      const clock = movableClock();
+      const node = {
+        db,
+        clock,
+        limits: createMemoryLimits({ clock }),
+        config: { signUpLimitPerHour: 5 },
+      };
+      // The gateway's main asks first, the web app's hook next: one set of services.
+      const gateway = authServicesOf(node);
+      expect(authServicesOf(node)).toBe(gateway);
+      expect(authServicesOf(node).accounts).toBe(gateway.accounts);
+      // A copy of the context (another clock, as tests make) is another composition.
+      expect(authServicesOf({ ...node, clock: movableClock() })).not.toBe(gateway);
+    } finally {
+      await db.close();
+    }
   });
 });

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { sha256Base64url } from './crypto.ts';
 import { remoteHandleSchema } from './ids.ts';
 import { domainSchema } from './node-domain.ts';
 import { timestampSchema } from './primitives.ts';
@@ -37,6 +38,17 @@ export type ReportAction = (typeof REPORT_ACTIONS)[number];
 /** Who may join a node: anyone, after approval, or by invite link only. */
 export const REGISTRATION_MODES = ['open', 'approval', 'invite'] as const;
 export type RegistrationMode = (typeof REGISTRATION_MODES)[number];
+
+/** The `node_settings` key of the registrations mode (the admin sets it, sign-up reads it). */
+export const REGISTRATION_MODE_KEY = 'registrations.mode';
+
+/**
+ * SHA-256 (base64url) of an invite code, trimmed: only this is stored. One rule for the admin
+ * who creates an invite (domain) and the sign-up that uses it (auth).
+ */
+export function hashInviteCode(code: string): Promise<string> {
+  return sha256Base64url(code.trim());
+}
 
 /** `POST /api/swarm/reports` body. */
 export const forwardedReportBodySchema = z.object({

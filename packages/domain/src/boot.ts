@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import { err } from '@swarm/contract';
 import { createDb, createMigratedDb, type Db } from '@swarm/db';
 import { systemClock, type Clock } from './clock.ts';
 import type { NodeConfig } from './config.ts';
@@ -159,8 +160,11 @@ export async function createNodeContext(
     peers,
     delivery,
     posts: actions.posts,
-    blockNode: (domain, reason, createdById) =>
-      registryAdmin.blockNode(domain, reason, createdById),
+    // The reports queue's port takes the refusal's sentence (moderation/report-model.ts).
+    blockNode: async (domain, reason, createdById) => {
+      const blocked = await registryAdmin.blockNode(domain, reason, createdById);
+      return blocked.ok ? blocked : err(blocked.reason.message);
+    },
     onChange: () => shared.invalidations.publish(READS_TOPIC),
   });
   const inboundOwnership = createInboundOwnershipService({

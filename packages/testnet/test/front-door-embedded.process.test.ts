@@ -8,18 +8,10 @@ import { send } from '../src/front-door.ts';
 import { freePort, startNodeProcess, type NodeProcess } from '../src/node-process.ts';
 import {
   ADMIN_TOKEN,
-  saveOutput,
-  expectSessionsAlive,
-  fuzzPathsAndQueries,
   gatewayRouteList,
-  expectNoFailures,
+  saveOutput,
   startSweep,
-  sweepActions,
-  sweepEndpoints,
-  sweepGateway,
-  sweepPages,
-  sweepSessionEnders,
-  sweepTrpc,
+  sweepTests,
   type Sweep,
 } from './front-door-harness.ts';
 
@@ -123,41 +115,5 @@ describe(`the embedded node's front door (${onPostgres ? 'Postgres' : 'PGlite'})
     }
   });
 
-  it('answers every page of the route tree, as anyone, without a 5xx', async () => {
-    await sweepPages(sweep);
-    await expectSessionsAlive(sweep, 'the pages');
-    expectNoFailures(sweep);
-  }, 300_000);
-
-  it('answers every form action and endpoint with any body, without a 5xx', async () => {
-    await sweepActions(sweep);
-    await expectSessionsAlive(sweep, 'the form actions');
-    await sweepEndpoints(sweep);
-    await expectSessionsAlive(sweep, 'the endpoints');
-    expectNoFailures(sweep);
-  }, 600_000);
-
-  it('answers every tRPC procedure with any input, JSON errors and no 5xx', async () => {
-    await sweepTrpc(sweep);
-    await expectSessionsAlive(sweep, 'the tRPC procedures');
-    expectNoFailures(sweep);
-  }, 300_000);
-
-  it('answers every gateway route, JSON errors and no 5xx', async () => {
-    expect(gatewayRoutes.length).toBeGreaterThan(20);
-    await sweepGateway(sweep, gatewayRoutes);
-    expectNoFailures(sweep);
-  }, 300_000);
-
-  it('answers any bytes in path parameters and queries with a 4xx at worst (fuzzed)', async () => {
-    await fuzzPathsAndQueries(sweep, gatewayRoutes, 25);
-    expectNoFailures(sweep);
-  }, 300_000);
-
-  it('signs out through every way there is, last, without a 5xx', async () => {
-    expect(sweep.deferred.length).toBeGreaterThan(0);
-    await sweepSessionEnders(sweep);
-    expectNoFailures(sweep);
-    expect(await sweep.alice.alive()).toBe(false);
-  }, 300_000);
+  sweepTests(() => ({ sweep, gatewayRoutes }), { fuzzRuns: 25 });
 });

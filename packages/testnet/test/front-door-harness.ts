@@ -1,6 +1,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import fc from 'fast-check';
+import { expect, it } from 'vitest';
 import { appRouter } from '@swarm/api';
 import {
   describe as describeAnswer,
@@ -630,4 +631,58 @@ async function assertWithReport<T>(
       `${(error as Error).message.split('\n').slice(0, 3).join(' ')}\n${report(sweep)}`,
     );
   }
+}
+
+/**
+ * The sweep's steps as tests, in this order, over the target `current()` gives once the file's
+ * `beforeAll` has started it: every page, form action and endpoint, tRPC procedure and gateway
+ * route, fuzzed paths and queries (`fuzzRuns` per parameter), and signing out last.
+ */
+export function sweepTests(
+  current: () => { sweep: Sweep; gatewayRoutes: { method: string; path: string }[] },
+  options: { fuzzRuns: number },
+) {
+  it('answers every page of the route tree, as anyone, without a 5xx', async () => {
+    const { sweep } = current();
+    await sweepPages(sweep);
+    await expectSessionsAlive(sweep, 'the pages');
+    expectNoFailures(sweep);
+  }, 300_000);
+
+  it('answers every form action and endpoint with any body, without a 5xx', async () => {
+    const { sweep } = current();
+    await sweepActions(sweep);
+    await expectSessionsAlive(sweep, 'the form actions');
+    await sweepEndpoints(sweep);
+    await expectSessionsAlive(sweep, 'the endpoints');
+    expectNoFailures(sweep);
+  }, 600_000);
+
+  it('answers every tRPC procedure with any input, JSON errors and no 5xx', async () => {
+    const { sweep } = current();
+    await sweepTrpc(sweep);
+    await expectSessionsAlive(sweep, 'the tRPC procedures');
+    expectNoFailures(sweep);
+  }, 300_000);
+
+  it('answers every gateway route, JSON errors and no 5xx', async () => {
+    const { sweep, gatewayRoutes } = current();
+    expect(gatewayRoutes.length).toBeGreaterThan(20);
+    await sweepGateway(sweep, gatewayRoutes);
+    expectNoFailures(sweep);
+  }, 300_000);
+
+  it('answers any bytes in path parameters and queries with a 4xx at worst (fuzzed)', async () => {
+    const { sweep, gatewayRoutes } = current();
+    await fuzzPathsAndQueries(sweep, gatewayRoutes, options.fuzzRuns);
+    expectNoFailures(sweep);
+  }, 300_000);
+
+  it('signs out through every way there is, last, without a 5xx', async () => {
+    const { sweep } = current();
+    expect(sweep.deferred.length).toBeGreaterThan(0);
+    await sweepSessionEnders(sweep);
+    expectNoFailures(sweep);
+    expect(await sweep.alice.alive()).toBe(false);
+  }, 300_000);
 }

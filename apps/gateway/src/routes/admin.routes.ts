@@ -278,7 +278,7 @@ export function adminRoutes(accounts: AccountService) {
   app.openapi(routes.block, async (c) => {
     const { domain, reason } = c.req.valid('json');
     const blocked = await c.get('node').registryAdmin.blockNode(domain, reason || undefined);
-    if (!blocked.ok) return c.json(errorBody('INVALID_REQUEST', blocked.reason), 400);
+    if (!blocked.ok) return refusal(c, blocked.reason);
     await auditAdmin(c, { action: 'node.block', target: domain, reason });
     return c.json({ ...blocked.value, createdAt: blocked.value.createdAt.toISOString() }, 200);
   });

@@ -1,12 +1,10 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import type { Context } from 'hono';
 import {
   adminActionSchema,
   announcementSchema,
   discoveryDocumentSchema,
   discoveryQuerySchema,
   domainSchema,
-  errorBody,
   errorBodySchema,
   gossipRequestSchema,
   gossipResponseSchema,
@@ -14,7 +12,7 @@ import {
   nodesQuerySchema,
   SWARM_PATHS,
 } from '@swarm/contract';
-import { type AnnounceRefusal, type GossipRefusal } from '@swarm/domain';
+import { refusal } from '../errors.ts';
 import { createRouter, jsonContent, verifiedSourceDomain } from '../router.ts';
 import { auditAdmin } from '../admin-audit.ts';
 
@@ -104,20 +102,6 @@ const postNodes = createRoute({
   responses: { 200: jsonContent(adminReportSchema, 'What happened, peer by peer'), ...errors },
 });
 
-/** Refusals are all 403 (`NODE_BLOCKED` or `FORBIDDEN`); nothing was recorded. */
-function refusal(c: Context, r: AnnounceRefusal | GossipRefusal) {
-  const body =
-    r.kind === 'blocked'
-      ? errorBody('NODE_BLOCKED', `${r.domain} is blocked on this node.`)
-      : r.kind === 'self'
-        ? errorBody('FORBIDDEN', `${r.domain} is this node's own domain.`)
-        : errorBody(
-            'FORBIDDEN',
-            `The request is signed by ${r.signedBy} but speaks for ${'announced' in r ? r.announced : r.sender}.`,
-          );
-  return c.json(body, 403);
-}
-
 export function swarmRoutes() {
   const app = createRouter();
 
@@ -127,15 +111,16 @@ export function swarmRoutes() {
       c.req.valid('json'),
       verifiedSourceDomain(c),
     );
-    if (!outcome.ok) return refusal(c, outcome.refusal);
-    return c.json(outcome.answer, 200);
+    // Refusals are 403 (`NODE_BLOCKED` or `FORBIDDEN`); nothing was recorded.
+    if (!outcome.ok) return refusal(c, outcome.reason);
+    return c.json(outcome.value.answer, 200);
   });
 
   app.openapi(postGossip, async (c) => {
     const node = c.get('node');
     const outcome = await node.gossip.receive(c.req.valid('json'), verifiedSourceDomain(c));
-    if (!outcome.ok) return refusal(c, outcome.refusal);
-    return c.json(outcome.answer, 200);
+    if (!outcome.ok) return refusal(c, outcome.reason);
+    return c.json(outcome.value, 200);
   });
 
   app.openapi(getDiscovery, async (c) => {

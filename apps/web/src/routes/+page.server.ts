@@ -1,7 +1,6 @@
-import { fail } from '@sveltejs/kit';
 import { POST_LIMITS } from '@swarm/domain';
-import { attempt, failPage, loginRedirect, settle } from '$lib/server/content-load';
-import { readPostForm } from '$lib/server/post-form';
+import { failPage, settle } from '$lib/server/content-load';
+import { composerAction } from '$lib/server/post-form';
 import type { Actions, PageServerLoad } from './$types';
 
 export const load: PageServerLoad = async (event) => {
@@ -27,17 +26,5 @@ export const load: PageServerLoad = async (event) => {
 };
 
 export const actions: Actions = {
-  post: async ({ request, locals, url }) => {
-    if (!locals.user) loginRedirect(url);
-    const { replyToId: _ignored, ...input } = readPostForm(await request.formData());
-    const created = await attempt(url, () => locals.api.posts.create(input));
-    if (!created.ok) {
-      return fail(created.status, { for: 'composer' as const, error: created.message, input });
-    }
-    return {
-      for: 'composer' as const,
-      posted: { path: created.value.post.path },
-      deliveries: created.value.deliveries,
-    };
-  },
+  post: (event) => composerAction(event),
 };

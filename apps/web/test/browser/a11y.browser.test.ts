@@ -3,6 +3,8 @@ import { createRequire } from 'node:module';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { RestartableNode } from '@swarm/testnet';
 import {
+  PASSWORD,
+  signUp,
   startTwoNodes,
   type BrowserHarness,
   type Person,
@@ -15,7 +17,6 @@ import {
 // page through the DevTools protocol (the pages' CSP allows no injected script tag). Needs
 // `pnpm build`.
 
-const PASSWORD = 'correct horse battery staple';
 const axeSource = readFile(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
 interface AxeViolation {
@@ -56,15 +57,6 @@ describe('every page passes axe-core', () => {
   afterEach(() => {
     for (const p of [visitor, alice, bob]) if (p) p.errors.length = 0;
   });
-
-  async function signUp(p: Person, node: RestartableNode, displayName: string) {
-    await p.visit(node.url, '/signup');
-    await p.page.getByLabel('Handle', { exact: true }).fill(p.name);
-    await p.page.getByLabel('Display name', { exact: true }).fill(displayName);
-    await p.page.getByLabel('Password', { exact: true }).fill(PASSWORD);
-    await p.page.getByRole('button', { name: 'Create account' }).click();
-    await p.page.getByRole('button', { name: 'Log out' }).waitFor();
-  }
 
   /** Serious and critical violations of every path, as `path: rule (impact) at target`. */
   async function audit(p: Person, node: RestartableNode, paths: string[]): Promise<string[]> {
@@ -120,6 +112,24 @@ describe('every page passes axe-core', () => {
     alicePostPath = (href ?? '').replace(/#.*$/, '');
     expect(alicePostPath).toMatch(/^\/posts\//);
   }, 300_000);
+
+  it('a refused sign-up shows the refusal at its field (HANDLE_TAKEN → Handle), tied to the input', async () => {
+    await visitor.visit(a.url, '/signup');
+    await visitor.page.getByLabel('Handle', { exact: true }).fill('alice');
+    await visitor.page.getByLabel('Password', { exact: true }).fill(PASSWORD);
+    await visitor.page.getByRole('button', { name: 'Create account' }).click();
+    const handle = visitor.page.getByLabel('Handle', { exact: true });
+    await expect.poll(() => handle.getAttribute('aria-invalid'), { timeout: 30_000 }).toBe('true');
+    // The message is the field's own (read with it by aria-describedby), not the form's.
+    const described = (await handle.getAttribute('aria-describedby')) ?? '';
+    const errorId = described.split(' ').find((id) => id.endsWith('-error'));
+    expect(errorId).toBeDefined();
+    expect((await visitor.page.locator(`[id="${errorId}"]`).textContent())?.trim()).not.toBe('');
+    await expect(visitor.page.locator('.form-error').count()).resolves.toBe(0);
+    expect(
+      await visitor.page.getByLabel('Password', { exact: true }).getAttribute('aria-invalid'),
+    ).toBeNull();
+  }, 120_000);
 
   it('anonymous pages', async () => {
     const found = await audit(visitor, a, [

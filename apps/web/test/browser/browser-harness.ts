@@ -191,3 +191,20 @@ export async function startTwoNodes(
     throw error;
   }
 }
+
+/** The password every person of the browser tests signs up with. */
+export const PASSWORD = 'correct horse battery staple';
+
+/**
+ * Signs `p` up on `node` as `p.name` through the sign-up page. Key generation and the
+ * password-derived backup run in the browser before the account exists: done at "Log out".
+ */
+export async function signUp(p: Person, node: RestartableNode, displayName: string) {
+  await p.visit(node.url, '/signup');
+  await p.page.getByLabel('Handle', { exact: true }).fill(p.name);
+  await p.page.getByLabel('Display name', { exact: true }).fill(displayName);
+  await p.page.getByLabel('Password', { exact: true }).fill(PASSWORD);
+  await p.page.getByRole('button', { name: 'Create account' }).click();
+  await p.page.getByRole('button', { name: 'Log out' }).waitFor();
+  await p.shot('signed-up');
+}

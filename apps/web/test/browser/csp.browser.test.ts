@@ -2,8 +2,9 @@ import type { Locator } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { RestartableNode } from '@swarm/testnet';
 import {
-  STEP_TIMEOUT_MS,
+  signUp,
   startTwoNodes,
+  STEP_TIMEOUT_MS,
   type BrowserHarness,
   type Person,
   type TwoNodes,
@@ -15,8 +16,6 @@ import {
 // could break still work: sign-up makes the keys in the browser (WebCrypto, IndexedDB), posting
 // (a form action), a like signed in the browser and delivered to the other node (tRPC).
 // Needs `pnpm build`.
-
-const PASSWORD = 'correct horse battery staple';
 
 describe('every page under the Content-Security-Policy', () => {
   let nodes: TwoNodes | undefined;
@@ -74,16 +73,6 @@ describe('every page under the Content-Security-Policy', () => {
 
   const card = (p: Person, text: string): Locator =>
     p.page.getByRole('article').filter({ hasText: text });
-
-  async function signUp(p: Person, node: RestartableNode, displayName: string) {
-    await p.visit(node.url, '/signup');
-    await p.page.getByLabel('Handle', { exact: true }).fill(p.name);
-    await p.page.getByLabel('Display name', { exact: true }).fill(displayName);
-    await p.page.getByLabel('Password', { exact: true }).fill(PASSWORD);
-    await p.page.getByRole('button', { name: 'Create account' }).click();
-    await p.page.getByRole('button', { name: 'Log out' }).waitFor();
-    await p.shot('signed-up');
-  }
 
   /** Visits each path and waits for its heading-bearing main content; errors fail afterEach. */
   async function visitAll(p: Person, node: RestartableNode, paths: string[]) {

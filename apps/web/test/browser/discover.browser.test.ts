@@ -4,6 +4,7 @@ import type { Locator } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { freePort, type RestartableNode } from '@swarm/testnet';
 import {
+  signUp,
   startTwoNodes,
   type BrowserHarness,
   type Person,
@@ -14,8 +15,6 @@ import {
 // the composer's link preview card (kept, removed, refused), hashtags as links, the search page
 // and its tabs by keyboard, a tag page with a post from the other node, profile tabs, and
 // follower / following lists of a remote user. Needs `pnpm build`.
-
-const PASSWORD = 'correct horse battery staple';
 
 // Each step signs up, posts or crosses nodes on a shared machine: generous per-step time.
 vi.setConfig({ testTimeout: 120_000 });
@@ -73,15 +72,6 @@ describe('search, tags, profiles and link previews in a browser', () => {
 
   const card = (p: Person, text: string): Locator =>
     p.page.getByRole('article').filter({ hasText: text });
-
-  async function signUp(p: Person, node: RestartableNode, displayName: string) {
-    await p.visit(node.url, '/signup');
-    await p.page.getByLabel('Handle', { exact: true }).fill(p.name);
-    await p.page.getByLabel('Display name', { exact: true }).fill(displayName);
-    await p.page.getByLabel('Password', { exact: true }).fill(PASSWORD);
-    await p.page.getByRole('button', { name: 'Create account' }).click();
-    await p.page.getByRole('button', { name: 'Log out' }).waitFor();
-  }
 
   async function post(p: Person, node: RestartableNode, text: string) {
     await p.visit(node.url, '/');

@@ -3,6 +3,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import type { RestartableNode } from '@swarm/testnet';
 import {
   hydrated,
+  signUp,
   startTwoNodes,
   type BrowserHarness,
   type Person,
@@ -16,7 +17,6 @@ import {
 // Phone: the header's height on a 390-px screen, the bottom bar, dark mode by the system
 // setting, and a sign-up form typed into before the page's script loaded. Needs `pnpm build`.
 
-const PASSWORD = 'correct horse battery staple';
 const LIVE_WAIT_MS = 45_000;
 
 describe('live updates and the phone layout in a browser', () => {
@@ -56,15 +56,6 @@ describe('live updates and the phone layout in a browser', () => {
   const card = (p: Person, text: string): Locator =>
     p.page.getByRole('article').filter({ hasText: text });
   const nav = (p: Person) => p.page.getByRole('navigation', { name: 'Main' });
-
-  async function signUp(p: Person, node: RestartableNode, displayName: string) {
-    await p.visit(node.url, '/signup');
-    await p.page.getByLabel('Handle', { exact: true }).fill(p.name);
-    await p.page.getByLabel('Display name', { exact: true }).fill(displayName);
-    await p.page.getByLabel('Password', { exact: true }).fill(PASSWORD);
-    await p.page.getByRole('button', { name: 'Create account' }).click();
-    await p.page.getByRole('button', { name: 'Log out' }).waitFor();
-  }
 
   /** Waits until the page's live stream is open (the layout marks `<html data-live="open">`). */
   async function streamOpen(page: Page) {

@@ -2,6 +2,8 @@ import type { Locator } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { RestartableNode } from '@swarm/testnet';
 import {
+  PASSWORD,
+  signUp,
   startTwoNodes,
   type BrowserHarness,
   type Person,
@@ -14,8 +16,6 @@ import {
 // browser of alice's restores her keys from the backup at login and reads the thread. The steps
 // share the nodes and browsers and run in order; each fails on any console or page error. Needs
 // `pnpm build`.
-
-const PASSWORD = 'correct horse battery staple';
 
 describe('direct messages between two nodes in a browser', () => {
   let nodes: TwoNodes | undefined;
@@ -50,16 +50,6 @@ describe('direct messages between two nodes in a browser', () => {
     for (const p of [alice, bob, alice2]) if (p) p.errors.length = 0;
     expect(errors, 'console or page errors in the browser').toEqual([]);
   });
-
-  async function signUp(p: Person, node: RestartableNode, displayName: string) {
-    await p.visit(node.url, '/signup');
-    await p.page.getByLabel('Handle', { exact: true }).fill(p.name);
-    await p.page.getByLabel('Display name', { exact: true }).fill(displayName);
-    await p.page.getByLabel('Password', { exact: true }).fill(PASSWORD);
-    await p.page.getByRole('button', { name: 'Create account' }).click();
-    await p.page.getByRole('button', { name: 'Log out' }).waitFor();
-    await p.shot('signed-up');
-  }
 
   /** The message bubble (`<article>` in the thread) whose text contains `text`. */
   const bubble = (p: Person, text: string): Locator =>

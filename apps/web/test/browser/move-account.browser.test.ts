@@ -2,8 +2,10 @@ import { readFile } from 'node:fs/promises';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { RestartableNode } from '@swarm/testnet';
 import {
-  STEP_TIMEOUT_MS,
+  PASSWORD,
+  signUp,
   startTwoNodes,
+  STEP_TIMEOUT_MS,
   type BrowserHarness,
   type Person,
   type TwoNodes,
@@ -14,8 +16,6 @@ import {
 // archive on B (her key restored from the backup in the archive), logs in there and moves. Bob's
 // view of alice's old profile then says where she went, and he follows her new address. Needs
 // `pnpm build`.
-
-const PASSWORD = 'correct horse battery staple';
 
 describe('moving an account in a browser', () => {
   let nodes: TwoNodes | undefined;
@@ -49,15 +49,6 @@ describe('moving an account in a browser', () => {
     for (const p of [alice, bob]) p.errors.length = 0;
     expect(errors, 'console or page errors in the browser').toEqual([]);
   });
-
-  async function signUp(p: Person, node: RestartableNode, displayName: string) {
-    await p.visit(node.url, '/signup');
-    await p.page.getByLabel('Handle', { exact: true }).fill(p.name);
-    await p.page.getByLabel('Display name', { exact: true }).fill(displayName);
-    await p.page.getByLabel('Password', { exact: true }).fill(PASSWORD);
-    await p.page.getByRole('button', { name: 'Create account' }).click();
-    await p.page.getByRole('button', { name: 'Log out' }).waitFor();
-  }
 
   it('alice signs up on A and posts; bob on B follows her', async () => {
     await signUp(alice, a, 'Alice');

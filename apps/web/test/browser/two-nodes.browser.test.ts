@@ -2,19 +2,18 @@ import type { Locator } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { RestartableNode } from '@swarm/testnet';
 import {
-  STEP_TIMEOUT_MS,
+  signUp,
   startTwoNodes,
+  STEP_TIMEOUT_MS,
   type BrowserHarness,
-  type TwoNodes,
   type Person,
+  type TwoNodes,
 } from './browser-harness.ts';
 
 // Issue #4's journey across two real nodes (the embedded entry point with the built web app, each
 // with its own PGlite directory, on ports from the OS), driven through the pages by their
 // accessible names. B names A as its seed. The steps share the two nodes and browsers and run in
 // order; each one fails on any console or page error. Needs `pnpm build` (run by `pnpm test`).
-
-const PASSWORD = 'correct horse battery staple';
 
 describe('two nodes in a browser', () => {
   let nodes: TwoNodes | undefined;
@@ -52,17 +51,6 @@ describe('two nodes in a browser', () => {
   /** The post card (`<article>`) whose text contains `text`. */
   const card = (p: Person, text: string): Locator =>
     p.page.getByRole('article').filter({ hasText: text });
-
-  async function signUp(p: Person, node: RestartableNode, displayName: string) {
-    await p.visit(node.url, '/signup');
-    await p.page.getByLabel('Handle', { exact: true }).fill(p.name);
-    await p.page.getByLabel('Display name', { exact: true }).fill(displayName);
-    await p.page.getByLabel('Password', { exact: true }).fill(PASSWORD);
-    await p.page.getByRole('button', { name: 'Create account' }).click();
-    // Key generation and the password-derived backup run in the browser before the account exists.
-    await p.page.getByRole('button', { name: 'Log out' }).waitFor();
-    await p.shot('signed-up');
-  }
 
   it('serves the home page on both nodes', async () => {
     await alice.visit(a.url, '/');

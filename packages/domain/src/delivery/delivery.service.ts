@@ -24,6 +24,7 @@ import type { NodeMetrics } from '../ops/index.ts';
 import type { PeerClient } from '../peers/index.ts';
 import type { RegistryService } from '../registry/index.ts';
 import { removeFollow, type Tx } from '../interactions/interaction-effects.ts';
+import { claimDeliverySql, claimDueDeliveriesSql } from '../persistence/delivery.sql.ts';
 import type { DeliveryView } from '../views/index.ts';
 import {
   GIVE_UP_AFTER_MS,
@@ -200,19 +201,9 @@ export function createDeliveryService(deps: DeliveryServiceDeps): DeliveryServic
   async function claimDue(limit: number, owner: string): Promise<string[]> {
     const now = clock.now();
     const until = new Date(now.getTime() + DELIVERY_LEASE_MS);
-    const rows = await prisma.$queryRaw<{ id: string }[]>`
-      UPDATE outbox_deliveries
-      SET locked_until = ${until}::timestamptz, locked_by = ${owner}, updated_at = ${now}::timestamptz
-      WHERE id IN (
-          SELECT id FROM outbox_deliveries
-          WHERE status = 'pending' AND next_attempt_at <= ${now}::timestamptz
-            AND (locked_until IS NULL OR locked_until < ${now}::timestamptz)
-          ORDER BY next_attempt_at, id
-          LIMIT ${limit}
-          FOR UPDATE SKIP LOCKED)
-        AND status = 'pending'
-        AND (locked_until IS NULL OR locked_until < ${now}::timestamptz)
-      RETURNING id::text AS id`;
+    const rows = await prisma.$queryRaw<{ id: string }[]>(
+      claimDueDeliveriesSql(now, until, owner, limit),
+    );
     return rows.map((r) => r.id);
   }
 
@@ -220,13 +211,7 @@ export function createDeliveryService(deps: DeliveryServiceDeps): DeliveryServic
   async function claimOne(id: string, owner: string, revive: boolean): Promise<boolean> {
     const now = clock.now();
     const until = new Date(now.getTime() + DELIVERY_LEASE_MS);
-    const count = await prisma.$executeRaw`
-      UPDATE outbox_deliveries
-      SET locked_until = ${until}::timestamptz, locked_by = ${owner}, updated_at = ${now}::timestamptz,
-          status = 'pending', next_attempt_at = LEAST(next_attempt_at, ${now}::timestamptz)
-      WHERE id = ${id}::uuid
-        AND (status = 'pending' OR (${revive} AND status = 'failed'))
-        AND (locked_until IS NULL OR locked_until < ${now}::timestamptz)`;
+    const count = await prisma.$executeRaw(claimDeliverySql(id, now, until, owner, revive));
     return count === 1;
   }
 

@@ -24,13 +24,13 @@ import {
   domainOf,
   handleOf,
   isTimeAcceptable,
-  parseCapabilities,
   parseMessageAddress,
   storedEncryptionKey,
   UNSUPPORTED_REASON,
   userSelect,
   type MessageContext,
 } from './message-support.ts';
+import { parseCapabilities } from '../registry/capabilities.ts';
 import type { MessageRecipientView, MessageStatusView, SendResult } from './message-views.ts';
 
 // What a user sends: messages and receipts, with the recipient's key and node looked up first.

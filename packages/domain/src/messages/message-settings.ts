@@ -1,17 +1,15 @@
 import {
   encryptionKeySchema,
-  formatTimestamp,
   importEncryptionPublicKey,
   ok,
   parseWith,
   verifyEncryptionKey,
 } from '@swarm/contract';
 import { refuse } from '../refusal.ts';
-import { applyBlock } from '../moderation/blocks.ts';
+import { createSafetyService } from '../moderation/safety.service.ts';
 import { checkKeyBackup } from '@swarm/contract';
 import type { MessageService } from './messages.service.ts';
-import { parseMessageAddress, type MessageContext } from './message-support.ts';
-import type { BlockView } from './message-views.ts';
+import type { MessageContext } from './message-support.ts';
 
 // A user's messaging settings: their encryption key (and its backup), blocks, privacy.
 
@@ -24,17 +22,9 @@ export function createMessageSettings(
 > {
   const { prisma, clock, self, addressOf, loadUser } = ctx;
 
-  async function listBlocks(userId: string): Promise<BlockView[]> {
-    const rows = await prisma.userBlock.findMany({
-      where: { userId },
-      orderBy: [{ createdAt: 'desc' }, { blockedAddress: 'asc' }],
-      select: { blockedAddress: true, createdAt: true },
-    });
-    return rows.map((r) => ({
-      address: r.blockedAddress,
-      createdAt: formatTimestamp(r.createdAt),
-    }));
-  }
+  // The one block list (issue #15): blocking from a conversation is blocking from a profile,
+  // with the same rules and bound (the safety service's).
+  const safety = createSafetyService({ db: ctx.db, clock, config: { domain: self } });
 
   return {
     async setEncryptionKey(userId, input) {
@@ -70,26 +60,9 @@ export function createMessageSettings(
       return me(userId);
     },
 
-    async block(userId, input) {
-      const user = await loadUser(userId);
-      if (!user.ok) return user;
-      const address = parseMessageAddress(input, self);
-      if (!address.ok) return refuse('INVALID_REQUEST', `Not a valid address: ${address.reason}.`);
-      if (address.value === addressOf(user.value))
-        return refuse('INVALID_REQUEST', 'You cannot block yourself.');
-      // The one block list (issue #15): the same effects as blocking from a profile.
-      await applyBlock(prisma, { userId, address: address.value, self, at: clock.now() });
-      return ok(await listBlocks(userId));
-    },
-
-    async unblock(userId, input) {
-      const address = parseMessageAddress(input, self);
-      if (!address.ok) return refuse('INVALID_REQUEST', `Not a valid address: ${address.reason}.`);
-      await prisma.userBlock.deleteMany({ where: { userId, blockedAddress: address.value } });
-      return ok(await listBlocks(userId));
-    },
-
-    blocks: listBlocks,
+    block: (userId, input) => safety.block(userId, input),
+    unblock: (userId, input) => safety.unblock(userId, input),
+    blocks: (userId) => safety.blocks(userId),
 
     async privacy(userId) {
       const user = await prisma.user.findUnique({

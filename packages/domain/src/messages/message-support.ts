@@ -97,15 +97,6 @@ export function parseMessageAddress(input: string, self: string): Result<string>
   return ok(domain === self ? `${handle.toLowerCase()}@${domain}` : `${handle}@${domain}`);
 }
 
-export function parseCapabilities(text: string): string[] {
-  try {
-    const value: unknown = JSON.parse(text);
-    return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
-  } catch {
-    return [];
-  }
-}
-
 export function storedEncryptionKey(user: {
   encryptionPublicKey: string | null;
   encryptionKeyCreatedAt: Date | null;

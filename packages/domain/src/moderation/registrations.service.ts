@@ -1,5 +1,11 @@
-import { createHash, randomBytes } from 'node:crypto';
-import { REGISTRATION_MODES, ok, type RegistrationMode } from '@swarm/contract';
+import { randomBytes } from 'node:crypto';
+import {
+  hashInviteCode,
+  ok,
+  REGISTRATION_MODE_KEY,
+  REGISTRATION_MODES,
+  type RegistrationMode,
+} from '@swarm/contract';
 import type { Db, Prisma } from '@swarm/db';
 import type { Clock } from '../clock.ts';
 import type { ActionOutcome } from '../actions/action-support.ts';
@@ -17,7 +23,7 @@ export const RULES_MAX = 10_000;
 export const INVITE_MAX_USES = 1000;
 export const INVITE_MAX_DAYS = 365;
 
-const MODE_KEY = 'registrations.mode';
+const MODE_KEY = REGISTRATION_MODE_KEY;
 const RULES_KEY = 'rules';
 
 export interface RegistrationSettings {
@@ -62,11 +68,6 @@ export interface RegistrationService {
   pending(): Promise<PendingSignUp[]>;
   approve(actor: string, userId: string, reason?: string): Promise<ActionOutcome<PendingSignUp[]>>;
   reject(actor: string, userId: string, reason?: string): Promise<ActionOutcome<PendingSignUp[]>>;
-}
-
-/** SHA-256 (base64url) of an invite code: only this is stored (auth's registrations.ts checks it). */
-export function hashInviteCode(code: string): string {
-  return createHash('sha256').update(code.trim(), 'utf8').digest('base64url');
 }
 
 export function createRegistrationService(deps: {
@@ -237,10 +238,11 @@ export function createRegistrationService(deps: {
       }
       const code = randomBytes(18).toString('base64url');
       const now = clock.now();
+      const codeHash = await hashInviteCode(code);
       const row = await prisma.$transaction(async (tx) => {
         const created = await tx.invite.create({
           data: {
-            codeHash: hashInviteCode(code),
+            codeHash,
             createdById: actor.userId ?? null,
             maxUses,
             expiresAt: days === null ? null : new Date(now.getTime() + days * 86_400_000),

@@ -5,7 +5,7 @@ import type { NodeConfig } from '../config.ts';
 import type { ActionOutcome } from '../actions/action-support.ts';
 import { refuse } from '../refusal.ts';
 import { applyBlock } from './blocks.ts';
-import { parseMessageAddress } from '../messages/messages.service.ts';
+import { parseMessageAddress } from '../messages/message-support.ts';
 
 /**
  * What a person does to protect themselves (issue #15): mute a person or a whole node (silently

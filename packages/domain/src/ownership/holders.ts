@@ -2,6 +2,7 @@ import { nodeInfoSchema, SWARM_PATHS, type Capability } from '@swarm/contract';
 import type { Tx } from '../interactions/interaction-effects.ts';
 import type { PeerClient } from '../peers/index.ts';
 import { followerDomainsSql, holderDomainsSql } from '../persistence/ownership.sql.ts';
+import { parseCapabilities } from '../registry/capabilities.ts';
 
 /** At most this many nodes are told of one deletion or move (the rest is logged). */
 export const HOLDERS_MAX = 1_000;
@@ -33,15 +34,6 @@ export async function followerDomains(
     followerDomainsSql(input.followeeKey, HOLDERS_MAX),
   );
   return rows.map((r) => r.domain).filter((d) => !input.exclude.includes(d));
-}
-
-function parseCapabilities(text: string): string[] {
-  try {
-    const value: unknown = JSON.parse(text);
-    return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
-  } catch {
-    return [];
-  }
 }
 
 /**

@@ -3,6 +3,7 @@
 // runs against the migrated schema.
 export * from './batched-statement.ts';
 export * from './catalog.ts';
+export * from './delivery.sql.ts';
 export * from './driver-query.ts';
 export * from './interactions.sql.ts';
 export * from './live.sql.ts';

@@ -59,3 +59,14 @@ export const tryAdvisoryXactLockSql = sqlStatement(
   [1],
   (key: number) => Prisma.sql`SELECT pg_try_advisory_xact_lock(${key}::bigint) AS locked`,
 );
+
+/**
+ * Waits for a transaction-scoped advisory lock on a text key within a lock space (e.g. one per
+ * node domain), released at commit or rollback.
+ */
+export const advisoryXactLockOnTextSql = sqlStatement(
+  'ops.advisoryXactLockOnText',
+  [1, 'example.test'],
+  (space: number, key: string) => Prisma.sql`
+    SELECT 1 AS locked FROM pg_advisory_xact_lock(${space}::int, hashtext(${key}))`,
+);

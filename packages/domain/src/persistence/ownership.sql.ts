@@ -57,22 +57,30 @@ export const followerDomainsSql = sqlStatement(
     LIMIT ${limit}`,
 );
 
+/**
+ * Takes one off the like or repost count of every post that `owner` (a local user, or a remote
+ * actor) has a like or repost on: run before those rows go.
+ */
+function postCountFix(
+  name: string,
+  table: 'likes' | 'reposts',
+  owner: 'user_id' | 'remote_actor_id',
+) {
+  // Identifiers from the fixed choices above, never from input.
+  const counter = Prisma.raw(`${table}_count`);
+  return sqlStatement(
+    name,
+    [EXAMPLE_UUID],
+    (id: string) => Prisma.sql`
+      UPDATE posts SET ${counter} = GREATEST(${counter} - 1, 0)
+      WHERE id IN (SELECT post_id FROM ${Prisma.raw(table)} WHERE ${Prisma.raw(owner)} = ${id}::uuid)`,
+  );
+}
+
 /** Before a local user goes: the counters their likes, reposts, follows and replies moved. */
 export const localUserCounterFixesSql = [
-  sqlStatement(
-    'ownership.erase_user_likes',
-    [EXAMPLE_UUID],
-    (userId: string) => Prisma.sql`
-    UPDATE posts SET likes_count = GREATEST(likes_count - 1, 0)
-    WHERE id IN (SELECT post_id FROM likes WHERE user_id = ${userId}::uuid)`,
-  ),
-  sqlStatement(
-    'ownership.erase_user_reposts',
-    [EXAMPLE_UUID],
-    (userId: string) => Prisma.sql`
-    UPDATE posts SET reposts_count = GREATEST(reposts_count - 1, 0)
-    WHERE id IN (SELECT post_id FROM reposts WHERE user_id = ${userId}::uuid)`,
-  ),
+  postCountFix('ownership.erase_user_likes', 'likes', 'user_id'),
+  postCountFix('ownership.erase_user_reposts', 'reposts', 'user_id'),
   sqlStatement(
     'ownership.erase_user_following',
     [EXAMPLE_UUID],
@@ -103,18 +111,6 @@ export const localUserCounterFixesSql = [
 
 /** Before a remote actor's likes and reposts go: the counters of the posts they were on. */
 export const remoteActorCounterFixesSql = [
-  sqlStatement(
-    'ownership.erase_actor_likes',
-    [EXAMPLE_UUID],
-    (actorId: string) => Prisma.sql`
-      UPDATE posts SET likes_count = GREATEST(likes_count - 1, 0)
-      WHERE id IN (SELECT post_id FROM likes WHERE remote_actor_id = ${actorId}::uuid)`,
-  ),
-  sqlStatement(
-    'ownership.erase_actor_reposts',
-    [EXAMPLE_UUID],
-    (actorId: string) => Prisma.sql`
-      UPDATE posts SET reposts_count = GREATEST(reposts_count - 1, 0)
-      WHERE id IN (SELECT post_id FROM reposts WHERE remote_actor_id = ${actorId}::uuid)`,
-  ),
+  postCountFix('ownership.erase_actor_likes', 'likes', 'remote_actor_id'),
+  postCountFix('ownership.erase_actor_reposts', 'reposts', 'remote_actor_id'),
 ] as const;

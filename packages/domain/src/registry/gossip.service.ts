@@ -12,14 +12,23 @@ import {
   type GossipResponse,
   type HandleEntry,
   type NodeSummary,
+  ok,
+  type Refused,
 } from '@swarm/contract';
 import type { Db } from '@swarm/db';
 import type { Clock } from '../clock.ts';
 import type { NodeConfig } from '../config.ts';
 import type { Logger } from '../logger.ts';
 import { describePeerError, isRefusal, type PeerClient } from '../peers/index.ts';
+import { advisoryXactLockOnTextSql } from '../persistence/ops.sql.ts';
+import {
+  setLastSyncSql,
+  staleLocalHandlesSql,
+  storedStampsSql,
+  trimNodeHandlesSql,
+} from '../persistence/registry.sql.ts';
 import { mapBounded } from './bounded.ts';
-import type { ContactReport, RegistryService } from './registry.service.ts';
+import { refuseSender, type ContactReport, type RegistryService } from './registry.service.ts';
 import { weightedSample } from './trust.ts';
 
 /** Peers contacted per gossip round (DESIGN §3). */
@@ -93,13 +102,8 @@ export interface GossipReport extends ContactReport {
   handlesReceived: number;
 }
 
-export type GossipRefusal =
-  | { kind: 'blocked'; domain: string }
-  | { kind: 'self'; domain: string }
-  | { kind: 'sender_mismatch'; signedBy: string; sender: string };
-
-export type GossipOutcome =
-  { ok: true; answer: GossipResponse } | { ok: false; refusal: GossipRefusal };
+/** Our answer to a peer's gossip, or why it was refused (`refuseSender`). */
+export type GossipOutcome = Refused<GossipResponse, 'NODE_BLOCKED' | 'FORBIDDEN'>;
 
 export interface GossipService {
   /** Our local users (with a did) as our own handle entries; returns how many changed. */
@@ -163,19 +167,16 @@ export function createGossipService(deps: GossipDeps): GossipService {
 
   /** Another replica may have stamped later than this process: never issue older stamps. */
   async function observeStoredStamps() {
-    const [row] = await prisma.$queryRaw<{ nodes: Date | null; handles: Date | null }[]>`
-      SELECT (SELECT max(updated_at) FROM swarm_nodes) AS nodes,
-        (SELECT max(changed_at) FROM handle_registry) AS handles`;
+    const [row] =
+      await prisma.$queryRaw<{ nodes: Date | null; handles: Date | null }[]>(storedStampsSql());
     stamper.observe(row?.nodes);
     stamper.observe(row?.handles);
   }
 
   async function syncLocalHandles(): Promise<number> {
-    const stale = await prisma.$queryRaw<{ handle: string; did: string }[]>`
-      SELECT u.handle, u.did FROM users u
-      LEFT JOIN handle_registry h ON h.handle = u.handle AND h.node_domain = ${self}
-      WHERE u.did IS NOT NULL AND (h.id IS NULL OR h.did <> u.did)
-      ORDER BY u.created_at, u.handle`;
+    const stale = await prisma.$queryRaw<{ handle: string; did: string }[]>(
+      staleLocalHandlesSql(self),
+    );
     if (stale.length === 0) return 0;
     await observeStoredStamps();
     const now = clock.now();
@@ -387,8 +388,7 @@ export function createGossipService(deps: GossipDeps): GossipService {
   ) {
     if (entries.length === 0) return;
     await prisma.$transaction(async (tx) => {
-      await tx.$queryRaw`
-        SELECT 1 AS locked FROM pg_advisory_xact_lock(${HANDLE_LOCK_SPACE}::int, hashtext(${domain}))`;
+      await tx.$queryRaw(advisoryXactLockOnTextSql(HANDLE_LOCK_SPACE, domain));
       const sameDid = await tx.handleRegistryEntry.findMany({
         where: {
           nodeDomain: domain,
@@ -420,10 +420,7 @@ export function createGossipService(deps: GossipDeps): GossipService {
           update: data,
         });
       }
-      await tx.$executeRaw`
-        DELETE FROM handle_registry WHERE id IN (
-          SELECT id FROM handle_registry WHERE node_domain = ${domain}
-          ORDER BY updated_at DESC, changed_at DESC, id DESC OFFSET ${cap})`;
+      await tx.$executeRaw(trimNodeHandlesSql(domain, cap));
     });
   }
 
@@ -539,8 +536,7 @@ export function createGossipService(deps: GossipDeps): GossipService {
     if (!keepCursor) {
       const peerClock = answer.timestamp ? new Date(answer.timestamp) : null;
       // Raw SQL: Prisma would bump updated_at, which peers must only see for gossiped changes.
-      await prisma.$executeRaw`
-        UPDATE swarm_nodes SET last_sync_at = ${peerClock}::timestamptz WHERE domain = ${domain}`;
+      await prisma.$executeRaw(setLastSyncSql(domain, peerClock));
     }
     const durationMs = Math.round(performance.now() - started);
     await writeLog({
@@ -575,14 +571,9 @@ export function createGossipService(deps: GossipDeps): GossipService {
   ): Promise<GossipOutcome> {
     const started = performance.now();
     const sender = body.sender;
-    if (sourceDomain !== undefined && sourceDomain !== sender) {
-      return { ok: false, refusal: { kind: 'sender_mismatch', signedBy: sourceDomain, sender } };
-    }
-    if (sender === self) return { ok: false, refusal: { kind: 'self', domain: sender } };
     const blockedSet = await registry.blockedDomains();
-    if (blockedSet.has(sender)) {
-      return { ok: false, refusal: { kind: 'blocked', domain: sender } };
-    }
+    const refused = await refuseSender(sender, sourceDomain, self, (d) => blockedSet.has(d));
+    if (refused) return refused;
     const verified = sourceDomain !== undefined;
     // Signed: a direct contact. Unsigned: only a hint to probe; its handle claims are ignored.
     if (verified) await registry.recordSuccess(sender, undefined, 'gossip');
@@ -618,7 +609,7 @@ export function createGossipService(deps: GossipDeps): GossipService {
       durationMs: Math.round(performance.now() - started),
       createdAt: clock.now(),
     });
-    return { ok: true, answer };
+    return ok(answer);
   }
 
   /** Remembers relayed claims we do not hold yet, for `verifyRelayed`. */

@@ -1,8 +1,9 @@
-import { err, ok, type AdminAction, type Result } from '@swarm/contract';
+import { ok, refuse, type AdminAction, type Refused } from '@swarm/contract';
 import type { Db, Prisma } from '@swarm/db';
 import type { Clock } from '../clock.ts';
 import type { NodeConfig } from '../config.ts';
 import type { Logger } from '../logger.ts';
+import { parseCapabilities } from './capabilities.ts';
 import type { GossipService } from './gossip.service.ts';
 import type { ContactReport, RegistryService } from './registry.service.ts';
 
@@ -156,7 +157,7 @@ export interface RegistryAdminService {
   nodeDetail(domain: string, options?: { logLimit?: number }): Promise<AdminNodeDetail | undefined>;
   listSeeds(): Promise<SeedSummary[]>;
   /** Adds a seed (enabled), or sets the priority of an existing one and enables it again. */
-  addSeed(domain: string, priority: number): Promise<Result<SeedSummary, string>>;
+  addSeed(domain: string, priority: number): Promise<Refused<SeedSummary, 'INVALID_REQUEST'>>;
   /** The updated seed, or undefined when there is no such seed. */
   setSeedPriority(domain: string, priority: number): Promise<SeedSummary | undefined>;
   /** The updated seed, or undefined when there is no such seed. */
@@ -175,7 +176,7 @@ export interface RegistryAdminService {
     domain: string,
     reason: string | undefined,
     createdById?: string,
-  ): Promise<Result<BlockSummary, string>>;
+  ): Promise<Refused<BlockSummary, 'INVALID_REQUEST'>>;
   /** True when a block existed. The node stays inactive until it is contacted again. */
   unblockNode(domain: string): Promise<boolean>;
   /** Announce, discover, gossip or add a seed, reporting peer by peer. */
@@ -229,15 +230,6 @@ const SORT_COLUMN: Record<AdminNodeSort, keyof Prisma.SwarmNodeOrderByWithRelati
   posts: 'postCount',
   discoveredVia: 'discoveredVia',
 };
-
-function parseCapabilities(text: string): string[] {
-  try {
-    const value: unknown = JSON.parse(text);
-    return Array.isArray(value) ? value.filter((c): c is string => typeof c === 'string') : [];
-  } catch {
-    return [];
-  }
-}
 
 export function createRegistryAdminService(deps: RegistryAdminDeps): RegistryAdminService {
   const { prisma } = deps.db;
@@ -365,11 +357,14 @@ export function createRegistryAdminService(deps: RegistryAdminDeps): RegistryAdm
   const findSeed = async (domain: string) =>
     (await prisma.swarmSeed.findUnique({ where: { domain }, select: SEED })) ?? undefined;
 
-  async function addSeed(domain: string, priority: number): Promise<Result<SeedSummary, string>> {
-    if (domain === self) return err('A node cannot be its own seed.');
+  async function addSeed(
+    domain: string,
+    priority: number,
+  ): Promise<Refused<SeedSummary, 'INVALID_REQUEST'>> {
+    if (domain === self) return refuse('INVALID_REQUEST', 'A node cannot be its own seed.');
     await registry.addSeed(domain, priority);
     const seed = await findSeed(domain);
-    return seed ? ok(seed) : err(`${domain} could not be added as a seed.`);
+    return seed ? ok(seed) : refuse('INVALID_REQUEST', `${domain} could not be added as a seed.`);
   }
 
   async function setSeedPriority(domain: string, priority: number) {
@@ -386,8 +381,8 @@ export function createRegistryAdminService(deps: RegistryAdminDeps): RegistryAdm
     domain: string,
     reason: string | undefined,
     createdById?: string,
-  ): Promise<Result<BlockSummary, string>> {
-    if (domain === self) return err('A node cannot block its own domain.');
+  ): Promise<Refused<BlockSummary, 'INVALID_REQUEST'>> {
+    if (domain === self) return refuse('INVALID_REQUEST', 'A node cannot block its own domain.');
     // Block row and inactive node together; the node row is left otherwise as it was.
     const block = await prisma.$transaction(async (tx) => {
       const saved = await tx.nodeBlock.upsert({
@@ -436,7 +431,7 @@ export function createRegistryAdminService(deps: RegistryAdminDeps): RegistryAdm
       case 'addSeed': {
         const added = await addSeed(action.domain, action.priority);
         if (!added.ok)
-          return report([{ domain: action.domain, ok: false, ms: 0, error: added.reason }]);
+          return report([{ domain: action.domain, ok: false, ms: 0, error: added.reason.message }]);
         return { ...report([]), seed: { domain: action.domain, priority: action.priority } };
       }
     }

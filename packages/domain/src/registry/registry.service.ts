@@ -1,10 +1,14 @@
 // Over 500 lines on purpose: one table (`swarm_nodes`) and its bounded hint list, whose rules
-// (announce, refresh, prune, block) share the same row and lock; its raw statements are next to
-// move into persistence/ (issue #16), which will shorten it.
+// (announce, refresh, prune, block) share the same row and lock; its raw statements live in
+// persistence/registry.sql.ts.
 
 import {
   SWARM_PATHS,
   formatTimestamp,
+  ok,
+  refuse,
+  type Refusal,
+  type Refused,
   nodeInfoSchema,
   type Announcement,
   type NodeInfo,
@@ -12,7 +16,7 @@ import {
   type NodeSummary,
   type SwarmStats,
 } from '@swarm/contract';
-import { Prisma, type Db } from '@swarm/db';
+import type { Db, Prisma } from '@swarm/db';
 import type { Clock } from '../clock.ts';
 import type { NodeConfig } from '../config.ts';
 import type { Logger } from '../logger.ts';
@@ -24,9 +28,20 @@ import {
   type PeerProfiles,
   type PeerResult,
 } from '../peers/index.ts';
+import { advisoryXactLockSql } from '../persistence/ops.sql.ts';
+import {
+  contactFailedSql,
+  contactSucceededSql,
+  dueKnownNodesSql,
+  dueUnsignedHintsSql,
+  hintCountsSql,
+  pruneHintSql,
+  pruneHintsHeardBeforeSql,
+  recordRefusalSql,
+} from '../persistence/registry.sql.ts';
 import { mapBounded } from './bounded.ts';
 import { createChangeStamper, type ChangeStamper } from './change-stamp.ts';
-import { INACTIVE_AFTER_FAILURES, PROBE_BACKOFF, TRUST } from './trust.ts';
+import { PROBE_BACKOFF } from './trust.ts';
 
 /** What happened when this node contacted one peer (admin reports, scheduler logs). */
 export interface ContactReport {
@@ -39,15 +54,14 @@ export interface ContactReport {
   refused?: boolean;
 }
 
-/** Why an inbound announcement was refused (mapped to HTTP at the edge). */
-export type AnnounceRefusal =
-  | { kind: 'blocked'; domain: string }
-  | { kind: 'self'; domain: string }
-  | { kind: 'sender_mismatch'; signedBy: string; announced: string };
-
-export type AnnounceOutcome =
-  | { ok: true; answer: Announcement; recorded: 'direct' | 'hint' }
-  | { ok: false; refusal: AnnounceRefusal };
+/**
+ * An inbound announcement's answer, or why it was refused: NODE_BLOCKED (a blocked sender),
+ * FORBIDDEN (our own domain, or signed by another node than it speaks for); nothing recorded.
+ */
+export type AnnounceOutcome = Refused<
+  { answer: Announcement; recorded: 'direct' | 'hint' },
+  'NODE_BLOCKED' | 'FORBIDDEN'
+>;
 
 /** How a node entered the registry (`discovered_via`). */
 export type DiscoveredVia =
@@ -170,8 +184,29 @@ export const HINT_BOUNDS = {
 /** Postgres advisory lock key serialising hint inserts (their caps are counted) ("HINT"). */
 const HINT_LOCK_KEY = 0x48494e54;
 
-/** Unverified rows whose hint nobody vouched for (unsigned gossip or announce). */
-const UNSIGNED_VIA_SQL = `discovered_via IN ('announce', 'gossip') OR discovered_via LIKE 'hint:%'`;
+/** Unverified rows whose hint nobody vouched for (unsigned gossip or announce; as in SQL). */
+/**
+ * Why a peer's inbound announce or gossip from `domain` is refused, if it is: signed by another
+ * node than it speaks for (`sourceDomain`, when signed), our own domain, or a blocked sender.
+ * Nothing is recorded for a refused sender.
+ */
+export async function refuseSender(
+  domain: string,
+  sourceDomain: string | undefined,
+  self: string,
+  isBlocked: (domain: string) => boolean | Promise<boolean>,
+): Promise<{ ok: false; reason: Refusal<'NODE_BLOCKED' | 'FORBIDDEN'> } | undefined> {
+  if (sourceDomain !== undefined && sourceDomain !== domain) {
+    return refuse(
+      'FORBIDDEN',
+      `The request is signed by ${sourceDomain} but speaks for ${domain}.`,
+    );
+  }
+  if (domain === self) return refuse('FORBIDDEN', `${domain} is this node's own domain.`);
+  if (await isBlocked(domain)) return refuse('NODE_BLOCKED', `${domain} is blocked on this node.`);
+  return undefined;
+}
+
 export function isUnsignedHint(via: string): boolean {
   return via === 'announce' || via === 'gossip' || via.startsWith('hint:');
 }
@@ -216,52 +251,16 @@ export function createRegistryService(deps: RegistryDeps): RegistryService {
   ) {
     if (domain === self) return;
     unreached.delete(domain);
-    const now = clock.now();
-    const stamp = stamper.next();
-    const capabilities = info ? JSON.stringify(info.capabilities) : null;
-    const publicKey = info?.publicKey ? info.publicKey : null;
-    // Insert-or-update in one statement (two replicas may record the same node at once); a
-    // blocked node gets no row. Trust follows DESIGN §3: a first direct contact (new, or a gossip
-    // hint now verified) sets 50, later successes add 1 up to 100. Peers hear about the row
-    // (updated_at) only when something they gossip changes: it appears, turns verified or
-    // active, or is renamed.
-    await prisma.$executeRaw`
-      WITH seed AS (
-        UPDATE swarm_seeds SET last_contact_at = ${now}::timestamptz, consecutive_failures = 0
-        WHERE domain = ${domain} AND ${seedContact}::boolean)
-      INSERT INTO swarm_nodes (domain, name, description, logo_url, public_key, software_version,
-        user_count, post_count, capabilities, discovered_via, discovered_at, last_seen_at,
-        consecutive_failures, is_active, is_verified, trust_score, next_probe_at, updated_at)
-      SELECT ${domain}, COALESCE(${info?.name ?? null}::text, ''),
-        COALESCE(${info?.description ?? null}::text, ''), ${info?.logoUrl || null}::text,
-        ${publicKey}::text, ${info?.softwareVersion ?? null}::text,
-        COALESCE(${info?.userCount ?? null}::int, 0), COALESCE(${info?.postCount ?? null}::int, 0),
-        COALESCE(${capabilities}::text, '[]'), ${via}, ${now}::timestamptz, ${now}::timestamptz,
-        0, true, true, ${TRUST.direct}, ${info ? null : now}::timestamptz, ${stamp}::timestamptz
-      WHERE NOT EXISTS (SELECT 1 FROM node_blocks WHERE domain = ${domain})
-      ON CONFLICT (domain) DO UPDATE SET
-        trust_score = CASE WHEN swarm_nodes.is_verified
-          THEN LEAST(swarm_nodes.trust_score + ${TRUST.successStep}, ${TRUST.max})
-          ELSE GREATEST(swarm_nodes.trust_score, ${TRUST.direct}) END,
-        consecutive_failures = 0,
-        last_seen_at = ${now}::timestamptz,
-        last_error = NULL,
-        next_probe_at = CASE WHEN ${info === undefined} AND swarm_nodes.name = ''
-          THEN ${now}::timestamptz ELSE NULL END,
-        updated_at = CASE WHEN NOT swarm_nodes.is_active OR NOT swarm_nodes.is_verified
-            OR (${info?.name ?? null}::text IS NOT NULL AND swarm_nodes.name <> ${info?.name ?? null}::text)
-          THEN ${stamp}::timestamptz ELSE swarm_nodes.updated_at END,
-        is_active = true,
-        is_verified = true,
-        name = COALESCE(${info?.name ?? null}::text, swarm_nodes.name),
-        description = COALESCE(${info?.description ?? null}::text, swarm_nodes.description),
-        logo_url = COALESCE(${info?.logoUrl || null}::text, swarm_nodes.logo_url),
-        public_key = CASE WHEN swarm_nodes.key_pinned_at IS NULL
-          THEN COALESCE(${publicKey}::text, swarm_nodes.public_key) ELSE swarm_nodes.public_key END,
-        software_version = COALESCE(${info?.softwareVersion ?? null}::text, swarm_nodes.software_version),
-        user_count = COALESCE(${info?.userCount ?? null}::int, swarm_nodes.user_count),
-        post_count = COALESCE(${info?.postCount ?? null}::int, swarm_nodes.post_count),
-        capabilities = COALESCE(${capabilities}::text, swarm_nodes.capabilities)`;
+    await prisma.$executeRaw(
+      contactSucceededSql({
+        domain,
+        via,
+        now: clock.now(),
+        stamp: stamper.next(),
+        seedContact,
+        info: info && { ...info, capabilities: JSON.stringify(info.capabilities) },
+      }),
+    );
     await deps.profiles?.persist(domain);
   }
 
@@ -271,64 +270,40 @@ export function createRegistryService(deps: RegistryDeps): RegistryService {
 
   async function recordRefusal(domain: string, reason: string) {
     // Raw SQL: Prisma would bump updated_at, which peers must only see for gossiped changes.
-    await prisma.$executeRaw`
-      UPDATE swarm_nodes SET last_error = ${reason.slice(0, ERROR_CHARS)} WHERE domain = ${domain}`;
+    await prisma.$executeRaw(recordRefusalSql(domain, reason.slice(0, ERROR_CHARS)));
   }
 
   /** A failed contact in one statement: the seed's health when `seedContact`, the node row. */
   async function contactFailed(domain: string, reason: string, seedContact: boolean) {
-    const now = clock.now();
-    const stamp = stamper.next();
-    const message = reason.slice(0, ERROR_CHARS);
-    // Atomic: −5 trust (min 0), +1 failure; a verified node goes inactive at the 5th failure in a
-    // row; inactive (or never reached) nodes get their next probe 1 min × 2^(failed probes − 1),
-    // at most 24 h. All expressions read the row's values from before this update.
     const rows = await prisma.$queryRaw<
       { is_verified: boolean; last_seen_at: Date | null; consecutive_failures: number }[]
-    >`
-      WITH seed AS (
-        UPDATE swarm_seeds SET consecutive_failures = consecutive_failures + 1
-        WHERE domain = ${domain} AND ${seedContact}::boolean)
-      UPDATE swarm_nodes SET
-        trust_score = GREATEST(trust_score - ${TRUST.failureStep}, ${TRUST.min}),
-        consecutive_failures = consecutive_failures + 1,
-        last_error = ${message},
-        is_active = CASE WHEN consecutive_failures + 1 >= ${INACTIVE_AFTER_FAILURES}
-          THEN false ELSE is_active END,
-        next_probe_at = CASE
-          WHEN NOT is_verified OR consecutive_failures + 1 >= ${INACTIVE_AFTER_FAILURES}
-          THEN ${now}::timestamptz + make_interval(secs => LEAST(
-            ${PROBE_BACKOFF.firstMs / 1000}::float8 * power(2::float8, LEAST(GREATEST(
-              CASE WHEN is_verified THEN consecutive_failures + 1 - ${INACTIVE_AFTER_FAILURES}
-                ELSE consecutive_failures END, 0), 30)),
-            ${PROBE_BACKOFF.maxMs / 1000}::float8))
-          ELSE next_probe_at END,
-        updated_at = CASE WHEN is_active AND consecutive_failures + 1 >= ${INACTIVE_AFTER_FAILURES}
-          THEN ${stamp}::timestamptz ELSE updated_at END
-      WHERE domain = ${domain}
-      RETURNING is_verified, last_seen_at, consecutive_failures`;
+    >(
+      contactFailedSql({
+        domain,
+        message: reason.slice(0, ERROR_CHARS),
+        now: clock.now(),
+        stamp: stamper.next(),
+        seedContact,
+      }),
+    );
     const row = rows[0];
     if (row?.is_verified !== false) return;
     if (
       row.last_seen_at === null &&
       row.consecutive_failures >= HINT_BOUNDS.pruneAfterFailedProbes
     ) {
-      await pruneHints(Prisma.sql`domain = ${domain}`);
+      await pruneHints(pruneHintSql(domain));
       return;
     }
     if (unreached.size < ROW_KNOWN_MAX) unreached.add(domain);
   }
 
   /**
-   * Deletes never-reached, unverified rows matching `where` (never a seed), and forgets them.
-   * Returns how many went.
+   * Deletes never-reached, unverified rows (`pruneHintSql`, `pruneHintsHeardBeforeSql`; never a
+   * seed), and forgets them. Returns how many went.
    */
-  async function pruneHints(where: Prisma.Sql): Promise<number> {
-    const gone = await prisma.$queryRaw<{ domain: string }[]>`
-      DELETE FROM swarm_nodes
-      WHERE NOT is_verified AND last_seen_at IS NULL AND (${where})
-        AND domain NOT IN (SELECT domain FROM swarm_seeds)
-      RETURNING domain`;
+  async function pruneHints(statement: Prisma.Sql): Promise<number> {
+    const gone = await prisma.$queryRaw<{ domain: string }[]>(statement);
     for (const { domain } of gone) {
       rowKnown.delete(domain);
       unreached.delete(domain);
@@ -360,7 +335,7 @@ export function createRegistryService(deps: RegistryDeps): RegistryService {
     // Counting and inserting under one lock, so concurrent requests (or replicas) cannot
     // together overshoot a cap.
     const outcome = await prisma.$transaction(async (tx) => {
-      await tx.$queryRaw`SELECT 1 AS locked FROM pg_advisory_xact_lock(${HINT_LOCK_KEY}::bigint)`;
+      await tx.$queryRaw(advisoryXactLockSql(HINT_LOCK_KEY));
       const existing = await tx.swarmNode.findMany({
         where: { domain: { in: [...fresh.keys()] } },
         select: { domain: true },
@@ -370,11 +345,9 @@ export function createRegistryService(deps: RegistryDeps): RegistryService {
         rememberRow(domain);
       }
       if (fresh.size === 0) return { created: 0, dropped: 0 };
-      const [counts] = await tx.$queryRaw<{ total: number; unsigned: number; source: number }[]>`
-        SELECT count(*)::int AS total,
-          (count(*) FILTER (WHERE ${Prisma.raw(UNSIGNED_VIA_SQL)}))::int AS unsigned,
-          (count(*) FILTER (WHERE discovered_via = ${via}))::int AS source
-        FROM swarm_nodes WHERE NOT is_verified`;
+      const [counts] = await tx.$queryRaw<{ total: number; unsigned: number; source: number }[]>(
+        hintCountsSql(via),
+      );
       const room = Math.max(
         0,
         Math.min(
@@ -475,25 +448,17 @@ export function createRegistryService(deps: RegistryDeps): RegistryService {
   async function probeDue(limit = PROBES_PER_ROUND): Promise<ContactReport[]> {
     const now = clock.now();
     // Hints nobody reached within a day go, probed or not (a flood can outpace the probes).
-    await pruneHints(
-      Prisma.sql`discovered_at < ${new Date(now.getTime() - HINT_BOUNDS.pruneAfterMs)}::timestamptz`,
-    );
+    await pruneHints(pruneHintsHeardBeforeSql(new Date(now.getTime() - HINT_BOUNDS.pruneAfterMs)));
     const blocked = await blockedDomains();
     const notIn = [...blocked, self];
     // Unsigned hints get a bounded share of the round; known nodes and vouched hints the rest.
-    const unsignedDue = await prisma.$queryRaw<{ domain: string; discovered_via: string }[]>`
-      SELECT domain, discovered_via FROM swarm_nodes
-      WHERE next_probe_at <= ${now}::timestamptz AND NOT is_verified
-        AND (${Prisma.raw(UNSIGNED_VIA_SQL)}) AND NOT (domain = ANY(${notIn}::text[]))
-      ORDER BY next_probe_at ASC
-      LIMIT ${Math.min(HINT_BOUNDS.unsignedProbesPerRound, limit)}`;
-    const otherDue = await prisma.$queryRaw<{ domain: string; discovered_via: string }[]>`
-      SELECT domain, discovered_via FROM swarm_nodes
-      WHERE next_probe_at <= ${now}::timestamptz
-        AND (is_verified OR NOT (${Prisma.raw(UNSIGNED_VIA_SQL)}))
-        AND NOT (domain = ANY(${notIn}::text[]))
-      ORDER BY next_probe_at ASC
-      LIMIT ${limit - unsignedDue.length}`;
+    type Due = { domain: string; discovered_via: string };
+    const unsignedDue = await prisma.$queryRaw<Due[]>(
+      dueUnsignedHintsSql(now, notIn, Math.min(HINT_BOUNDS.unsignedProbesPerRound, limit)),
+    );
+    const otherDue = await prisma.$queryRaw<Due[]>(
+      dueKnownNodesSql(now, notIn, limit - unsignedDue.length),
+    );
     const due = [...otherDue, ...unsignedDue];
     return mapBounded(due, PROBE_CONCURRENCY, (n) =>
       probeUnchecked(n.domain, n.discovered_via as DiscoveredVia),
@@ -541,16 +506,8 @@ export function createRegistryService(deps: RegistryDeps): RegistryService {
     body: Announcement,
     sourceDomain: string | undefined,
   ): Promise<AnnounceOutcome> {
-    if (body.domain === self) return { ok: false, refusal: { kind: 'self', domain: body.domain } };
-    if (sourceDomain !== undefined && sourceDomain !== body.domain) {
-      return {
-        ok: false,
-        refusal: { kind: 'sender_mismatch', signedBy: sourceDomain, announced: body.domain },
-      };
-    }
-    if (await isBlocked(body.domain)) {
-      return { ok: false, refusal: { kind: 'blocked', domain: body.domain } };
-    }
+    const refused = await refuseSender(body.domain, sourceDomain, self, isBlocked);
+    if (refused) return refused;
     let recorded: 'direct' | 'hint';
     if (sourceDomain !== undefined) {
       await recordSuccess(body.domain, body, 'announce');
@@ -562,11 +519,10 @@ export function createRegistryService(deps: RegistryDeps): RegistryService {
       recorded = 'hint';
     }
     logger.debug({ peer: body.domain, recorded }, 'announcement received');
-    return {
-      ok: true,
+    return ok({
       answer: { ...(await nodeInfo.get()), timestamp: formatTimestamp(clock.now()) },
       recorded,
-    };
+    });
   }
 
   async function ensureSeeds(domains: readonly string[]) {

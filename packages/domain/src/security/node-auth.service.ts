@@ -225,6 +225,28 @@ export function createNodeAuthService(deps: NodeAuthDeps): NodeAuthService {
    * one and the node is not blocked. Undefined when that cannot be shown (signature, key
    * changed, blocked): the full check decides then.
    */
+  /** The key `domain` publishes (as `fetchKey` reads it), if the signature verifies with it. */
+  async function publishedKeyVerifying(
+    domain: string,
+    fetchKey: typeof fetchPublishedKey,
+    verify: (key: CryptoKey) => Promise<boolean>,
+  ): Promise<Result<{ pem: string; key: CryptoKey; name: string }, NodeAuthFailure>> {
+    const published = await fetchKey(domain);
+    if (!published.ok) {
+      return fail(
+        'INVALID_SIGNATURE',
+        `The key of ${domain} is unknown here and could not be fetched: ${published.reason}`,
+      );
+    }
+    if (!(await verify(published.value.key))) {
+      return fail(
+        'INVALID_SIGNATURE',
+        `The signature does not verify with the key ${domain} publishes.`,
+      );
+    }
+    return published;
+  }
+
   async function acceptOnPinnedHint(
     domain: string,
     headers: NodeSignatureHeaders,
@@ -325,19 +347,8 @@ export function createNodeAuthService(deps: NodeAuthDeps): NodeAuthService {
     }
 
     // First signed contact (or after an admin reset): fetch the key the node publishes.
-    const published = await fetchPublishedKey(domain);
-    if (!published.ok) {
-      return fail(
-        'INVALID_SIGNATURE',
-        `The key of ${domain} is unknown here and could not be fetched: ${published.reason}`,
-      );
-    }
-    if (!(await verify(published.value.key))) {
-      return fail(
-        'INVALID_SIGNATURE',
-        `The signature does not verify with the key ${domain} publishes.`,
-      );
-    }
+    const published = await publishedKeyVerifying(domain, fetchPublishedKey, verify);
+    if (!published.ok) return published;
     const pin = { pem: published.value.pem, name: published.value.name };
     const accepted = await accept(domain, headers, pin);
     if (accepted.ok) {
@@ -406,19 +417,8 @@ export function createNodeAuthService(deps: NodeAuthDeps): NodeAuthService {
       }
       return explainPinnedFailure(domain, pinned.value.pem, verify, fetchOriginKey);
     }
-    const published = await fetchOriginKey(domain);
-    if (!published.ok) {
-      return fail(
-        'INVALID_SIGNATURE',
-        `The key of ${domain} is unknown here and could not be fetched: ${published.reason}`,
-      );
-    }
-    if (!(await verify(published.value.key))) {
-      return fail(
-        'INVALID_SIGNATURE',
-        `The signature does not verify with the key ${domain} publishes.`,
-      );
-    }
+    const published = await publishedKeyVerifying(domain, fetchOriginKey, verify);
+    if (!published.ok) return published;
     const accepted = await pinOriginKey(domain, published.value);
     if (accepted.ok) await deps.profiles?.record(domain, 'origin');
     return accepted;

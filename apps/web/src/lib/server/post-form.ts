@@ -1,3 +1,6 @@
+import { fail, type RequestEvent } from '@sveltejs/kit';
+import { attempt, loginRedirect } from './content-load';
+
 /**
  * Reads the composer's form fields into `posts.create` input. Only shaping happens here (blank
  * rows dropped, checkbox to boolean); the procedure validates, so a bad URL or too many media
@@ -60,4 +63,27 @@ export function readPostForm(form: FormData): PostFormInput {
   const replyToAuthorAddress = text(form, 'replyToAuthorAddress');
   if (replyToAuthorAddress) input.replyToAuthorAddress = replyToAuthorAddress;
   return input;
+}
+
+/**
+ * The composer's form action, the same for a new post and a reply (`replyToId`, from the page,
+ * never from the form): the new post's path and its deliveries, or the form back with the
+ * refusal.
+ */
+export async function composerAction(
+  { request, locals, url }: Pick<RequestEvent, 'request' | 'locals' | 'url'>,
+  replyToId?: string,
+) {
+  if (!locals.user) loginRedirect(url);
+  const { replyToId: _ignored, ...fields } = readPostForm(await request.formData());
+  const input: PostFormInput = replyToId === undefined ? fields : { ...fields, replyToId };
+  const created = await attempt(url, () => locals.api.posts.create(input));
+  if (!created.ok) {
+    return fail(created.status, { for: 'composer' as const, error: created.message, input });
+  }
+  return {
+    for: 'composer' as const,
+    posted: { path: created.value.post.path },
+    deliveries: created.value.deliveries,
+  };
 }

@@ -3,7 +3,7 @@ import { parseSwarmPostId } from '@swarm/contract';
 import { safeNextPath } from '$lib/next-path';
 import { POST_LIMITS } from '@swarm/domain';
 import { attempt, loginRedirect, settle } from '$lib/server/content-load';
-import { readPostForm } from '$lib/server/post-form';
+import { composerAction } from '$lib/server/post-form';
 import type { Actions, PageServerLoad, RequestEvent } from './$types';
 
 export const load: PageServerLoad = async (event) => {
@@ -57,19 +57,7 @@ async function postAction(
 }
 
 export const actions: Actions = {
-  reply: async ({ locals, params, request, url }) => {
-    if (!locals.user) loginRedirect(url);
-    const input = { ...readPostForm(await request.formData()), replyToId: params.id };
-    const created = await attempt(url, () => locals.api.posts.create(input));
-    if (!created.ok) {
-      return fail(created.status, { for: 'composer' as const, error: created.message, input });
-    }
-    return {
-      for: 'composer' as const,
-      posted: { path: created.value.post.path },
-      deliveries: created.value.deliveries,
-    };
-  },
+  reply: (event) => composerAction(event, event.params.id),
   like: (event) =>
     postAction(event, (api, postId) => api.interactions.like({ postId }), event.url.pathname),
   unlike: (event) =>
