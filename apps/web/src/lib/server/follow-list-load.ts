@@ -1,10 +1,11 @@
-import type { RequestEvent } from '@sveltejs/kit';
+import { error, type RequestEvent } from '@sveltejs/kit';
 import { settle } from './content-load';
 
 /**
  * `/@alice/followers`, `/@bob@beta.example/following`: one page of the list (local from the
  * database, remote from the person's node), paged by `?cursor=`. Failures (no such person, the
- * node down, a bad cursor) come back as values the page explains, with their status.
+ * node down, a bad cursor) come back as values the page explains, with their status; any other
+ * refusal below 500 (e.g. a blocked viewer) is the error page with that status.
  */
 export async function loadFollowList(
   event: Pick<RequestEvent, 'locals' | 'params' | 'url'>,
@@ -20,5 +21,8 @@ export async function loadFollowList(
       : locals.api.profiles.following(input),
     (cause) => locals.node.logger.error({ err: cause, address }, `${kind} list failed`),
   );
+  if (!list.ok && list.status < 500 && list.status !== 404 && list.status !== 400) {
+    error(list.status, { message: list.message, code: list.code });
+  }
   return { address, kind, list };
 }
