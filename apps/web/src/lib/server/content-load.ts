@@ -1,7 +1,7 @@
 import { error, redirect } from '@sveltejs/kit';
 import { TRPCError } from '@trpc/server';
 import { getHTTPStatusCodeFromError } from '@trpc/server/http';
-import { loginPath } from '$lib/next-path';
+import { loginPath } from '../next-path';
 
 /**
  * How the content pages turn tRPC answers into pages: the procedures' expected failures
