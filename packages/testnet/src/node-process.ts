@@ -52,6 +52,11 @@ export async function startNodeProcess(
   env: Record<string, string>,
   args: string[] = ['--with-web'],
 ): Promise<NodeProcess> {
+  // Readiness is its info-level "is up" line: a quieter level would look like a node that never
+  // starts (killed after START_TIMEOUT_MS), so it is refused at once.
+  if (env.LOG_LEVEL && !['info', 'debug', 'trace'].includes(env.LOG_LEVEL)) {
+    throw new Error(`startNodeProcess needs LOG_LEVEL info or lower, not ${env.LOG_LEVEL}`);
+  }
   return spawnUntilReady(entryArgs(args), gatewayDir, { LOG_LEVEL: 'info', ...env }, ' is up on ');
 }
 

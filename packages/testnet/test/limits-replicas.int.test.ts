@@ -68,7 +68,6 @@ for (const [mode, enabled] of modes) {
             ORIGIN: `http://127.0.0.1:${port}`,
             ADDRESS_HEADER: 'X-Forwarded-For',
             XFF_DEPTH: '1',
-            LOG_LEVEL: 'warn',
           }),
         });
       }
