@@ -8,25 +8,17 @@ import {
   type EncryptionKey,
   type Result,
 } from '@swarm/contract';
-import type { Db, Prisma } from '@swarm/db';
+import type { Prisma } from '@swarm/db';
 import { refuse } from '../refusal.ts';
-import type { Clock } from '../clock.ts';
-import type { NodeConfig } from '../config.ts';
 import type { DeliveryService } from '../delivery/index.ts';
-import type { Logger } from '../logger.ts';
-import type { PeerClient } from '../peers/index.ts';
 import type { RegistryService } from '../registry/index.ts';
 import { createSenderDids } from './sender-dids.ts';
+import type { PeerServiceDeps } from '../service-deps.ts';
 
 // What the message use cases share: the parsing of addresses, the stored rows' shapes, and one
 // context built per service (the deps, this node's domain, the caller's account, sender dids).
 
-export interface MessageServiceDeps {
-  db: Db;
-  clock: Clock;
-  logger: Logger;
-  config: Pick<NodeConfig, 'domain'>;
-  peers: Pick<PeerClient, 'getJson'>;
+export interface MessageServiceDeps extends PeerServiceDeps {
   delivery: DeliveryService;
   registry: Pick<RegistryService, 'isBlocked'>;
 }
