@@ -44,6 +44,12 @@ const nullablePostRef = () =>
     .transform((value) => (value ? value : null))
     .pipe(z.string().nullable());
 
+/** The members every post shape opens with. */
+const postStart = { id: postIdSchema, content: z.string(), createdAt: timestampSchema };
+
+/** A post's counters under the spec's plural names (all post shapes but the timeline's). */
+const postCounts = { likesCount: count(), repostsCount: count(), repliesCount: count() };
+
 /**
  * Profile of `GET /api/swarm/users/[handle]`. Extras: `did` (the user's did:key, DESIGN §3) and
  * `publicKey`; both optional because other implementations do not send them.
@@ -86,13 +92,9 @@ export type Profile = z.output<typeof profileSchema>;
 
 /** Post as listed in a profile response. */
 export const profilePostSchema = z.object({
-  id: postIdSchema,
-  content: z.string(),
-  createdAt: timestampSchema,
+  ...postStart,
   isNsfw: flag(),
-  likesCount: count(),
-  repostsCount: count(),
-  repliesCount: count(),
+  ...postCounts,
   media: mediaList(),
   linkPreviewUrl: nullableUrl(),
   linkPreviewTitle: optionalText(),
@@ -101,20 +103,23 @@ export const profilePostSchema = z.object({
 });
 export type ProfilePost = z.output<typeof profilePostSchema>;
 
-/** Author object of timeline posts and single posts. */
-export const postAuthorSchema = z.object({
+/** An author as posts and replies show them. */
+const authorFields = {
   handle: authorHandleSchema,
   displayName: optionalText(),
   avatarUrl: optionalUrl(),
+};
+
+/** Author object of timeline posts and single posts. */
+export const postAuthorSchema = z.object({
+  ...authorFields,
   isNsfw: flag(),
 });
 export type PostAuthor = z.output<typeof postAuthorSchema>;
 
 /** Post as listed in the timeline: note the singular `likeCount`, `repostCount`, `replyCount`. */
 export const timelinePostSchema = z.object({
-  id: postIdSchema,
-  content: z.string(),
-  createdAt: timestampSchema,
+  ...postStart,
   author: postAuthorSchema,
   nodeDomain: domainSchema,
   nodeIsNsfw: flag(),
@@ -129,15 +134,11 @@ export type TimelinePost = z.output<typeof timelinePostSchema>;
 
 /** `GET /api/swarm/posts/[id]`. */
 export const singlePostSchema = z.object({
-  id: postIdSchema,
-  content: z.string(),
-  createdAt: timestampSchema,
+  ...postStart,
   author: postAuthorSchema,
   nodeDomain: domainSchema,
   isNsfw: flag(),
-  likesCount: count(),
-  repostsCount: count(),
-  repliesCount: count(),
+  ...postCounts,
   media: mediaList(),
   linkPreviewUrl: nullableUrl(),
   replyToId: nullablePostRef(),
@@ -147,17 +148,9 @@ export type SinglePost = z.output<typeof singlePostSchema>;
 
 /** Reply as listed by `GET /api/swarm/replies`; remote authors' handles are `handle@domain`. */
 export const replySchema = z.object({
-  id: postIdSchema,
-  content: z.string(),
-  createdAt: timestampSchema,
-  author: z.object({
-    handle: authorHandleSchema,
-    displayName: optionalText(),
-    avatarUrl: optionalUrl(),
-  }),
-  likesCount: count(),
-  repostsCount: count(),
-  repliesCount: count(),
+  ...postStart,
+  author: z.object(authorFields),
+  ...postCounts,
 });
 export type Reply = z.output<typeof replySchema>;
 

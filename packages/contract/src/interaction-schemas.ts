@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { authorHandleSchema, postIdSchema, remoteHandleSchema } from './ids.ts';
+import { replySchema } from './content-schemas.ts';
+import { postIdSchema, remoteHandleSchema } from './ids.ts';
 import { domainSchema } from './node-domain.ts';
 import {
   httpUrlSchema,
@@ -90,15 +91,8 @@ export type MentionBody = z.output<typeof mentionBodySchema>;
 /** `POST /api/swarm/replies` body. */
 export const replyBodySchema = z.object({
   postId: uuidSchema,
-  reply: z.object({
-    id: postIdSchema,
-    content: z.string(),
-    createdAt: timestampSchema,
-    author: z.object({
-      handle: authorHandleSchema,
-      displayName: optionalText(),
-      avatarUrl: optionalUrl(),
-    }),
+  // The reply as `GET /api/swarm/replies` lists it, without counters, with its node and media.
+  reply: replySchema.pick({ id: true, content: true, createdAt: true, author: true }).extend({
     nodeDomain: domainSchema,
     mediaUrls: z.array(httpUrlSchema).default([]),
   }),

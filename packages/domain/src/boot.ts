@@ -85,7 +85,9 @@ export async function createNodeContext(
   const failures = createFailureLog({ logger });
   const metrics = createMetrics({ db, clock });
   const requestContext = createRequestContext();
-  const shared = createSharedState({ config, db, clock, logger });
+  // What nearly every service is built from; each adds its own ports.
+  const base = { config, db, clock, logger };
+  const shared = createSharedState(base);
   const rawPeers = createPeerClient({
     config,
     keys,
@@ -99,21 +101,10 @@ export async function createNodeContext(
   // Every POST goes out in the receiving peer's own profile (ours, or the origin's).
   const peerProfiles = createPeerProfiles({ db, peers: rawPeers, clock, logger });
   const peers = withPeerProfiles(rawPeers, { profiles: peerProfiles, keys, config });
-  const swarm = createSwarmServices({
-    config,
-    db,
-    clock,
-    logger,
-    peers,
-    keys,
-    profiles: peerProfiles,
-  });
+  const swarm = createSwarmServices({ ...base, peers, keys, profiles: peerProfiles });
   const content = createContentService({ db, clock, config });
   const uploads = createUploadService({
-    db,
-    clock,
-    logger,
-    config,
+    ...base,
     storage: deps.mediaStorage ?? mediaStorageFor(config, deps.baseDir),
   });
   // Shared by reads and actions: an action on a post just shown can use what was shown, and
@@ -123,7 +114,7 @@ export async function createNodeContext(
   // Reads that page views cause (remote profiles and posts): deduplicated, failures remembered,
   // anonymous visitors on a budget (peers/visitor-fetch.ts).
   const visitors = createVisitorFetchGate({ peers, clock, logger });
-  const reads = { db, clock, logger, config, peers, registry: swarm.registry, seen, visitors };
+  const reads = { ...base, peers, registry: swarm.registry, seen, visitors };
   const profiles = createProfileService(reads);
   const delivery = createDeliveryService({
     db,
@@ -142,21 +133,15 @@ export async function createNodeContext(
     options: { maxStreams: config.liveStreamsMax, maxPerUser: config.liveStreamsPerUser },
   });
   const actions = createActionServices({
-    db,
-    clock,
-    logger,
-    config,
+    ...base,
     peers,
     delivery,
     uploads,
     reads: { seen, reader },
   });
-  const registryAdmin = createRegistryAdminService({ config, db, clock, logger, ...swarm });
+  const registryAdmin = createRegistryAdminService({ ...base, ...swarm });
   const moderation = createModerationServices({
-    db,
-    clock,
-    logger,
-    config,
+    ...base,
     peers,
     delivery,
     posts: actions.posts,
@@ -167,19 +152,9 @@ export async function createNodeContext(
     },
     onChange: () => shared.invalidations.publish(READS_TOPIC),
   });
-  const inboundOwnership = createInboundOwnershipService({
-    db,
-    peers,
-    clock,
-    logger,
-    config,
-    delivery,
-  });
+  const inboundOwnership = createInboundOwnershipService({ ...base, peers, delivery });
   const ownership = createAccountOwnershipService({
-    db,
-    clock,
-    logger,
-    config,
+    ...base,
     peers,
     delivery,
     posts: actions.posts,
@@ -199,9 +174,9 @@ export async function createNodeContext(
     nodeInfo: createNodeInfoService({ config, db, keys }),
     ...swarm,
     registryAdmin,
-    interactions: createInboundInteractionService({ db, peers, clock, logger, config }),
+    interactions: createInboundInteractionService({ ...base, peers }),
     peerProfiles,
-    nodeAuth: createNodeAuthService({ db, peers, clock, logger, config, profiles: peerProfiles }),
+    nodeAuth: createNodeAuthService({ ...base, peers, profiles: peerProfiles }),
     adminTokens: createAdminTokenService({ db, config, clock }),
     content,
     feeds: createFeedService({ ...reads, content, reader }),
@@ -216,15 +191,7 @@ export async function createNodeContext(
     moderation,
     ownership,
     inboundOwnership,
-    messages: createMessageService({
-      db,
-      clock,
-      logger,
-      config,
-      peers,
-      delivery,
-      registry: swarm.registry,
-    }),
+    messages: createMessageService({ ...base, peers, delivery, registry: swarm.registry }),
     health: createHealthService({ db, lifecycle, failures }),
     metrics,
     requestContext,

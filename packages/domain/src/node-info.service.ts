@@ -1,19 +1,8 @@
-import { SWARM_PROFILE_MARKER, type Capability, type NodeInfo } from '@swarm/contract';
+import { CAPABILITIES, SWARM_PROFILE_MARKER, type NodeInfo } from '@swarm/contract';
 import type { Db } from '@swarm/db';
 import type { NodeConfig } from './config.ts';
 import type { NodeKeys } from './node-keys.service.ts';
 import { SOFTWARE_VERSION } from './version.ts';
-
-/** What this node offers peers; grows as features land (messages, …). */
-export const ENABLED_CAPABILITIES: readonly Capability[] = [
-  'handles',
-  'gossip',
-  'interactions',
-  'messages',
-  'reports',
-  'deletions',
-  'moves',
-];
 
 export interface NodeInfoService {
   /** This node's info as peers see it (GET /api/swarm/info, announce bodies). */
@@ -40,7 +29,8 @@ export function createNodeInfoService(deps: {
         softwareVersion: SOFTWARE_VERSION,
         userCount,
         postCount,
-        capabilities: [...ENABLED_CAPABILITIES],
+        // This node offers every capability the contract names.
+        capabilities: [...CAPABILITIES],
         // Tells peers we speak our profile (docs/protocol.md "Peers of the origin profile").
         protocolProfile: SWARM_PROFILE_MARKER,
       };

@@ -1,25 +1,17 @@
 import { isHttpUrl } from '@swarm/contract';
 import { localActorKey, type Db } from '@swarm/db';
-import type { Clock } from '../clock.ts';
-import type { NodeConfig } from '../config.ts';
 import type { DeliveryService } from '../delivery/index.ts';
 import type { EffectActor } from '../interactions/interaction-effects.ts';
 import { refuse, type Refused } from '../refusal.ts';
-import type { Logger } from '../logger.ts';
-import type { PeerClient } from '../peers/index.ts';
 import type { PeerReader } from '../feeds/peer-reads.ts';
 import type { SeenPosts } from '../feeds/seen-posts.ts';
 import type { UploadService } from '../media/upload.service.ts';
+import type { PeerServiceDeps } from '../service-deps.ts';
 
 /** What a user action answers: its value, or a refusal (the one error model, `refusal.ts`). */
 export type ActionOutcome<T> = Refused<T>;
 
-export interface ActionDeps {
-  db: Db;
-  clock: Clock;
-  logger: Logger;
-  config: Pick<NodeConfig, 'domain'>;
-  peers: Pick<PeerClient, 'getJson'>;
+export interface ActionDeps extends PeerServiceDeps {
   delivery: DeliveryService;
   /** Photos uploaded here: a post takes them, a deletion discards them (issue #14). */
   uploads?: Pick<UploadService, 'attachToPost' | 'discardForPost' | 'sweepSoon'>;

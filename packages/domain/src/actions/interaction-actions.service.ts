@@ -358,6 +358,45 @@ export function createInteractionActions(deps: ActionDeps): InteractionActions {
     });
   }
 
+  /** The user's like or repost record on a post, with its interaction id. */
+  function recordOf(tx: Tx, kind: 'like' | 'repost', postId: string, actorKey: string) {
+    const query = {
+      where: { postId_actorKey: { postId, actorKey } },
+      select: { interactionId: true },
+    };
+    return kind === 'like' ? tx.like.findUnique(query) : tx.repost.findUnique(query);
+  }
+
+  /**
+   * A like or repost of another node's post: the signed body checked, the post's copy here
+   * found or made, then `record` on the copy and the outbox row in one transaction (when
+   * `record` finds it done already, a repeat: answered with the earlier action's delivery).
+   */
+  async function onRemoteCopy(
+    kind: 'like' | 'repost',
+    user: ActingUser,
+    target: RemoteTarget,
+    input: InteractionInput,
+    record: (
+      tx: Tx,
+      copyId: string,
+      checked: { interactionId: string; repostId?: string },
+    ) => Promise<boolean>,
+  ): Promise<ActionOutcome<ActionResult>> {
+    const checked = await verifySigned(kind, user, target, input.signed);
+    if (!checked.ok) return checked;
+    const copy = await targets.remoteCopy(target, input);
+    if (!copy.ok) return copy;
+    const { copyId } = copy.value;
+    const outcome = await inTransaction<string | null>(db, async (tx) => {
+      if (!(await record(tx, copyId, checked.value))) {
+        repeated(await recordOf(tx, kind, copyId, localKey(user)));
+      }
+      return enqueueSigned(tx, kind, user, target, checked.value);
+    });
+    return settled(target.domain, outcome);
+  }
+
   // ---- like ---------------------------------------------------------------------------------
 
   async function like(
@@ -382,24 +421,9 @@ export function createInteractionActions(deps: ActionDeps): InteractionActions {
       });
       return ok(nothing);
     }
-    const checked = await verifySigned('like', user, target, input.signed);
-    if (!checked.ok) return checked;
-    const copy = await targets.remoteCopy(target, input);
-    if (!copy.ok) return copy;
-    const { interactionId } = checked.value;
-    const postId = copy.value.copyId;
-    const outcome = await inTransaction<string | null>(db, async (tx) => {
-      if (!(await addLike(tx, { postId, actor, interactionId, at }))) {
-        repeated(
-          await tx.like.findUnique({
-            where: { postId_actorKey: { postId, actorKey: localKey(user) } },
-            select: { interactionId: true },
-          }),
-        );
-      }
-      return enqueueSigned(tx, 'like', user, target, checked.value);
-    });
-    return settled(target.domain, outcome);
+    return onRemoteCopy('like', user, target, input, (tx, postId, { interactionId }) =>
+      addLike(tx, { postId, actor, interactionId, at }),
+    );
   }
 
   async function unlike(
@@ -419,10 +443,7 @@ export function createInteractionActions(deps: ActionDeps): InteractionActions {
     const copyId = target.copyId;
     if (!copyId) return ok(nothing); // never liked here: nothing to undo
     const outcome = await inTransaction<string | null>(db, async (tx) => {
-      const existing = await tx.like.findUnique({
-        where: { postId_actorKey: { postId: copyId, actorKey } },
-        select: { interactionId: true },
-      });
+      const existing = await recordOf(tx, 'like', copyId, actorKey);
       if (!existing || !(await removeLike(tx, { postId: copyId, actorKey }))) return null;
       return undoRemotely(tx, existing.interactionId, () =>
         enqueueSigned(tx, 'unlike', user, target, checked.value),
@@ -473,24 +494,9 @@ export function createInteractionActions(deps: ActionDeps): InteractionActions {
       });
       return ok(nothing);
     }
-    const checked = await verifySigned('repost', user, target, input.signed);
-    if (!checked.ok) return checked;
-    const copy = await targets.remoteCopy(target, input);
-    if (!copy.ok) return copy;
-    const { interactionId, repostId } = checked.value;
-    const copyId = copy.value.copyId;
-    const outcome = await inTransaction<string | null>(db, async (tx) => {
-      if (!(await write(tx, copyId, repostId ?? randomUUID(), interactionId))) {
-        repeated(
-          await tx.repost.findUnique({
-            where: { postId_actorKey: { postId: copyId, actorKey: localKey(user) } },
-            select: { interactionId: true },
-          }),
-        );
-      }
-      return enqueueSigned(tx, 'repost', user, target, checked.value);
-    });
-    return settled(target.domain, outcome);
+    return onRemoteCopy('repost', user, target, input, (tx, copyId, { interactionId, repostId }) =>
+      write(tx, copyId, repostId ?? randomUUID(), interactionId),
+    );
   }
 
   // ---- follow -------------------------------------------------------------------------------

@@ -170,15 +170,25 @@ export function toProfile(row: ProfileUserRow, node: NodeFacts): Profile {
   };
 }
 
-export function toProfilePost(row: PostRow): ProfilePost {
+/** The members every post shape opens with. */
+function postStart(row: { id: string; content: string; createdAt: Date }) {
+  return { id: row.id, content: row.content, createdAt: formatTimestamp(row.createdAt) };
+}
+
+/** A post's counters under the spec's plural names (all post shapes but the timeline's). */
+function postCounts(row: { likesCount: number; repostsCount: number; repliesCount: number }) {
   return {
-    id: row.id,
-    content: row.content,
-    createdAt: formatTimestamp(row.createdAt),
-    isNsfw: row.isNsfw,
     likesCount: row.likesCount,
     repostsCount: row.repostsCount,
     repliesCount: row.repliesCount,
+  };
+}
+
+export function toProfilePost(row: PostRow): ProfilePost {
+  return {
+    ...postStart(row),
+    isNsfw: row.isNsfw,
+    ...postCounts(row),
     media: toMediaItems(row.media),
     linkPreviewUrl: nullableSafeUrl(row.linkPreviewUrl),
     linkPreviewTitle: row.linkPreviewTitle ?? '',
@@ -193,9 +203,7 @@ export function toTimelinePost(
   node: NodeFacts,
 ): TimelinePost {
   return {
-    id: row.id,
-    content: row.content,
-    createdAt: formatTimestamp(row.createdAt),
+    ...postStart(row),
     author: toPostAuthor(row.author),
     nodeDomain: node.domain,
     nodeIsNsfw: node.nodeIsNsfw,
@@ -220,15 +228,11 @@ export function toSinglePost(
   node: NodeFacts,
 ): SinglePost {
   return {
-    id: row.id,
-    content: row.content,
-    createdAt: formatTimestamp(row.createdAt),
+    ...postStart(row),
     author: toPostAuthor(row.author),
     nodeDomain: node.domain,
     isNsfw: row.isNsfw,
-    likesCount: row.likesCount,
-    repostsCount: row.repostsCount,
-    repliesCount: row.repliesCount,
+    ...postCounts(row),
     media: toMediaItems(row.media),
     linkPreviewUrl: nullableSafeUrl(row.linkPreviewUrl),
     replyToId: toPostRef(row.replyTo),
@@ -263,12 +267,8 @@ export function toReply(row: ReplyRow): Reply | null {
   const author = toReplyAuthor(row);
   if (!author) return null;
   return {
-    id: row.id,
-    content: row.content,
-    createdAt: formatTimestamp(row.createdAt),
+    ...postStart(row),
     author,
-    likesCount: row.likesCount,
-    repostsCount: row.repostsCount,
-    repliesCount: row.repliesCount,
+    ...postCounts(row),
   };
 }

@@ -1,5 +1,5 @@
 // Slightly over 500 lines on purpose: the durable outbox (enqueue, attempt, retry, give up) is
-// one state machine over one table; its raw statements are next to move into persistence/.
+// one state machine over one table; its raw statements are in persistence/delivery.sql.ts.
 
 import { randomUUID } from 'node:crypto';
 import type { Refusal } from '../refusal.ts';

@@ -9,13 +9,11 @@ import {
   uuidSchema,
   type Result,
 } from '@swarm/contract';
-import type { Db, Prisma } from '@swarm/db';
-import type { NodeConfig } from '../config.ts';
+import type { Prisma } from '@swarm/db';
 import { REPLIES_PAGE_SIZE, REPLY_AUTHOR_SHOWN } from '../content/content.service.ts';
 import { SHOWN_ACCOUNT } from '../moderation/accounts.ts';
 import { viewerFilter } from '../moderation/safety.service.ts';
-import type { Logger } from '../logger.ts';
-import { describePeerError, type PeerClient, type VisitorFetchGate } from '../peers/index.ts';
+import { describePeerError, type VisitorFetchGate } from '../peers/index.ts';
 import type { RegistryService } from '../registry/index.ts';
 import type { PostView } from '../views/index.ts';
 import {
@@ -35,6 +33,7 @@ import {
 } from './read-errors.ts';
 import { visibilityFor } from './visibility.ts';
 import type { SeenPosts } from './seen-posts.ts';
+import type { PeerServiceDeps } from '../service-deps.ts';
 
 /**
  * A post page: the post and its replies, oldest first. Ours come from the database (replies
@@ -53,11 +52,7 @@ export interface ThreadService {
   get(viewer: Viewer | null, id: string): Promise<Result<ThreadPage, ReadError>>;
 }
 
-export interface ThreadServiceDeps {
-  db: Db;
-  logger: Logger;
-  config: Pick<NodeConfig, 'domain'>;
-  peers: Pick<PeerClient, 'getJson'>;
+export interface ThreadServiceDeps extends Omit<PeerServiceDeps, 'clock'> {
   /** Remote posts are read through it (one request per post in flight, budgets). */
   visitors: VisitorFetchGate;
   registry: Pick<RegistryService, 'isBlocked'>;

@@ -15,11 +15,7 @@ import {
   type UnlikeBody,
   type UnrepostBody,
 } from '@swarm/contract';
-import { localActorKey, type Db } from '@swarm/db';
-import type { Clock } from '../clock.ts';
-import type { NodeConfig } from '../config.ts';
-import type { Logger } from '../logger.ts';
-import type { PeerClient } from '../peers/index.ts';
+import { localActorKey } from '@swarm/db';
 import type { PostInteraction } from '../persistence/interactions.sql.ts';
 import type { Refusal } from '../refusal.ts';
 import { excerpt, guessMimeType } from './inbound-helpers.ts';
@@ -37,6 +33,7 @@ import {
   type Actor,
   type AdmitInput,
 } from './inbound-verification.ts';
+import type { PeerServiceDeps } from '../service-deps.ts';
 /**
  * Receiver side of the interaction endpoints (spec "Receiver effects", DESIGN §3 "User keys and
  * client-side signing", "Idempotency"). Every call gets the source domain the node signature
@@ -122,13 +119,7 @@ export interface InboundInteractionService {
   ): Promise<ReplyOutcome>;
 }
 
-export interface InboundInteractionDeps {
-  db: Db;
-  peers: Pick<PeerClient, 'getJson'>;
-  clock: Clock;
-  logger: Logger;
-  config: Pick<NodeConfig, 'domain'>;
-}
+export type InboundInteractionDeps = PeerServiceDeps;
 
 /** The short texts of the `{ success: true, message }` answers (the same for a repeat). */
 export const INTERACTION_MESSAGES = {

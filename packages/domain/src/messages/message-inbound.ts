@@ -18,6 +18,7 @@ import {
   domainOf,
   handleOf,
   isTimeAcceptable,
+  messageRow,
   type MessageContext,
 } from './message-support.ts';
 
@@ -96,13 +97,7 @@ export function createInboundMessages(
         const { count } = await tx.message.createMany({
           data: [
             {
-              id: envelope.id,
-              senderAddress: envelope.sender,
-              senderDid: envelope.senderDid,
-              recipientAddress: envelope.recipient,
-              createdAt: new Date(envelope.createdAt),
-              receivedAt: clock.now(),
-              envelope: stored,
+              ...messageRow(envelope, stored, clock.now()),
               localRecipientId: recipient.id,
               status: 'sent',
             },

@@ -22,8 +22,10 @@ import type { MessageService } from './messages.service.ts';
 import {
   advance,
   domainOf,
+  ENCRYPTION_KEY_SELECT,
   handleOf,
   isTimeAcceptable,
+  messageRow,
   parseMessageAddress,
   storedEncryptionKey,
   UNSUPPORTED_REASON,
@@ -118,9 +120,7 @@ export function createOutboundMessages(
           handle: true,
           displayName: true,
           did: true,
-          encryptionPublicKey: true,
-          encryptionKeyCreatedAt: true,
-          encryptionKeySignature: true,
+          ...ENCRYPTION_KEY_SELECT,
         },
       });
       const cachedKey = known ? storedEncryptionKey(known) : null;
@@ -222,16 +222,7 @@ export function createOutboundMessages(
       }
 
       const recipientDomain = domainOf(envelope.recipient)!;
-      const base = {
-        id: envelope.id,
-        senderAddress: envelope.sender,
-        senderDid: envelope.senderDid,
-        recipientAddress: envelope.recipient,
-        createdAt: new Date(envelope.createdAt),
-        receivedAt: clock.now(),
-        envelope: stored,
-        localSenderId: userId,
-      };
+      const base = { ...messageRow(envelope, stored, clock.now()), localSenderId: userId };
 
       if (recipientDomain === self) {
         const recipient = await prisma.user.findUnique({

@@ -6,27 +6,20 @@ import {
   parseHandleAddress,
   parseRemoteHandle,
   type EncryptionKey,
+  type MessageEnvelope,
   type Result,
 } from '@swarm/contract';
-import type { Db, Prisma } from '@swarm/db';
+import type { Prisma } from '@swarm/db';
 import { refuse } from '../refusal.ts';
-import type { Clock } from '../clock.ts';
-import type { NodeConfig } from '../config.ts';
 import type { DeliveryService } from '../delivery/index.ts';
-import type { Logger } from '../logger.ts';
-import type { PeerClient } from '../peers/index.ts';
 import type { RegistryService } from '../registry/index.ts';
 import { createSenderDids } from './sender-dids.ts';
+import type { PeerServiceDeps } from '../service-deps.ts';
 
 // What the message use cases share: the parsing of addresses, the stored rows' shapes, and one
 // context built per service (the deps, this node's domain, the caller's account, sender dids).
 
-export interface MessageServiceDeps {
-  db: Db;
-  clock: Clock;
-  logger: Logger;
-  config: Pick<NodeConfig, 'domain'>;
-  peers: Pick<PeerClient, 'getJson'>;
+export interface MessageServiceDeps extends PeerServiceDeps {
   delivery: DeliveryService;
   registry: Pick<RegistryService, 'isBlocked'>;
 }
@@ -97,6 +90,13 @@ export function parseMessageAddress(input: string, self: string): Result<string>
   return ok(domain === self ? `${handle.toLowerCase()}@${domain}` : `${handle}@${domain}`);
 }
 
+/** The columns a user or remote actor keeps its encryption key in (`storedEncryptionKey` reads them). */
+export const ENCRYPTION_KEY_SELECT = {
+  encryptionPublicKey: true,
+  encryptionKeyCreatedAt: true,
+  encryptionKeySignature: true,
+} as const;
+
 export function storedEncryptionKey(user: {
   encryptionPublicKey: string | null;
   encryptionKeyCreatedAt: Date | null;
@@ -116,11 +116,25 @@ export const userSelect = {
   handle: true,
   displayName: true,
   did: true,
-  encryptionPublicKey: true,
-  encryptionKeyCreatedAt: true,
-  encryptionKeySignature: true,
+  ...ENCRYPTION_KEY_SELECT,
   messagePrivacy: true,
 } as const satisfies Prisma.UserSelect;
+
+/**
+ * A message's row as both ends store it: the envelope's facts and the envelope itself (`stored`,
+ * its canonical JSON); the caller adds the local side and the status.
+ */
+export function messageRow(envelope: MessageEnvelope, stored: string, receivedAt: Date) {
+  return {
+    id: envelope.id,
+    senderAddress: envelope.sender,
+    senderDid: envelope.senderDid,
+    recipientAddress: envelope.recipient,
+    createdAt: new Date(envelope.createdAt),
+    receivedAt,
+    envelope: stored,
+  };
+}
 
 /** Status moves forward only; returns the update for a receipt, or null when it changes nothing. */
 export function advance(

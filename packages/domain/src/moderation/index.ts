@@ -1,13 +1,6 @@
-import type { Db } from '@swarm/db';
-import type { Result } from '@swarm/contract';
-import type { Clock } from '../clock.ts';
-import type { NodeConfig } from '../config.ts';
-import type { Logger } from '../logger.ts';
-import type { PeerClient } from '../peers/index.ts';
-import type { PostActions } from '../actions/post-actions.service.ts';
-import type { DeliveryService } from '../delivery/delivery.service.ts';
 import { createAuditService, type AuditService } from './audit.service.ts';
 import { createRegistrationService, type RegistrationService } from './registrations.service.ts';
+import type { ReportServiceDeps } from './report-model.ts';
 import { createReportService, type ReportService } from './reports.service.ts';
 import { createSafetyService, type SafetyService } from './safety.service.ts';
 
@@ -26,22 +19,10 @@ export interface ModerationServices {
   audit: AuditService;
 }
 
-export function createModerationServices(deps: {
-  db: Db;
-  clock: Clock;
-  logger: Logger;
-  config: Pick<NodeConfig, 'domain'>;
-  peers: Pick<PeerClient, 'getJson' | 'postJson'>;
-  delivery: Pick<DeliveryService, 'enqueue' | 'attempt'>;
-  posts: Pick<PostActions, 'delete'>;
-  blockNode: (
-    domain: string,
-    reason: string,
-    createdById?: string,
-  ) => Promise<Result<unknown, string>>;
-  /** Told after a change of what is shown (the gateways' read caches drop their answers). */
-  onChange?: () => Promise<void>;
-}): ModerationServices {
+/** Built from the reports' deps; the audit log is made here and shared. */
+export function createModerationServices(
+  deps: Omit<ReportServiceDeps, 'audit'>,
+): ModerationServices {
   const audit = createAuditService(deps);
   return {
     audit,

@@ -1,12 +1,9 @@
 import type { ForwardedReportBody, Result } from '@swarm/contract';
-import type { Db } from '@swarm/db';
-import type { Clock } from '../clock.ts';
-import type { NodeConfig } from '../config.ts';
 import type { ActionOutcome } from '../actions/action-support.ts';
 import type { PostActions } from '../actions/post-actions.service.ts';
 import type { DeliveryService } from '../delivery/delivery.service.ts';
-import type { PeerClient } from '../peers/index.ts';
 import type { AuditService } from './audit.service.ts';
+import type { PeerServiceDeps } from '../service-deps.ts';
 
 /** The reports' vocabulary and the service's shape (reports.service.ts puts it together). */
 
@@ -118,11 +115,7 @@ export interface ReportService {
   mutedNodes(): Promise<{ domain: string; reason: string; createdAt: string }[]>;
 }
 
-export interface ReportServiceDeps {
-  db: Db;
-  clock: Clock;
-  config: Pick<NodeConfig, 'domain'>;
-  peers: Pick<PeerClient, 'getJson'>;
+export interface ReportServiceDeps extends Omit<PeerServiceDeps, 'logger'> {
   /** Forwarded reports go through the durable outbox (retried while the node is down). */
   delivery: Pick<DeliveryService, 'enqueue' | 'attempt'>;
   audit: AuditService;

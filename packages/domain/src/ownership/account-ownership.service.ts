@@ -13,22 +13,21 @@ import {
   verifyUserAction,
   type UserAction,
 } from '@swarm/contract';
-import type { Db, Prisma } from '@swarm/db';
+import type { Prisma } from '@swarm/db';
 import type { ActionOutcome } from '../actions/action-support.ts';
 import { inTransaction, refuse, type Refusal } from '../refusal.ts';
 import type { PostActions } from '../actions/post-actions.service.ts';
-import type { Clock } from '../clock.ts';
 import type { NodeConfig } from '../config.ts';
 import type { DeliveryService } from '../delivery/index.ts';
-import type { Logger } from '../logger.ts';
 import type { Limits } from '../replicas/limits.ts';
-import { describePeerError, type PeerClient } from '../peers/index.ts';
+import { describePeerError } from '../peers/index.ts';
 import { importDidKey } from '../security/key-cache.ts';
 import type { DeliveryView } from '../views/index.ts';
 import { localUserCounterFixesSql } from '../persistence/ownership.sql.ts';
 import { createAccountArchives } from './account-archive.ts';
 import { holderDomains, withCapability } from './holders.ts';
 import type { InboundOwnershipService } from './inbound-ownership.service.ts';
+import type { PeerServiceDeps } from '../service-deps.ts';
 
 /**
  * What a local user does with their account as a whole (issue #15, docs/protocol.md "Deleting
@@ -120,12 +119,8 @@ export interface AccountOwnershipService {
   move(userId: string, signed: SignedStatement): Promise<ActionOutcome<NoticeReport>>;
 }
 
-export interface AccountOwnershipDeps {
-  db: Db;
-  clock: Clock;
-  logger: Logger;
+export interface AccountOwnershipDeps extends PeerServiceDeps {
   config: Pick<NodeConfig, 'domain' | 'signUpLimitPerHour'>;
-  peers: Pick<PeerClient, 'getJson'>;
   /** The node's shared rate limits (imports per address). */
   limits: Pick<Limits, 'take'>;
   delivery: DeliveryService;

@@ -16,9 +16,7 @@ import {
   type Result,
   type UserAction,
 } from '@swarm/contract';
-import { localActorKey, type Db } from '@swarm/db';
-import type { Clock } from '../clock.ts';
-import type { NodeConfig } from '../config.ts';
+import { localActorKey } from '@swarm/db';
 import type { DeliveryService } from '../delivery/index.ts';
 import {
   addFollow,
@@ -27,13 +25,13 @@ import {
   type FollowTarget,
   type Tx,
 } from '../interactions/interaction-effects.ts';
-import type { Logger } from '../logger.ts';
-import { describePeerError, type PeerClient } from '../peers/index.ts';
+import { describePeerError } from '../peers/index.ts';
 import { importDidKey } from '../security/key-cache.ts';
 import { refuse, type Refusal } from '../refusal.ts';
 import { createUserDids } from '../security/user-dids.ts';
 import { remoteActorCounterFixesSql } from '../persistence/ownership.sql.ts';
 import { followerDomains } from './holders.ts';
+import type { PeerServiceDeps } from '../service-deps.ts';
 
 /**
  * Receiver of the ownership statements (docs/protocol.md "Deleting posts and accounts",
@@ -55,12 +53,7 @@ export interface InboundOwnershipService {
   move(sourceDomain: string, body: MoveBody, rawBody: unknown): Promise<OwnershipOutcome>;
 }
 
-export interface InboundOwnershipDeps {
-  db: Db;
-  peers: Pick<PeerClient, 'getJson'>;
-  clock: Clock;
-  logger: Logger;
-  config: Pick<NodeConfig, 'domain'>;
+export interface InboundOwnershipDeps extends PeerServiceDeps {
   delivery: Pick<DeliveryService, 'enqueue'>;
 }
 

@@ -21,6 +21,7 @@ import { SOFTWARE_VERSION } from '../version.ts';
 import type { PeerError } from './peer-errors.ts';
 import {
   createNodeHttpTransport,
+  type PeerRequest,
   type PeerResponse,
   type PeerTransport,
 } from './peer-transport.ts';
@@ -113,10 +114,10 @@ export interface PeerClientDeps {
 }
 
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
-/** What `interpret` decides; the domain is added once, at the end. */
-type Outcome<T> =
-  | { ok: true; value: T; status: number }
-  | { ok: false; error: DistributiveOmit<PeerError, 'domain'> };
+/** A failed request before the domain is added (once, at the end). */
+type Failure = { ok: false; error: DistributiveOmit<PeerError, 'domain'> };
+/** What `interpret` decides. */
+type Outcome<T> = { ok: true; value: T; status: number } | Failure;
 
 /**
  * Outbound requests to peers (DESIGN §3): SSRF-guarded, 5 s timeout, no redirects, capped
@@ -130,6 +131,46 @@ export function createPeerClient(deps: PeerClientDeps): PeerClient {
     vetPeerDomain(domain, { dev: deps.config.dev, resolveHost: deps.resolveHost });
   const defaultTimeoutMs = deps.timeoutMs ?? LIMITS.peerTimeoutMs;
   const defaultMaxBytes = deps.maxBytes ?? DEFAULT_PEER_RESPONSE_BYTES;
+
+  /**
+   * One request to `domain` under the client's guard: only to the addresses the SSRF guard
+   * vetted, within `timeoutMs` for the whole exchange, and the connection dropped unless
+   * `answer` read the body to its end (through `read`, capped). A throw on the way is a timeout
+   * or the peer unreachable.
+   */
+  async function guarded<O>(
+    domain: string,
+    timeoutMs: number,
+    request: Omit<PeerRequest, 'signal' | 'addresses'>,
+    answer: (
+      response: PeerResponse,
+      read: (cap: number) => Promise<Uint8Array | null>,
+    ) => Promise<O | Failure>,
+  ): Promise<O | Failure> {
+    const timeout = AbortSignal.timeout(timeoutMs);
+    const stop = new AbortController(); // drops the connection when we stop reading early
+    const signal = AbortSignal.any([timeout, stop.signal]);
+    let drained = false;
+    try {
+      const vetted = await untilAborted(vet(domain), signal);
+      if (!vetted.ok) return { ok: false, error: refusedBy(vetted) };
+      const response = await untilAborted(
+        transport({ ...request, signal, addresses: vetted.addresses }),
+        signal,
+      );
+      return await answer(response, async (cap) => {
+        const bytes = await readCapped(response.body, cap, signal);
+        drained = bytes !== null;
+        return bytes;
+      });
+    } catch (error) {
+      return timeout.aborted
+        ? { ok: false, error: { kind: 'timeout', timeoutMs } }
+        : { ok: false, error: { kind: 'unreachable', reason: networkReason(error) } };
+    } finally {
+      if (!drained) stop.abort();
+    }
+  }
 
   async function exchange<S extends z.ZodType>(call: {
     method: 'GET' | 'POST';
@@ -168,42 +209,12 @@ export function createPeerClient(deps: PeerClientDeps): PeerClient {
       );
     }
 
-    const timeout = AbortSignal.timeout(timeoutMs);
-    const stop = new AbortController(); // drops the connection when we stop reading early
-    const signal = AbortSignal.any([timeout, stop.signal]);
-    let drained = false;
-    let outcome: Outcome<z.output<S>>;
-    try {
-      const vetted = await untilAborted(vet(domain), signal);
-      if (!vetted.ok) {
-        outcome = { ok: false, error: refusedBy(vetted) };
-      } else {
-        const response = await untilAborted(
-          transport({
-            url,
-            method: call.method,
-            headers,
-            body: call.body,
-            signal,
-            maxBytes,
-            addresses: vetted.addresses,
-          }),
-          signal,
-        );
-        const read = async (cap: number) => {
-          const bytes = await readCapped(response.body, cap, signal);
-          drained = bytes !== null;
-          return bytes;
-        };
-        outcome = await interpret(response, read, call.schema, maxBytes, deps.clock);
-      }
-    } catch (error) {
-      outcome = timeout.aborted
-        ? { ok: false, error: { kind: 'timeout', timeoutMs } }
-        : { ok: false, error: { kind: 'unreachable', reason: networkReason(error) } };
-    } finally {
-      if (!drained) stop.abort();
-    }
+    const outcome = await guarded(
+      domain,
+      timeoutMs,
+      { url, method: call.method, headers, body: call.body, maxBytes },
+      (response, read) => interpret(response, read, call.schema, maxBytes, deps.clock),
+    );
 
     const ms = Math.round(performance.now() - started);
     const log = { peer: domain, method: call.method, path: url.pathname, ms };
@@ -226,68 +237,49 @@ export function createPeerClient(deps: PeerClientDeps): PeerClient {
     const { domain, url } = target.value;
     const timeoutMs = options.timeoutMs ?? defaultTimeoutMs;
     const maxBytes = options.maxBytes ?? defaultMaxBytes;
-    const timeout = AbortSignal.timeout(timeoutMs);
-    const stop = new AbortController();
-    const signal = AbortSignal.any([timeout, stop.signal]);
-    let drained = false;
-    type BytesOutcome =
-      | { ok: true; bytes: Uint8Array; contentType: string; status: number }
-      | { ok: false; error: DistributiveOmit<PeerError, 'domain'> };
-    let outcome: BytesOutcome;
-    try {
-      const vetted = await untilAborted(vet(domain), signal);
-      if (!vetted.ok) {
-        outcome = { ok: false, error: refusedBy(vetted) };
-      } else {
-        const response = await untilAborted(
-          transport({
-            url,
-            method: 'GET',
-            headers: {
-              accept: options.accept ?? '*/*',
-              'user-agent': `swarm-node/${SOFTWARE_VERSION}`,
-            },
-            body: undefined,
-            signal,
-            maxBytes,
-            addresses: vetted.addresses,
-          }),
-          signal,
-        );
-        const { status, headers } = response;
+    const outcome = await guarded<{
+      ok: true;
+      bytes: Uint8Array;
+      contentType: string;
+      status: number;
+    }>(
+      domain,
+      timeoutMs,
+      {
+        url,
+        method: 'GET',
+        headers: {
+          accept: options.accept ?? '*/*',
+          'user-agent': `swarm-node/${SOFTWARE_VERSION}`,
+        },
+        body: undefined,
+        maxBytes,
+      },
+      async ({ status, headers }, read) => {
         const declared = Number(headers.get('content-length') ?? Number.NaN);
         if (status >= 300 && status < 400) {
-          outcome = {
+          return {
             ok: false,
             error: { kind: 'redirect', status, location: headers.get('location') },
           };
-        } else if (status < 200 || status >= 300) {
-          outcome = {
+        }
+        if (status < 200 || status >= 300) {
+          return {
             ok: false,
             error: { kind: 'http', status, body: undefined, retryAfter: undefined },
           };
-        } else if (declared > maxBytes) {
-          outcome = { ok: false, error: { kind: 'too_large', maxBytes } };
-        } else {
-          const bytes = await readCapped(response.body, maxBytes, signal);
-          drained = bytes !== null;
-          const contentType = (headers.get('content-type') ?? '')
-            .split(';', 1)[0]!
-            .trim()
-            .toLowerCase();
-          outcome =
-            bytes === null
-              ? { ok: false, error: { kind: 'too_large', maxBytes } }
-              : { ok: true, bytes, contentType, status };
         }
-      }
-    } catch (error) {
-      outcome = timeout.aborted
-        ? { ok: false, error: { kind: 'timeout', timeoutMs } }
-        : { ok: false, error: { kind: 'unreachable', reason: networkReason(error) } };
-    } finally {
-      if (!drained) stop.abort();
-    }
+        if (declared > maxBytes) return { ok: false, error: { kind: 'too_large', maxBytes } };
+        const bytes = await read(maxBytes);
+        const contentType = (headers.get('content-type') ?? '')
+          .split(';', 1)[0]!
+          .trim()
+          .toLowerCase();
+        return bytes === null
+          ? { ok: false, error: { kind: 'too_large', maxBytes } }
+          : { ok: true, bytes, contentType, status };
+      },
+    );
     const ms = Math.round(performance.now() - started);
     if (outcome.ok) return { ...outcome, ms };
     const error = { ...outcome.error, domain } as PeerError;

@@ -15,7 +15,7 @@ import type { NodeConfig } from '../config.ts';
 import type { Logger } from '../logger.ts';
 import type { NodeKeys } from '../node-keys.service.ts';
 import type { PeerClient, PeerPostOptions, PeerResult } from './peer-client.ts';
-import type { PeerError } from './peer-errors.ts';
+import { isRefusal } from './peer-errors.ts';
 import { setProtocolProfileSql } from '../persistence/registry.sql.ts';
 
 // Which profile of the interface each peer speaks (docs/protocol.md "Peers of the origin
@@ -179,7 +179,7 @@ export function withPeerProfiles(
       // Not known yet and refused: a peer of the origin profile refuses our headers-only
       // signature (its rules want a body `signature`). Find out, and if so speak its way. A
       // peer of ours costs nothing extra: its profile is learnt from its info when probed.
-      if (profile === undefined && !answer.ok && isRefusalStatus(answer.error)) {
+      if (profile === undefined && !answer.ok && isRefusal(answer.error)) {
         if ((await deps.profiles.detect(domain)) === 'origin') {
           return sendOrigin(domain, path, body, schema, options);
         }
@@ -223,15 +223,4 @@ export function withPeerProfiles(
     const signed = await signOriginBody(deps.keys.privateKey, shaped);
     return inner.postJson(domain, path, signed, schema, { ...options, sign: false });
   }
-}
-
-/** A 4xx other than 408 and 429: the peer answered, and disagreed. */
-function isRefusalStatus(error: PeerError): boolean {
-  return (
-    error.kind === 'http' &&
-    error.status >= 400 &&
-    error.status < 500 &&
-    error.status !== 408 &&
-    error.status !== 429
-  );
 }

@@ -77,26 +77,32 @@ function postCountFix(
   );
 }
 
+/**
+ * Takes one off the follower count of every local user the user follows (`side` 'follower'), or
+ * off the following count of every local user following them ('followee'): run before those
+ * follows go.
+ */
+function followCountFix(name: string, side: 'follower' | 'followee') {
+  // Identifiers from the fixed choices above, never from input.
+  const other = side === 'follower' ? 'followee' : 'follower';
+  const counter = Prisma.raw(side === 'follower' ? 'followers_count' : 'following_count');
+  const own = Prisma.raw(`${side}_user_id`);
+  const theirs = Prisma.raw(`${other}_user_id`);
+  return sqlStatement(
+    name,
+    [EXAMPLE_UUID],
+    (userId: string) => Prisma.sql`
+    UPDATE users SET ${counter} = GREATEST(${counter} - 1, 0)
+    WHERE id IN (SELECT ${theirs} FROM follows WHERE ${own} = ${userId}::uuid AND ${theirs} IS NOT NULL)`,
+  );
+}
+
 /** Before a local user goes: the counters their likes, reposts, follows and replies moved. */
 export const localUserCounterFixesSql = [
   postCountFix('ownership.erase_user_likes', 'likes', 'user_id'),
   postCountFix('ownership.erase_user_reposts', 'reposts', 'user_id'),
-  sqlStatement(
-    'ownership.erase_user_following',
-    [EXAMPLE_UUID],
-    (userId: string) => Prisma.sql`
-    UPDATE users SET followers_count = GREATEST(followers_count - 1, 0)
-    WHERE id IN (SELECT followee_user_id FROM follows
-                 WHERE follower_user_id = ${userId}::uuid AND followee_user_id IS NOT NULL)`,
-  ),
-  sqlStatement(
-    'ownership.erase_user_followers',
-    [EXAMPLE_UUID],
-    (userId: string) => Prisma.sql`
-    UPDATE users SET following_count = GREATEST(following_count - 1, 0)
-    WHERE id IN (SELECT follower_user_id FROM follows
-                 WHERE followee_user_id = ${userId}::uuid AND follower_user_id IS NOT NULL)`,
-  ),
+  followCountFix('ownership.erase_user_following', 'follower'),
+  followCountFix('ownership.erase_user_followers', 'followee'),
   sqlStatement(
     'ownership.erase_user_replies',
     [EXAMPLE_UUID],

@@ -8,9 +8,7 @@ import {
   peerSwarmUserResponseSchema,
   type Result,
 } from '@swarm/contract';
-import { localActorKey, type Db } from '@swarm/db';
-import type { Clock } from '../clock.ts';
-import type { NodeConfig } from '../config.ts';
+import { localActorKey } from '@swarm/db';
 import { profileUserSelect } from '../content/content-mappers.ts';
 import { NEWEST_FIRST } from '../content/content.service.ts';
 import {
@@ -26,11 +24,11 @@ import { gatedReadError, readError, type ReadError } from '../feeds/read-errors.
 import { visibilityFor } from '../feeds/visibility.ts';
 import type { SeenPosts } from '../feeds/seen-posts.ts';
 import { upsertRemoteActor } from '../interactions/interaction-effects.ts';
-import type { Logger } from '../logger.ts';
-import type { PeerClient, VisitorFetchGate } from '../peers/index.ts';
+import type { VisitorFetchGate } from '../peers/index.ts';
 import type { RegistryService } from '../registry/index.ts';
 import type { PostView, ProfileView } from '../views/index.ts';
 import { ACCOUNT_FLAGS_SELECT, isHiddenAccount } from '../moderation/accounts.ts';
+import type { PeerServiceDeps } from '../service-deps.ts';
 
 /**
  * Profiles for people: `alice` is a user of this node, `bob@beta.example` one of another node,
@@ -62,12 +60,7 @@ export interface ProfileService {
   ): Promise<Result<ProfilePage, ReadError>>;
 }
 
-export interface ProfileServiceDeps {
-  db: Db;
-  clock: Clock;
-  logger: Logger;
-  config: Pick<NodeConfig, 'domain'>;
-  peers: Pick<PeerClient, 'getJson'>;
+export interface ProfileServiceDeps extends PeerServiceDeps {
   /** Remote profiles are read through it (one request per address in flight, budgets). */
   visitors: VisitorFetchGate;
   registry: Pick<RegistryService, 'isBlocked'>;

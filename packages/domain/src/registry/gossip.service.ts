@@ -1,6 +1,6 @@
 // Over 500 lines on purpose: one exchange (gossip of nodes and handles) whose request, answer
 // and merge share the bounds and change-time rules; splitting them would spread one protocol
-// over files. Its raw statements are next to move into persistence/ (issue #16).
+// over files. Its raw statements are in persistence/registry.sql.ts.
 
 import {
   LIMITS,

@@ -14,11 +14,7 @@ import {
   type NodeSignatureHeaders,
   type Result,
 } from '@swarm/contract';
-import type { Db } from '@swarm/db';
-import type { Clock } from '../clock.ts';
-import type { NodeConfig } from '../config.ts';
-import type { Logger } from '../logger.ts';
-import { describePeerError, type PeerClient, type PeerProfiles } from '../peers/index.ts';
+import { describePeerError, type PeerProfiles } from '../peers/index.ts';
 import { createBatchedStatement } from '../persistence/batched-statement.ts';
 import { driverQuery } from '../persistence/driver-query.ts';
 import {
@@ -28,6 +24,7 @@ import {
   recordNonceOnPinnedKeySql,
 } from '../persistence/node-keys.sql.ts';
 import { importNodeKey } from './key-cache.ts';
+import type { PeerServiceDeps } from '../service-deps.ts';
 
 // Inbound node-signed requests (DESIGN §3 "Node keys and node-signed requests"): the sender's
 // key is fetched from its /api/swarm/info once and pinned; every later request must verify
@@ -79,12 +76,7 @@ export interface NodeAuthService {
   resetPinnedKey(domain: string): Promise<boolean>;
 }
 
-export interface NodeAuthDeps {
-  db: Db;
-  peers: Pick<PeerClient, 'getJson'>;
-  clock: Clock;
-  logger: Logger;
-  config: Pick<NodeConfig, 'domain'>;
+export interface NodeAuthDeps extends PeerServiceDeps {
   /** Records the profile a verified request showed (optional in unit tests). */
   profiles?: Pick<PeerProfiles, 'record'>;
 }
