@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { REGISTRATION_MODES, REPORT_CATEGORIES } from '@swarm/contract';
-import { REPORT_ACTIONS } from '@swarm/domain';
+import { REGISTRATION_MODES, REPORT_CATEGORIES, type Refusal, type Result } from '@swarm/contract';
+import { REPORT_ACTIONS, type NodeContext } from '@swarm/domain';
 import { humaneInput } from './input.ts';
 import { unwrap as unwrapAction } from './refusals.ts';
 import { adminProcedure, protectedProcedure, router } from './trpc.ts';
@@ -20,6 +20,25 @@ const actorOf = (user: { handle: string; id: string }) => ({
   handle: user.handle,
   userId: user.id,
 });
+
+/**
+ * The resolver of an operator's action on the reports (acting on a report, suspending or
+ * silencing an account, muting a node): the admin acts under their audit name, with the reason
+ * the audit log keeps.
+ */
+function onReports<I extends { reason: string }, T>(
+  act: (
+    reports: NodeContext['moderation']['reports'],
+    actor: ReturnType<typeof actorOf>,
+    input: I,
+  ) => Promise<Result<T, Refusal>>,
+) {
+  return async (opts: {
+    ctx: { node: NodeContext; user: { handle: string; id: string } };
+    input: I;
+  }) =>
+    unwrapAction(await act(opts.ctx.node.moderation.reports, actorOf(opts.ctx.user), opts.input));
+}
 
 const safetyRouter = router({
   mutes: protectedProcedure.query(({ ctx }) => ctx.node.moderation.safety.mutes(ctx.user.id)),
@@ -75,51 +94,31 @@ const adminRouter = router({
         }),
       ),
     )
-    .mutation(async ({ ctx, input }) =>
-      unwrapAction(
-        await ctx.node.moderation.reports.act(
-          actorOf(ctx.user),
-          input.reportId,
-          input.action,
-          input.reason,
-        ),
+    .mutation(
+      onReports((reports, actor, input) =>
+        reports.act(actor, input.reportId, input.action, input.reason),
       ),
     ),
   suspend: adminProcedure
     .input(humaneInput(z.object({ handle: address, suspended: z.boolean(), reason })))
-    .mutation(async ({ ctx, input }) =>
-      unwrapAction(
-        await ctx.node.moderation.reports.setSuspended(
-          actorOf(ctx.user),
-          input.handle,
-          input.suspended,
-          input.reason,
-        ),
+    .mutation(
+      onReports((reports, actor, input) =>
+        reports.setSuspended(actor, input.handle, input.suspended, input.reason),
       ),
     ),
   silence: adminProcedure
     .input(humaneInput(z.object({ handle: address, silenced: z.boolean(), reason })))
-    .mutation(async ({ ctx, input }) =>
-      unwrapAction(
-        await ctx.node.moderation.reports.setSilenced(
-          actorOf(ctx.user),
-          input.handle,
-          input.silenced,
-          input.reason,
-        ),
+    .mutation(
+      onReports((reports, actor, input) =>
+        reports.setSilenced(actor, input.handle, input.silenced, input.reason),
       ),
     ),
   mutedNodes: adminProcedure.query(({ ctx }) => ctx.node.moderation.reports.mutedNodes()),
   muteNode: adminProcedure
     .input(humaneInput(z.object({ domain: address, muted: z.boolean(), reason })))
-    .mutation(async ({ ctx, input }) =>
-      unwrapAction(
-        await ctx.node.moderation.reports.muteNode(
-          actorOf(ctx.user),
-          input.domain,
-          input.muted,
-          input.reason,
-        ),
+    .mutation(
+      onReports((reports, actor, input) =>
+        reports.muteNode(actor, input.domain, input.muted, input.reason),
       ),
     ),
   registrations: adminProcedure.query(async ({ ctx }) => {

@@ -1,4 +1,5 @@
 import { hash, verify } from '@node-rs/argon2';
+import { encodeBase32LowerCaseNoPadding } from '@oslojs/encoding';
 
 // argon2id with OWASP's minimum profile (19 MiB, 2 passes, 1 lane): about 20–40 ms here, cheap
 // enough for logins, dear enough for offline guessing.
@@ -18,4 +19,9 @@ export async function verifyPassword(storedHash: string, password: string): Prom
   } catch {
     return false;
   }
+}
+
+/** 120 random bits, lower-case base32 (24 characters): for generated passwords. */
+export function randomPassword(): string {
+  return encodeBase32LowerCaseNoPadding(crypto.getRandomValues(new Uint8Array(15)));
 }

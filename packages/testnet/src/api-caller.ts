@@ -1,5 +1,6 @@
 import {
   authServicesOf,
+  toSessionUser,
   type AuthServices,
   type SessionUser,
   type ValidatedSession,
@@ -28,19 +29,8 @@ export interface CallerContext {
 /** The api's `createCaller` (or anything with its shape). */
 export type CallerFactory<Caller> = (context: CallerContext) => Caller;
 
-/** The session fields of a user row. */
-export function sessionUserOf(row: {
-  id: string;
-  handle: string;
-  displayName: string;
-  avatarUrl: string | null;
-  isAdmin: boolean;
-  did: string | null;
-  showNsfw: boolean;
-}): SessionUser {
-  const { id, handle, displayName, avatarUrl, isAdmin, did, showNsfw } = row;
-  return { id, handle, displayName, avatarUrl, isAdmin, did, showNsfw };
-}
+/** The session fields of a user row: auth's own mapping, under the harness's name. */
+export const sessionUserOf = toSessionUser;
 
 /** The session user of an existing local user. */
 export async function sessionUserByHandle(node: NodeContext, handle: string) {

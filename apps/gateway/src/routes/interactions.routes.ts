@@ -69,9 +69,8 @@ const routes = {
   follow: interactionRoute('follow', followBodySchema),
   unfollow: interactionRoute('unfollow', unfollowBodySchema),
   mention: interactionRoute('mention', mentionBodySchema),
+  unrepost: interactionRoute('unrepost', unrepostBodySchema),
 };
-
-const unrepostRoute = interactionRoute('unrepost', unrepostBodySchema);
 
 const postReply = createRoute({
   method: 'post',
@@ -125,8 +124,8 @@ function validationHook<E extends Env, P extends string>(
 export function interactionRoutes() {
   const app = createRouter();
 
-  for (const kind of Object.keys(routes) as InteractionKind[]) {
-    // One handler shape for the six kinds; the service method is chosen by the path's kind.
+  for (const kind of Object.keys(routes) as (keyof typeof routes)[]) {
+    // One handler shape for the seven kinds; the service method is chosen by the path's kind.
     app.openapi(
       routes[kind],
       async (c) => {
@@ -144,22 +143,6 @@ export function interactionRoutes() {
       validationHook,
     );
   }
-
-  app.openapi(
-    unrepostRoute,
-    async (c) => {
-      const source = verifiedSourceDomain(c);
-      if (!source) return refusal(c, UNSIGNED);
-      const outcome = await c
-        .get('node')
-        .interactions.unrepost(source, c.req.valid('json'), await rawJsonOf(c), {
-          profile: verifiedProfile(c),
-        });
-      if (!outcome.ok) return refusal(c, outcome.reason);
-      return c.json({ success: true as const, message: outcome.value.message }, 200);
-    },
-    validationHook,
-  );
 
   app.openapi(
     postReply,

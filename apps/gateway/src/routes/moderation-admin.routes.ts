@@ -1,5 +1,6 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { errorBodySchema } from '@swarm/contract';
+import { errorBodySchema, type Refusal } from '@swarm/contract';
+import type { Context } from 'hono';
 import { REPORT_ACTIONS } from '@swarm/domain';
 import { adminActor } from '../admin-audit.ts';
 import { refusal } from '../errors.ts';
@@ -143,6 +144,16 @@ const routes = {
   }),
 };
 
+/**
+ * A refused moderation action as this API answers it (the routes declare no other statuses): a
+ * missing report or user stays 404, any other refusal is a 400.
+ */
+function actionRefusal(c: Context, { code, message }: Refusal) {
+  return code === 'NOT_FOUND'
+    ? refusal(c, { code, message })
+    : refusal(c, { code: 'INVALID_REQUEST', message });
+}
+
 export function moderationAdminRoutes() {
   const app = createRouter();
 
@@ -157,12 +168,7 @@ export function moderationAdminRoutes() {
     const acted = await c
       .get('node')
       .moderation.reports.act({ handle: adminActor(c) }, c.req.valid('param').id, action, reason);
-    if (!acted.ok) {
-      const { code, message } = acted.reason;
-      return code === 'NOT_FOUND'
-        ? refusal(c, { code, message })
-        : refusal(c, { code: 'INVALID_REQUEST', message });
-    }
+    if (!acted.ok) return actionRefusal(c, acted.reason);
     return c.json(acted.value, 200);
   });
 
@@ -176,12 +182,7 @@ export function moderationAdminRoutes() {
         suspended,
         reason,
       );
-    if (!done.ok) {
-      const { code, message } = done.reason;
-      return code === 'NOT_FOUND'
-        ? refusal(c, { code, message })
-        : refusal(c, { code: 'INVALID_REQUEST', message });
-    }
+    if (!done.ok) return actionRefusal(c, done.reason);
     return c.json(done.value, 200);
   });
 
