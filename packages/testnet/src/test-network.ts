@@ -136,6 +136,37 @@ export interface TestNetwork<App extends GatewayApp = GatewayApp> {
   close(): Promise<void>;
 }
 
+/** The domains of the two nodes of `createTwoNodes`. */
+export const ALPHA = 'alpha.test';
+export const BETA = 'beta.test';
+
+export interface TwoNodes<App extends GatewayApp = GatewayApp> {
+  net: TestNetwork<App>;
+  alpha: NetworkNode<App>;
+  beta: NetworkNode<App>;
+}
+
+/**
+ * The network most swarm tests run on: alpha.test and beta.test, `alpha` and `beta` being the
+ * rest of each node's spec (handles, seeds, env).
+ */
+export async function createTwoNodes<App extends GatewayApp>(
+  options: Omit<TestNetworkOptions<App>, 'nodes'> & {
+    alpha?: Omit<TestNetworkNodeSpec, 'domain'>;
+    beta?: Omit<TestNetworkNodeSpec, 'domain'>;
+  },
+): Promise<TwoNodes<App>> {
+  const { alpha, beta, ...rest } = options;
+  const net = await createTestNetwork({
+    ...rest,
+    nodes: [
+      { ...alpha, domain: ALPHA },
+      { ...beta, domain: BETA },
+    ],
+  });
+  return { net, alpha: net.node(ALPHA), beta: net.node(BETA) };
+}
+
 /** The did the network gives a spec's handle on its node (`users` of a network node). */
 export function didFor(handle: string, domain: string): string {
   return `did:key:zDnTest${handle}${domain.replace(/[^A-Za-z0-9]/g, '')}`;
