@@ -1,12 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  authServicesOf,
-  DEFAULT_LOGIN_LIMITS,
-  WRONG_CREDENTIALS_MESSAGE,
-  type AuthServices,
-} from '@swarm/auth';
+import { DEFAULT_LOGIN_LIMITS, WRONG_CREDENTIALS_MESSAGE, type AuthServices } from '@swarm/auth';
 import { exportPublicKeyPem, generateSigningKeyPair, publicKeyToDidKey } from '@swarm/contract';
-import { createTestNode, tokenCaller, trpcFailure, type TestNode } from './harness.ts';
+import { createNodeWithAuth, tokenCaller, trpcFailure, type TestNode } from './harness.ts';
 
 // Accounts and settings through the front door (createCaller) on a real node with its own
 // database. Sessions come from tokens exactly as the web hook makes them: validate, then call.
@@ -16,8 +11,7 @@ let t: TestNode;
 let auth: AuthServices;
 
 beforeAll(async () => {
-  t = await createTestNode();
-  auth = authServicesOf(t.node);
+  ({ t, auth } = await createNodeWithAuth());
 });
 afterAll(() => t.close());
 

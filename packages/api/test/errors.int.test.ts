@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fetchRequestHandler } from '@trpc/server/adapters/fetch';
-import { authServicesOf, type AuthServices } from '@swarm/auth';
+import type { AuthServices } from '@swarm/auth';
 import { TRPCError } from '@trpc/server';
 import { getHTTPStatusCodeFromError } from '@trpc/server/http';
 import {
@@ -10,7 +10,7 @@ import {
   publicKeyToDidKey,
 } from '@swarm/contract';
 import { appRouter, TRPC_CODE } from '../src/index.ts';
-import { createTestNode, type TestNode } from './harness.ts';
+import { createNodeWithAuth, type TestNode } from './harness.ts';
 
 // The tRPC edge of the one error model, over HTTP as a browser sees it: the refusal's own code
 // (`data.errorCode`) and the input it is about (`data.field`) survive the round trip, next to
@@ -21,8 +21,7 @@ let t: TestNode;
 let auth: AuthServices;
 
 beforeAll(async () => {
-  t = await createTestNode();
-  auth = authServicesOf(t.node);
+  ({ t, auth } = await createNodeWithAuth());
 });
 afterAll(() => t.close());
 
