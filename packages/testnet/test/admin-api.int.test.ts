@@ -5,8 +5,7 @@ import { promisify } from 'node:util';
 import { serve } from '@hono/node-server';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { authServicesOf } from '@swarm/auth';
-import { transportFromFetch } from '@swarm/domain';
-import { createManualClock, createTestNode, type TestNode } from './harness.ts';
+import { createManualClock, createTestNode, linkedInProcess, type TestNode } from './harness.ts';
 
 // The operator endpoints under /api/swarm/admin/* on alpha, with beta as a real peer (for blocks
 // and pinned keys). Every route: happy path, 401 without a token, 400 on bad input, 404 on
@@ -19,14 +18,7 @@ let alpha: TestNode;
 let beta: TestNode;
 
 beforeEach(async () => {
-  const clock = createManualClock();
-  const fronts = new Map<string, TestNode['app']>();
-  const transport = transportFromFetch(async (request) => {
-    const front = fronts.get(new URL(request.url).host);
-    if (!front) throw Object.assign(new Error('getaddrinfo ENOTFOUND'), { code: 'ENOTFOUND' });
-    return front.fetch(request);
-  });
-  const overrides = { transport, resolveHost: async () => ['93.184.216.34'], clock };
+  const { fronts, overrides } = linkedInProcess(createManualClock(), 'not found');
   alpha = await createTestNode({ SWARM_DOMAIN: 'alpha.test', ADMIN_TOKEN }, overrides);
   beta = await createTestNode({ SWARM_DOMAIN: 'beta.test', ADMIN_TOKEN }, overrides);
   fronts.set('alpha.test', alpha.app).set('beta.test', beta.app);

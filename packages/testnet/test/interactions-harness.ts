@@ -8,12 +8,12 @@ import {
   signUserAction,
   type UserAction,
 } from '@swarm/contract';
-import { transportFromFetch } from '@swarm/domain';
 import {
   ALPHA,
   BETA,
   createManualClock,
   createTestNode,
+  linkedInProcess,
   type ManualClock,
   type TestNode,
 } from './harness.ts';
@@ -73,13 +73,7 @@ const ENV = { SWARM_RATE_LIMIT_PER_MIN: '1000000' };
 
 export async function createInteractionPair(): Promise<InteractionPair> {
   const clock = createManualClock();
-  const fronts = new Map<string, { fetch: (request: Request) => Response | Promise<Response> }>();
-  const transport = transportFromFetch(async (request) => {
-    const front = fronts.get(new URL(request.url).host);
-    if (!front) throw Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
-    return front.fetch(request);
-  });
-  const overrides = { transport, resolveHost: async () => ['93.184.216.34'], clock };
+  const { fronts, overrides } = linkedInProcess(clock);
   const alpha = await createTestNode({ ...ENV, SWARM_DOMAIN: ALPHA }, overrides);
   const beta = await createTestNode({ ...ENV, SWARM_DOMAIN: BETA }, overrides);
 

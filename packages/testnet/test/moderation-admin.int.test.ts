@@ -4,11 +4,11 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { serve } from '@hono/node-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { transportFromFetch } from '@swarm/domain';
 import {
   createManualClock,
   createTestNode,
   insertKeyedUser,
+  linkedInProcess,
   signedInCaller,
   trpcFailure,
   type KeyedUser,
@@ -31,13 +31,7 @@ let root: KeyedUser;
 const clock = createManualClock();
 
 beforeAll(async () => {
-  const fronts = new Map<string, TestNode['app']>();
-  const transport = transportFromFetch(async (request) => {
-    const front = fronts.get(new URL(request.url).host);
-    if (!front) throw Object.assign(new Error('getaddrinfo ENOTFOUND'), { code: 'ENOTFOUND' });
-    return front.fetch(request);
-  });
-  const overrides = { transport, resolveHost: async () => ['93.184.216.34'], clock };
+  const { fronts, overrides } = linkedInProcess(clock, 'not found');
   alpha = await createTestNode({ SWARM_DOMAIN: 'alpha.test', ADMIN_TOKEN }, overrides);
   beta = await createTestNode({ SWARM_DOMAIN: 'beta.test', ADMIN_TOKEN }, overrides);
   fronts.set('alpha.test', alpha.app).set('beta.test', beta.app);
