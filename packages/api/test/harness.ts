@@ -1,5 +1,6 @@
 // @swarm/testnet with this package's `createCaller` and the gateway app plugged in.
 import { authServicesOf } from '@swarm/auth';
+import { exportPublicKeyPem, generateSigningKeyPair, publicKeyToDidKey } from '@swarm/contract';
 import { createGatewayApp } from '@swarm/gateway';
 import {
   apiCallers,
@@ -35,4 +36,14 @@ export async function offlineNodeWithPeople(domain: string, handles: string[]) {
   const as = (handle: string | null) =>
     tokenCaller(t.node, auth, handle ? tokens[handle]! : undefined);
   return { t, auth, tokens, users, as };
+}
+
+/** What the browser registers for a fresh key (`auth.registerKey` and sign-up): a stand-in backup. */
+export async function browserKey() {
+  const { publicKey } = await generateSigningKeyPair(true);
+  return {
+    publicKey: await exportPublicKeyPem(publicKey),
+    did: await publicKeyToDidKey(publicKey),
+    encryptedBackup: JSON.stringify({ v: 1, salt: 'c2FsdA', iv: 'aXY', ct: 'Y3Q' }),
+  };
 }
