@@ -1,11 +1,14 @@
-import { execFile } from 'node:child_process';
 import type { AddressInfo } from 'node:net';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { serve } from '@hono/node-server';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { authServicesOf } from '@swarm/auth';
-import { createManualClock, createTestNode, linkedInProcess, type TestNode } from './harness.ts';
+import {
+  createManualClock,
+  createTestNode,
+  linkedInProcess,
+  runSwarmCli,
+  type TestNode,
+} from './harness.ts';
 
 // The operator endpoints under /api/swarm/admin/* on alpha, with beta as a real peer (for blocks
 // and pinned keys). Every route: happy path, 401 without a token, 400 on bad input, 404 on
@@ -348,9 +351,6 @@ describe('admin API routes', () => {
 });
 
 describe('operator CLI against the admin API (real HTTP)', () => {
-  // The compiled CLI, as `pnpm swarm` runs it (built by `pnpm build`, which `pnpm test` runs).
-  const cliMain = fileURLToPath(new URL('../../../apps/gateway/dist/cli.js', import.meta.url));
-
   it('creates and lists tokens, blocks and unblocks, lists seeds; fails with exit 1 without a token', async () => {
     await alpha.node.registry.addSeed('seed.test', 3);
     const server = serve({
@@ -361,19 +361,7 @@ describe('operator CLI against the admin API (real HTTP)', () => {
     });
     await new Promise((r) => server.once('listening', r));
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    const swarm = async (args: string[], token = ADMIN_TOKEN) => {
-      const env = { ...process.env, SWARM_ADMIN_TOKEN: token, ADMIN_TOKEN: '' };
-      try {
-        const out = await promisify(execFile)(process.execPath, [cliMain, '--node', url, ...args], {
-          env,
-          timeout: 60_000,
-        });
-        return { code: 0, stdout: out.stdout, stderr: out.stderr };
-      } catch (error) {
-        const e = error as { code: number; stdout: string; stderr: string };
-        return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-      }
-    };
+    const swarm = (args: string[], token = ADMIN_TOKEN) => runSwarmCli(url, args, { token });
     try {
       const created = await swarm(['tokens', 'create', 'ci runner']);
       expect(created.code).toBe(0);
@@ -411,19 +399,7 @@ describe('operator CLI against the admin API (real HTTP)', () => {
     await new Promise((r) => server.once('listening', r));
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     const swarm = (args: string[], stdin = '') =>
-      new Promise<{ code: number; stdout: string; stderr: string }>((done) => {
-        const child = execFile(
-          process.execPath,
-          [cliMain, '--node', url, ...args],
-          {
-            env: { ...process.env, SWARM_ADMIN_TOKEN: ADMIN_TOKEN, ADMIN_TOKEN: '' },
-            timeout: 60_000,
-          },
-          (error, stdout, stderr) =>
-            done({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
-        );
-        child.stdin?.end(stdin);
-      });
+      runSwarmCli(url, args, { token: ADMIN_TOKEN, stdin });
     const auth = authServicesOf(alpha.node);
     const logIn = (handle: string, password: string) =>
       auth.accounts.logIn({ handle, password }, { clientIp: 'cli' });
