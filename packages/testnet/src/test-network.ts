@@ -90,6 +90,8 @@ export interface NetworkControl {
   garbage(domain: string, body?: string): void;
   delay(domain: string, ms: number): void;
   heal(domain: string): void;
+  /** `heal` for every domain: no link fault left (message loss stays as `loss` set it). */
+  healAll(): void;
   faultOf(domain: string): LinkFault | undefined;
   /**
    * Message loss: from now on every request, to any domain, is refused with probability `rate`
@@ -343,6 +345,9 @@ export async function createTestNetwork<App extends GatewayApp>(
       },
       heal: (domain) => {
         faults.delete(domain);
+      },
+      healAll: () => {
+        faults.clear();
       },
       faultOf: (domain) => faults.get(domain),
       loss: (rate, random = Math.random) => {
