@@ -5,5 +5,6 @@ import { createGatewayApp } from '@swarm/gateway';
 import { apiCallers, gatewayHarness } from '@swarm/testnet';
 
 export * from '@swarm/testnet';
-export const { createTestNode, createTestNetwork } = gatewayHarness(createGatewayApp);
+export const { createTestNode, createTestNetwork, createTwoNodes } =
+  gatewayHarness(createGatewayApp);
 export const { signedInCaller, tokenCaller } = apiCallers(createCaller);

@@ -72,9 +72,7 @@ afterAll(async () => {
   await net.close();
 });
 
-beforeEach(() => {
-  for (const n of net.nodes) net.network.heal(n.domain);
-});
+beforeEach(() => net.network.healAll());
 
 describe('GET /api/users/[handle]', () => {
   it('answers a local user with the profile fields and isSwarm false', async () => {

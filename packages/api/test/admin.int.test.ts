@@ -41,9 +41,7 @@ afterAll(async () => {
   await net.close();
 });
 
-beforeEach(() => {
-  for (const n of net.nodes) net.network.heal(n.domain);
-});
+beforeEach(() => net.network.healAll());
 
 const callerAs = (user: SessionUser | null) => signedInCaller(alpha.node, user, { auth });
 

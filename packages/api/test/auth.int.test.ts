@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_LOGIN_LIMITS, WRONG_CREDENTIALS_MESSAGE, type AuthServices } from '@swarm/auth';
 import {
-  authServicesOf,
-  DEFAULT_LOGIN_LIMITS,
-  WRONG_CREDENTIALS_MESSAGE,
-  type AuthServices,
-} from '@swarm/auth';
-import { exportPublicKeyPem, generateSigningKeyPair, publicKeyToDidKey } from '@swarm/contract';
-import { createTestNode, tokenCaller, trpcFailure, type TestNode } from './harness.ts';
+  browserKey,
+  createNodeWithAuth,
+  tokenCaller,
+  trpcFailure,
+  type TestNode,
+} from './harness.ts';
 
 // Accounts and settings through the front door (createCaller) on a real node with its own
 // database. Sessions come from tokens exactly as the web hook makes them: validate, then call.
@@ -16,8 +16,7 @@ let t: TestNode;
 let auth: AuthServices;
 
 beforeAll(async () => {
-  t = await createTestNode();
-  auth = authServicesOf(t.node);
+  ({ t, auth } = await createNodeWithAuth());
 });
 afterAll(() => t.close());
 
@@ -27,15 +26,6 @@ const caller = (token?: string, clientIp = '192.0.2.1') =>
 
 /** The TRPCError a call fails with (the test fails when it succeeds). */
 const failure = trpcFailure;
-
-async function browserKey() {
-  const { publicKey } = await generateSigningKeyPair(true);
-  return {
-    publicKey: await exportPublicKeyPem(publicKey),
-    did: await publicKeyToDidKey(publicKey),
-    encryptedBackup: JSON.stringify({ v: 1, salt: 'c2FsdA', iv: 'aXY', ct: 'Y3Q' }),
-  };
-}
 
 describe('auth procedures', () => {
   let aliceToken: string;

@@ -1,16 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fetchRequestHandler } from '@trpc/server/adapters/fetch';
-import { authServicesOf, type AuthServices } from '@swarm/auth';
+import type { AuthServices } from '@swarm/auth';
 import { TRPCError } from '@trpc/server';
 import { getHTTPStatusCodeFromError } from '@trpc/server/http';
-import {
-  ERROR_STATUS,
-  exportPublicKeyPem,
-  generateSigningKeyPair,
-  publicKeyToDidKey,
-} from '@swarm/contract';
+import { ERROR_STATUS } from '@swarm/contract';
 import { appRouter, TRPC_CODE } from '../src/index.ts';
-import { createTestNode, type TestNode } from './harness.ts';
+import { browserKey, createNodeWithAuth, type TestNode } from './harness.ts';
 
 // The tRPC edge of the one error model, over HTTP as a browser sees it: the refusal's own code
 // (`data.errorCode`) and the input it is about (`data.field`) survive the round trip, next to
@@ -21,8 +16,7 @@ let t: TestNode;
 let auth: AuthServices;
 
 beforeAll(async () => {
-  t = await createTestNode();
-  auth = authServicesOf(t.node);
+  ({ t, auth } = await createNodeWithAuth());
 });
 afterAll(() => t.close());
 
@@ -51,15 +45,6 @@ async function call(path: string, input: unknown, method: 'POST' | 'GET' = 'POST
     createContext: () => ({ node: t.node, auth, session: null, clientIp: '192.0.2.7' }),
   });
   return { status: res.status, ...((await res.json()) as Omit<TrpcErrorAnswer, 'status'>) };
-}
-
-async function browserKey() {
-  const { publicKey } = await generateSigningKeyPair(true);
-  return {
-    publicKey: await exportPublicKeyPem(publicKey),
-    did: await publicKeyToDidKey(publicKey),
-    encryptedBackup: JSON.stringify({ v: 1, salt: 'c2FsdA', iv: 'aXY', ct: 'Y3Q' }),
-  };
 }
 
 describe('tRPC errors carry the refusal', () => {

@@ -1,13 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { authServicesOf, type AuthServices } from '@swarm/auth';
-import {
-  createTestNode,
-  peersRefuseConnections,
-  signUpUsers,
-  tokenCaller,
-  trpcFailure,
-  type TestNode,
-} from './harness.ts';
+import { offlineNodeWithPeople, trpcFailure, type TestNode } from './harness.ts';
 
 // interactions.* and deliveries.* through createCaller on a real node with its own database and
 // real sessions: likes, reposts and follows between people of this node, and what happens to
@@ -16,22 +8,15 @@ import {
 
 const SELF = 'alpha.test';
 let t: TestNode;
-let auth: AuthServices;
-const tokens: Record<string, string> = {};
+let as: Awaited<ReturnType<typeof offlineNodeWithPeople>>['as'];
 const ids: Record<string, string> = {};
 
 beforeAll(async () => {
-  // Every other node is down: connection refused.
-  t = await createTestNode({ SWARM_DOMAIN: SELF }, peersRefuseConnections());
-  auth = authServicesOf(t.node);
-  const signedUp = await signUpUsers(auth, ['alice', 'bob', 'carol'], 'correct horse battery');
-  Object.assign(tokens, signedUp.tokens);
-  for (const [handle, u] of Object.entries(signedUp.users)) ids[handle] = u.id;
+  const made = await offlineNodeWithPeople(SELF, ['alice', 'bob', 'carol']);
+  ({ t, as } = made);
+  for (const [handle, u] of Object.entries(made.users)) ids[handle] = u.id;
 });
 afterAll(() => t.close());
-
-const as = (handle: string | null) =>
-  tokenCaller(t.node, auth, handle ? tokens[handle]! : undefined);
 const failure = trpcFailure;
 
 const prisma = () => t.node.db.prisma;

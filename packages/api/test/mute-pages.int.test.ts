@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { authServicesOf, type AuthServices, type SessionUser } from '@swarm/auth';
+import type { AuthServices, SessionUser } from '@swarm/auth';
 import { FEED_SCAN_MAX_ROWS, type PostView } from '@swarm/domain';
-import { createTestNode, sessionUserOf, signedInCaller, type TestNode } from './harness.ts';
+import { createNodeWithAuth, sessionUserOf, signedInCaller, type TestNode } from './harness.ts';
 
 // Mutes are applied after the database query (issue #15): a timeline page must still be full
 // when the newest posts are by people the viewer muted (before, a page of 20 came back empty
@@ -40,8 +40,7 @@ async function allPages(
 }
 
 beforeAll(async () => {
-  t = await createTestNode({ SWARM_DOMAIN: 'alpha.test' });
-  auth = authServicesOf(t.node);
+  ({ t, auth } = await createNodeWithAuth({ SWARM_DOMAIN: 'alpha.test' }));
   const prisma = t.node.db.prisma;
   vera = await user('vera');
   const okay = await user('okay');

@@ -1,13 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { authServicesOf, type AuthServices, type SessionUser } from '@swarm/auth';
-import {
-  createTestNode,
-  peersRefuseConnections,
-  signUpUsers,
-  tokenCaller,
-  trpcFailure,
-  type TestNode,
-} from './harness.ts';
+import { offlineNodeWithPeople, trpcFailure, type TestNode } from './harness.ts';
 
 // posts.create and posts.delete through createCaller on a real node with its own database,
 // signed in with real sessions. Other nodes are unreachable here (connection refused): what
@@ -16,22 +8,12 @@ import {
 
 const SELF = 'alpha.test';
 let t: TestNode;
-let auth: AuthServices;
-const tokens: Record<string, string> = {};
-const users: Record<string, SessionUser> = {};
+let as: Awaited<ReturnType<typeof offlineNodeWithPeople>>['as'];
 
 beforeAll(async () => {
-  // Every other node is down: connection refused.
-  t = await createTestNode({ SWARM_DOMAIN: SELF }, peersRefuseConnections());
-  auth = authServicesOf(t.node);
-  const signedUp = await signUpUsers(auth, ['alice', 'bob', 'carol'], 'correct horse battery');
-  Object.assign(tokens, signedUp.tokens);
-  Object.assign(users, signedUp.users);
+  ({ t, as } = await offlineNodeWithPeople(SELF, ['alice', 'bob', 'carol']));
 });
 afterAll(() => t.close());
-
-const as = (handle: string | null) =>
-  tokenCaller(t.node, auth, handle ? tokens[handle]! : undefined);
 const failure = trpcFailure;
 
 const prisma = () => t.node.db.prisma;

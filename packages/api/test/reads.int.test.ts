@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { authServicesOf, type AuthServices, type SessionUser } from '@swarm/auth';
+import type { AuthServices, SessionUser } from '@swarm/auth';
 import type { PostView } from '@swarm/domain';
 import {
-  createTestNode,
+  createNodeWithAuth,
   sessionUserOf,
   signedInCaller,
   trpcFailure,
@@ -28,8 +28,7 @@ const codeOf = async (call: Promise<unknown>) => (await trpcFailure(call)).code;
 const contents = (posts: PostView[]) => posts.map((p) => p.content);
 
 beforeAll(async () => {
-  t = await createTestNode({ SWARM_DOMAIN: 'alpha.test' });
-  auth = authServicesOf(t.node);
+  ({ t, auth } = await createNodeWithAuth({ SWARM_DOMAIN: 'alpha.test' }));
   const prisma = t.node.db.prisma;
   for (const handle of ['alice', 'bob', 'carol', 'dora']) {
     const row = await prisma.user.create({

@@ -1,4 +1,4 @@
-import { createTestNetwork, type TestNetworkOptions } from './test-network.ts';
+import { createTestNetwork, createTwoNodes, type TestNetworkOptions } from './test-network.ts';
 import {
   createTestNode,
   type GatewayApp,
@@ -18,5 +18,7 @@ export function gatewayHarness<App extends GatewayApp>(gatewayApp: GatewayAppFac
       createTestNode(env, { ...overrides, app: gatewayApp }),
     createTestNetwork: (options: Omit<TestNetworkOptions<App>, 'app'> = {}) =>
       createTestNetwork({ ...options, app: gatewayApp }),
+    createTwoNodes: (options: Omit<Parameters<typeof createTwoNodes<App>>[0], 'app'> = {}) =>
+      createTwoNodes({ ...options, app: gatewayApp }),
   };
 }

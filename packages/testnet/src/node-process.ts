@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -58,6 +58,31 @@ export async function startNodeProcess(
     throw new Error(`startNodeProcess needs LOG_LEVEL info or lower, not ${env.LOG_LEVEL}`);
   }
   return spawnUntilReady(entryArgs(args), gatewayDir, { LOG_LEVEL: 'info', ...env }, ' is up on ');
+}
+
+/**
+ * The operator CLI as `pnpm swarm` runs it (the compiled `dist/cli.js`, needs `pnpm build`)
+ * against the node at `nodeUrl`, with `token` as SWARM_ADMIN_TOKEN and `stdin` piped in: its
+ * exit code and output.
+ */
+export function runSwarmCli(
+  nodeUrl: string,
+  args: string[],
+  options: { token: string; stdin?: string },
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((done) => {
+    const child = execFile(
+      process.execPath,
+      [join(gatewayDir, 'dist', 'cli.js'), '--node', nodeUrl, ...args],
+      {
+        env: { ...process.env, SWARM_ADMIN_TOKEN: options.token, ADMIN_TOKEN: '' },
+        timeout: 60_000,
+      },
+      (error, stdout, stderr) =>
+        done({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
+    );
+    child.stdin?.end(options.stdin ?? '');
+  });
 }
 
 /**

@@ -90,6 +90,8 @@ export interface NetworkControl {
   garbage(domain: string, body?: string): void;
   delay(domain: string, ms: number): void;
   heal(domain: string): void;
+  /** `heal` for every domain: no link fault left (message loss stays as `loss` set it). */
+  healAll(): void;
   faultOf(domain: string): LinkFault | undefined;
   /**
    * Message loss: from now on every request, to any domain, is refused with probability `rate`
@@ -134,6 +136,37 @@ export interface TestNetwork<App extends GatewayApp = GatewayApp> {
   /** Every live node knows every other live node (verified, active) and all their handles. */
   converged(): Promise<boolean>;
   close(): Promise<void>;
+}
+
+/** The domains of the two nodes of `createTwoNodes`. */
+export const ALPHA = 'alpha.test';
+export const BETA = 'beta.test';
+
+export interface TwoNodes<App extends GatewayApp = GatewayApp> {
+  net: TestNetwork<App>;
+  alpha: NetworkNode<App>;
+  beta: NetworkNode<App>;
+}
+
+/**
+ * The network most swarm tests run on: alpha.test and beta.test, `alpha` and `beta` being the
+ * rest of each node's spec (handles, seeds, env).
+ */
+export async function createTwoNodes<App extends GatewayApp>(
+  options: Omit<TestNetworkOptions<App>, 'nodes'> & {
+    alpha?: Omit<TestNetworkNodeSpec, 'domain'>;
+    beta?: Omit<TestNetworkNodeSpec, 'domain'>;
+  },
+): Promise<TwoNodes<App>> {
+  const { alpha, beta, ...rest } = options;
+  const net = await createTestNetwork({
+    ...rest,
+    nodes: [
+      { ...alpha, domain: ALPHA },
+      { ...beta, domain: BETA },
+    ],
+  });
+  return { net, alpha: net.node(ALPHA), beta: net.node(BETA) };
 }
 
 /** The did the network gives a spec's handle on its node (`users` of a network node). */
@@ -312,6 +345,9 @@ export async function createTestNetwork<App extends GatewayApp>(
       },
       heal: (domain) => {
         faults.delete(domain);
+      },
+      healAll: () => {
+        faults.clear();
       },
       faultOf: (domain) => faults.get(domain),
       loss: (rate, random = Math.random) => {

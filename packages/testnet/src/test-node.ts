@@ -88,3 +88,26 @@ export function peersRefuseConnections(): Omit<NodeOverrides, 'clock'> {
     resolveHost: async () => ['93.184.216.34'],
   };
 }
+
+/** What answers a domain in `linkedInProcess`: a node's gateway app, or a stand-in. */
+export interface FrontDoor {
+  fetch(request: Request): Response | Promise<Response>;
+}
+
+/**
+ * In-process links between test nodes on `clock`: a request goes to the front door `fronts`
+ * holds for its host (set them once the nodes exist); any other host fails as `unknown` says,
+ * connection refused (a dead node) or not found (no such name). `overrides` go to
+ * `createTestNode` for each node.
+ */
+export function linkedInProcess(clock: ManualClock, unknown: 'refused' | 'not found' = 'refused') {
+  const fronts = new Map<string, FrontDoor>();
+  const transport = transportFromFetch(async (request) => {
+    const front = fronts.get(new URL(request.url).host);
+    if (front) return front.fetch(request);
+    throw unknown === 'refused'
+      ? Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' })
+      : Object.assign(new Error('getaddrinfo ENOTFOUND'), { code: 'ENOTFOUND' });
+  });
+  return { fronts, overrides: { transport, resolveHost: async () => ['93.184.216.34'], clock } };
+}

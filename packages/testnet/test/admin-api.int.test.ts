@@ -1,12 +1,14 @@
-import { execFile } from 'node:child_process';
 import type { AddressInfo } from 'node:net';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { serve } from '@hono/node-server';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { authServicesOf } from '@swarm/auth';
-import { transportFromFetch } from '@swarm/domain';
-import { createManualClock, createTestNode, type TestNode } from './harness.ts';
+import {
+  createManualClock,
+  createTestNode,
+  linkedInProcess,
+  runSwarmCli,
+  type TestNode,
+} from './harness.ts';
 
 // The operator endpoints under /api/swarm/admin/* on alpha, with beta as a real peer (for blocks
 // and pinned keys). Every route: happy path, 401 without a token, 400 on bad input, 404 on
@@ -19,14 +21,7 @@ let alpha: TestNode;
 let beta: TestNode;
 
 beforeEach(async () => {
-  const clock = createManualClock();
-  const fronts = new Map<string, TestNode['app']>();
-  const transport = transportFromFetch(async (request) => {
-    const front = fronts.get(new URL(request.url).host);
-    if (!front) throw Object.assign(new Error('getaddrinfo ENOTFOUND'), { code: 'ENOTFOUND' });
-    return front.fetch(request);
-  });
-  const overrides = { transport, resolveHost: async () => ['93.184.216.34'], clock };
+  const { fronts, overrides } = linkedInProcess(createManualClock(), 'not found');
   alpha = await createTestNode({ SWARM_DOMAIN: 'alpha.test', ADMIN_TOKEN }, overrides);
   beta = await createTestNode({ SWARM_DOMAIN: 'beta.test', ADMIN_TOKEN }, overrides);
   fronts.set('alpha.test', alpha.app).set('beta.test', beta.app);
@@ -356,9 +351,6 @@ describe('admin API routes', () => {
 });
 
 describe('operator CLI against the admin API (real HTTP)', () => {
-  // The compiled CLI, as `pnpm swarm` runs it (built by `pnpm build`, which `pnpm test` runs).
-  const cliMain = fileURLToPath(new URL('../../../apps/gateway/dist/cli.js', import.meta.url));
-
   it('creates and lists tokens, blocks and unblocks, lists seeds; fails with exit 1 without a token', async () => {
     await alpha.node.registry.addSeed('seed.test', 3);
     const server = serve({
@@ -369,19 +361,7 @@ describe('operator CLI against the admin API (real HTTP)', () => {
     });
     await new Promise((r) => server.once('listening', r));
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    const swarm = async (args: string[], token = ADMIN_TOKEN) => {
-      const env = { ...process.env, SWARM_ADMIN_TOKEN: token, ADMIN_TOKEN: '' };
-      try {
-        const out = await promisify(execFile)(process.execPath, [cliMain, '--node', url, ...args], {
-          env,
-          timeout: 60_000,
-        });
-        return { code: 0, stdout: out.stdout, stderr: out.stderr };
-      } catch (error) {
-        const e = error as { code: number; stdout: string; stderr: string };
-        return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-      }
-    };
+    const swarm = (args: string[], token = ADMIN_TOKEN) => runSwarmCli(url, args, { token });
     try {
       const created = await swarm(['tokens', 'create', 'ci runner']);
       expect(created.code).toBe(0);
@@ -419,19 +399,7 @@ describe('operator CLI against the admin API (real HTTP)', () => {
     await new Promise((r) => server.once('listening', r));
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     const swarm = (args: string[], stdin = '') =>
-      new Promise<{ code: number; stdout: string; stderr: string }>((done) => {
-        const child = execFile(
-          process.execPath,
-          [cliMain, '--node', url, ...args],
-          {
-            env: { ...process.env, SWARM_ADMIN_TOKEN: ADMIN_TOKEN, ADMIN_TOKEN: '' },
-            timeout: 60_000,
-          },
-          (error, stdout, stderr) =>
-            done({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
-        );
-        child.stdin?.end(stdin);
-      });
+      runSwarmCli(url, args, { token: ADMIN_TOKEN, stdin });
     const auth = authServicesOf(alpha.node);
     const logIn = (handle: string, password: string) =>
       auth.accounts.logIn({ handle, password }, { clientIp: 'cli' });

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   TEST_NETWORK_ADMIN_TOKEN,
-  createTestNetwork,
+  BETA as B,
+  createTwoNodes,
   type NetworkNode,
   type TestNetwork,
 } from './harness.ts';
@@ -10,21 +11,15 @@ import {
 // e.g. a bot or `pnpm swarm posts create`), and the delivery service's admin operations
 // (list, get, counts, retry now) that the admin area is built on.
 
-const A = 'alpha.test';
-const B = 'beta.test';
 let net: TestNetwork;
 let alpha: NetworkNode;
 let beta: NetworkNode;
 
 beforeAll(async () => {
-  net = await createTestNetwork({
-    nodes: [
-      { domain: A, handles: ['alice'] },
-      { domain: B, handles: ['bob'] },
-    ],
-  });
-  alpha = net.node(A);
-  beta = net.node(B);
+  ({ net, alpha, beta } = await createTwoNodes({
+    alpha: { handles: ['alice'] },
+    beta: { handles: ['bob'] },
+  }));
 });
 afterAll(() => net.close());
 

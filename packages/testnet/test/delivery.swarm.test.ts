@@ -4,7 +4,9 @@ import { SWARM_PATHS, generateSigningKeyPair, signUserAction } from '@swarm/cont
 import { createPostgresDb } from '@swarm/db';
 import { createDeliveryService, createDeliveryWorker, type DeliveryView } from '@swarm/domain';
 import {
-  createTestNetwork,
+  ALPHA as A,
+  BETA as B,
+  createTwoNodes,
   insertKeyedUser,
   sessionUserByHandle,
   signedInCaller,
@@ -19,9 +21,6 @@ import {
 // createCaller), delivered over the test network's HTTP-shaped links (real gateways, real node
 // and user signatures) and checked on bob's node. Faults are the network's: a dead or failing
 // beta, and the manual clock moves retries along (no sleeps).
-
-const A = 'alpha.test';
-const B = 'beta.test';
 
 let net: TestNetwork;
 let alpha: NetworkNode;
@@ -81,14 +80,7 @@ async function alphaState() {
 }
 
 beforeAll(async () => {
-  net = await createTestNetwork({
-    nodes: [
-      { domain: A, handles: [] },
-      { domain: B, handles: ['bob'] },
-    ],
-  });
-  alpha = net.node(A);
-  beta = net.node(B);
+  ({ net, alpha, beta } = await createTwoNodes({ beta: { handles: ['bob'] } }));
   alice = await personOnAlpha('alice');
   carol = await personOnAlpha('carol');
   bob = await sessionUserByHandle(beta.node, 'bob');

@@ -2,7 +2,9 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { SessionUser } from '@swarm/auth';
 import { SWARM_PATHS } from '@swarm/contract';
 import {
-  createTestNetwork,
+  ALPHA as A,
+  BETA as B,
+  createTwoNodes,
   sessionUserByHandle,
   signedInCaller,
   trpcFailure,
@@ -15,9 +17,6 @@ import {
 // swarm posts alpha holds (a reply beta delivered) beside alpha's own.
 
 vi.setConfig({ testTimeout: 120_000 });
-
-const A = 'alpha.test';
-const B = 'beta.test';
 
 let net: TestNetwork;
 let alpha: NetworkNode;
@@ -42,14 +41,10 @@ async function get(member: NetworkNode, path: string) {
 }
 
 beforeAll(async () => {
-  net = await createTestNetwork({
-    nodes: [
-      { domain: A, handles: ['alice', 'carol'] },
-      { domain: B, handles: ['bob', 'dan'] },
-    ],
-  });
-  alpha = net.node(A);
-  beta = net.node(B);
+  ({ net, alpha, beta } = await createTwoNodes({
+    alpha: { handles: ['alice', 'carol'] },
+    beta: { handles: ['bob', 'dan'] },
+  }));
   alice = await sessionUserByHandle(alpha.node, 'alice');
   carol = await sessionUserByHandle(alpha.node, 'carol');
   bob = await sessionUserByHandle(beta.node, 'bob');

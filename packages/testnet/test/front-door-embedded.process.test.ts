@@ -1,19 +1,7 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { Db } from '@swarm/db';
-import { createTestDb } from '@swarm/db/testing';
+import { describe, expect, it } from 'vitest';
 import { send } from '../src/front-door.ts';
-import { freePort, startNodeProcess, type NodeProcess } from '../src/node-process.ts';
-import {
-  ADMIN_TOKEN,
-  gatewayRouteList,
-  saveOutput,
-  startSweep,
-  sweepTests,
-  type Sweep,
-} from './front-door-harness.ts';
+import { freePort, startNodeProcess } from '../src/node-process.ts';
+import { ADMIN_TOKEN, frontDoorHooks, sweepTests, type Sweep } from './front-door-harness.ts';
 
 // The front door, embedded: the node started as the README's `pnpm start` does (the gateway's
 // entry with `--with-web`, the built web app mounted in the same process, NODE_ENV unset), on
@@ -24,47 +12,32 @@ import {
 const onPostgres = Boolean(process.env.TEST_DATABASE_URL);
 
 describe(`the embedded node's front door (${onPostgres ? 'Postgres' : 'PGlite'})`, () => {
-  let dataDir: string;
-  let db: Db | undefined;
-  let node: NodeProcess;
   let sweep: Sweep;
   let gatewayRoutes: { method: string; path: string }[];
 
-  beforeAll(async () => {
-    dataDir = await mkdtemp(join(tmpdir(), 'swarm-front-door-'));
-    if (onPostgres) {
-      db = await createTestDb();
-      if (db.kind !== 'postgres') throw new Error('TEST_DATABASE_URL did not give Postgres');
-    }
-    const databaseUrl = db?.kind === 'postgres' ? db.pool.options.connectionString : undefined;
-    const port = await freePort();
-    node = await startNodeProcess({
-      PORT: String(port),
-      DATA_DIR: dataDir,
-      ADMIN_TOKEN,
-      SWARM_RATE_LIMIT_PER_MIN: '1000000',
-      ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
-    });
-    const base = `http://127.0.0.1:${port}`;
-    sweep = await startSweep({
-      domain: `localhost:${port}`,
-      webBase: base,
-      gatewayBase: base,
-      output: () => node.output(),
-    });
-    gatewayRoutes = await gatewayRouteList();
-  });
-
-  beforeEach(() => {
-    if (sweep) sweep.failures.length = 0;
-  });
-
-  afterAll(async () => {
-    await node?.stop();
-    await saveOutput('front-door-embedded', node?.output() ?? '');
-    await db?.close();
-    await rm(dataDir, { recursive: true, force: true });
-  });
+  frontDoorHooks(
+    'front-door-embedded',
+    { postgres: onPostgres },
+    async (dataDir, databaseUrl) => {
+      const port = await freePort();
+      const node = await startNodeProcess({
+        PORT: String(port),
+        DATA_DIR: dataDir,
+        ADMIN_TOKEN,
+        SWARM_RATE_LIMIT_PER_MIN: '1000000',
+        ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
+      });
+      const base = `http://127.0.0.1:${port}`;
+      return {
+        domain: `localhost:${port}`,
+        webBase: base,
+        gatewayBase: base,
+        output: () => node.output(),
+        stop: () => node.stop(),
+      };
+    },
+    (started) => ({ sweep, gatewayRoutes } = started),
+  );
 
   it("answers the spec's /api/users endpoints with JSON (issue 12, bug 1)", async () => {
     const profile = await sweep.web({ method: 'GET', path: '/api/users/alice' });

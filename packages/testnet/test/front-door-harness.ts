@@ -1,8 +1,11 @@
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
-import { expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
 import { appRouter } from '@swarm/api';
+import type { Db } from '@swarm/db';
+import { createTestDb } from '@swarm/db/testing';
 import {
   describe as describeAnswer,
   encodeBytes,
@@ -208,6 +211,54 @@ export async function saveOutput(name: string, output: string) {
   const dir = join(repoRoot, 'test-results', 'front-door');
   await mkdir(dir, { recursive: true });
   await writeFile(join(dir, `${name}.log`), output);
+}
+
+/** A front door `frontDoorHooks` started: where it answers, and how to stop it. */
+export interface StartedFrontDoor extends FrontDoorTarget {
+  stop(): Promise<unknown>;
+}
+
+/**
+ * The hooks of a front-door file, registered in the calling `describe`. Before all: a fresh data
+ * folder and, with `postgres`, a fresh Postgres database, which `start` brings the node up on;
+ * then the sweep over it and the gateway's route list, handed to `ready`. Before each test: the
+ * sweep's failures forgotten. After all: the node stopped, its output saved as `name` (see
+ * `saveOutput`), the database closed and the folder removed.
+ */
+export function frontDoorHooks(
+  name: string,
+  options: { postgres: boolean },
+  start: (dataDir: string, databaseUrl: string | undefined) => Promise<StartedFrontDoor>,
+  ready: (started: { sweep: Sweep; gatewayRoutes: { method: string; path: string }[] }) => void,
+) {
+  let dataDir: string | undefined;
+  let db: Db | undefined;
+  let node: StartedFrontDoor | undefined;
+  let sweep: Sweep | undefined;
+
+  beforeAll(async () => {
+    dataDir = await mkdtemp(join(tmpdir(), `swarm-${name}-`));
+    if (options.postgres) {
+      db = await createTestDb();
+      if (db.kind !== 'postgres') throw new Error('TEST_DATABASE_URL did not give Postgres');
+    }
+    const databaseUrl = db?.kind === 'postgres' ? db.pool.options.connectionString : undefined;
+    if (db && !databaseUrl) throw new Error('no connection string on the test database pool');
+    node = await start(dataDir, databaseUrl);
+    sweep = await startSweep(node);
+    ready({ sweep, gatewayRoutes: await gatewayRouteList() });
+  });
+
+  beforeEach(() => {
+    if (sweep) sweep.failures.length = 0;
+  });
+
+  afterAll(async () => {
+    await node?.stop();
+    await saveOutput(name, node?.output() ?? '');
+    await db?.close();
+    if (dataDir) await rm(dataDir, { recursive: true, force: true });
+  });
 }
 
 /** Passes when no answer broke the rules; otherwise fails with the report. */

@@ -1,18 +1,6 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { Db } from '@swarm/db';
-import { createTestDb } from '@swarm/db/testing';
-import { startProductionPair, type ProductionPair } from '../src/node-process.ts';
-import {
-  ADMIN_TOKEN,
-  gatewayRouteList,
-  saveOutput,
-  startSweep,
-  sweepTests,
-  type Sweep,
-} from './front-door-harness.ts';
+import { describe, expect, it } from 'vitest';
+import { startProductionPair } from '../src/node-process.ts';
+import { ADMIN_TOKEN, frontDoorHooks, sweepTests, type Sweep } from './front-door-harness.ts';
 
 // The front door, in production: the pair of docker-compose.yml (the gateway alone, the built
 // web app alone with `node apps/web/build/index.js`, NODE_ENV=production) on one Postgres
@@ -28,42 +16,28 @@ if (!url) {
   });
 } else {
   describe("the production pair's front door (Postgres)", () => {
-    let dataDir: string;
-    let db: Db;
-    let pair: ProductionPair;
     let sweep: Sweep;
     let gatewayRoutes: { method: string; path: string }[];
 
-    beforeAll(async () => {
-      dataDir = await mkdtemp(join(tmpdir(), 'swarm-front-door-pair-'));
-      db = await createTestDb();
-      if (db.kind !== 'postgres') throw new Error('TEST_DATABASE_URL did not give Postgres');
-      const databaseUrl = db.pool.options.connectionString;
-      if (!databaseUrl) throw new Error('no connection string on the test database pool');
-      pair = await startProductionPair({
-        databaseUrl,
-        dataDir,
-        env: { ADMIN_TOKEN, SWARM_RATE_LIMIT_PER_MIN: '1000000' },
-      });
-      sweep = await startSweep({
-        domain: pair.domain,
-        webBase: pair.webUrl.replace('localhost', '127.0.0.1'),
-        gatewayBase: pair.gatewayUrl,
-        output: () => pair.output(),
-      });
-      gatewayRoutes = await gatewayRouteList();
-    });
-
-    beforeEach(() => {
-      if (sweep) sweep.failures.length = 0;
-    });
-
-    afterAll(async () => {
-      await pair?.stop();
-      await saveOutput('front-door-production', pair?.output() ?? '');
-      await db?.close();
-      await rm(dataDir, { recursive: true, force: true });
-    });
+    frontDoorHooks(
+      'front-door-production',
+      { postgres: true },
+      async (dataDir, databaseUrl) => {
+        const pair = await startProductionPair({
+          databaseUrl: databaseUrl!,
+          dataDir,
+          env: { ADMIN_TOKEN, SWARM_RATE_LIMIT_PER_MIN: '1000000' },
+        });
+        return {
+          domain: pair.domain,
+          webBase: pair.webUrl.replace('localhost', '127.0.0.1'),
+          gatewayBase: pair.gatewayUrl,
+          output: () => pair.output(),
+          stop: () => pair.stop(),
+        };
+      },
+      (started) => ({ sweep, gatewayRoutes } = started),
+    );
 
     it("answers the spec's /api/users endpoints and unknown /api paths with JSON", async () => {
       const profile = await sweep.web({ method: 'GET', path: '/api/users/alice' });

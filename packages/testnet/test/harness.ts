@@ -6,5 +6,6 @@ import { createGatewayApp } from '@swarm/gateway';
 import { apiCallers, gatewayHarness } from '../src/index.ts';
 
 export * from '../src/index.ts';
-export const { createTestNode, createTestNetwork } = gatewayHarness(createGatewayApp);
+export const { createTestNode, createTestNetwork, createTwoNodes } =
+  gatewayHarness(createGatewayApp);
 export const { signedInCaller, tokenCaller } = apiCallers(createCaller);

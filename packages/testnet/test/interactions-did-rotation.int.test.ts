@@ -1,9 +1,9 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { formatTimestamp, generateSigningKeyPair, publicKeyToDidKey } from '@swarm/contract';
 import { DID_RECHECK_MS, READ_CACHE_TTL_MS } from '@swarm/domain';
 import {
   BETA,
-  createInteractionPair,
+  pairWithFreshScenes,
   paths,
   type InteractionPair,
   type RemoteUser,
@@ -19,15 +19,7 @@ let t: InteractionPair;
 let s: Scene;
 let seq = 0;
 
-beforeAll(async () => {
-  t = await createInteractionPair();
-});
-afterAll(async () => {
-  await t.close();
-});
-beforeEach(async () => {
-  s = await t.scene();
-});
+pairWithFreshScenes({ pair: (made) => (t = made), scene: (made) => (s = made) });
 
 const like = (user: RemoteUser, postId: string) =>
   t.signed(user, 'like', {

@@ -1,4 +1,5 @@
 import { Hono } from 'hono';
+import { afterAll, beforeAll, beforeEach } from 'vitest';
 import {
   SWARM_PATHS,
   generateSigningKeyPair,
@@ -7,8 +8,15 @@ import {
   signUserAction,
   type UserAction,
 } from '@swarm/contract';
-import { transportFromFetch } from '@swarm/domain';
-import { createManualClock, createTestNode, type ManualClock, type TestNode } from './harness.ts';
+import {
+  ALPHA,
+  BETA,
+  createManualClock,
+  createTestNode,
+  linkedInProcess,
+  type ManualClock,
+  type TestNode,
+} from './harness.ts';
 
 // Two nodes for the interaction tests: alpha.test receives, beta.test sends. Each scene adds a
 // local user alice_N with posts on alpha and users bob_N, carol_N on beta, each with a user key
@@ -16,8 +24,7 @@ import { createManualClock, createTestNode, type ManualClock, type TestNode } fr
 // GET /api/swarm/users/<handle>?limit=0). Requests are node-signed with beta's real key and go
 // through alpha's front door, where the gateway's own node-signature middleware checks them.
 
-export const ALPHA = 'alpha.test';
-export const BETA = 'beta.test';
+export { ALPHA, BETA };
 
 export interface RemoteUser {
   handle: string;
@@ -66,13 +73,7 @@ const ENV = { SWARM_RATE_LIMIT_PER_MIN: '1000000' };
 
 export async function createInteractionPair(): Promise<InteractionPair> {
   const clock = createManualClock();
-  const fronts = new Map<string, { fetch: (request: Request) => Response | Promise<Response> }>();
-  const transport = transportFromFetch(async (request) => {
-    const front = fronts.get(new URL(request.url).host);
-    if (!front) throw Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
-    return front.fetch(request);
-  });
-  const overrides = { transport, resolveHost: async () => ['93.184.216.34'], clock };
+  const { fronts, overrides } = linkedInProcess(clock);
   const alpha = await createTestNode({ ...ENV, SWARM_DOMAIN: ALPHA }, overrides);
   const beta = await createTestNode({ ...ENV, SWARM_DOMAIN: BETA }, overrides);
 
@@ -144,6 +145,27 @@ export async function createInteractionPair(): Promise<InteractionPair> {
       await Promise.all([alpha.close(), beta.close()]);
     },
   };
+}
+
+/**
+ * One pair for the calling file or `describe` (making a node is the slow part), closed after it,
+ * and a fresh scene before each of its tests; `use` is handed each as it is made.
+ */
+export function pairWithFreshScenes(use: {
+  pair(made: InteractionPair): void;
+  scene(made: Scene): void;
+}): void {
+  let pair: InteractionPair | undefined;
+  beforeAll(async () => {
+    pair = await createInteractionPair();
+    use.pair(pair);
+  });
+  afterAll(async () => {
+    await pair?.close();
+  });
+  beforeEach(async () => {
+    use.scene(await pair!.scene());
+  });
 }
 
 /** Beta as alpha sees it: its gateway, counting profile requests (did resolution). */

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   formatTimestamp,
   generateSigningKeyPair,
@@ -7,7 +7,7 @@ import {
 } from '@swarm/contract';
 import {
   BETA,
-  createInteractionPair,
+  pairWithFreshScenes,
   paths,
   snapshot,
   type InteractionPair,
@@ -26,15 +26,7 @@ let t: InteractionPair;
 let s: Scene;
 let seq = 0;
 
-beforeAll(async () => {
-  t = await createInteractionPair();
-});
-afterAll(async () => {
-  await t.close();
-});
-beforeEach(async () => {
-  s = await t.scene();
-});
+pairWithFreshScenes({ pair: (made) => (t = made), scene: (made) => (s = made) });
 
 const DAY = 24 * 60 * 60 * 1000;
 const now = () => formatTimestamp(t.clock.now());

@@ -21,7 +21,9 @@ import {
 } from '@swarm/contract';
 import { DID_RECHECK_MS, type NodeContext } from '@swarm/domain';
 import {
-  createTestNetwork,
+  ALPHA as A,
+  BETA as B,
+  createTwoNodes,
   insertKeyedUser,
   signedInCaller,
   trpcFailure,
@@ -35,9 +37,6 @@ import {
 // calls each node's front door (tRPC createCaller); nodes talk over the test network's links
 // (real gateways, node and user signatures). Faults: tampering, forged signatures, replays,
 // privacy and blocks, and beta down while alice sends.
-
-const A = 'alpha.test';
-const B = 'beta.test';
 
 let net: TestNetwork;
 let alpha: NetworkNode;
@@ -162,14 +161,7 @@ async function columnsContaining(node: NodeContext, needle: string): Promise<str
 }
 
 beforeAll(async () => {
-  net = await createTestNetwork({
-    nodes: [
-      { domain: A, handles: [] },
-      { domain: B, handles: [] },
-    ],
-  });
-  alpha = net.node(A);
-  beta = net.node(B);
+  ({ net, alpha, beta } = await createTwoNodes({}));
   alice = await withEncryptionKey(alpha, await insertKeyedUser(alpha.node, 'alice'));
   bob = await withEncryptionKey(beta, await insertKeyedUser(beta.node, 'bob'));
 });

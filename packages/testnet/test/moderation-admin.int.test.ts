@@ -1,14 +1,12 @@
-import { execFile } from 'node:child_process';
 import type { AddressInfo } from 'node:net';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { serve } from '@hono/node-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { transportFromFetch } from '@swarm/domain';
 import {
   createManualClock,
   createTestNode,
   insertKeyedUser,
+  linkedInProcess,
+  runSwarmCli,
   signedInCaller,
   trpcFailure,
   type KeyedUser,
@@ -31,13 +29,7 @@ let root: KeyedUser;
 const clock = createManualClock();
 
 beforeAll(async () => {
-  const fronts = new Map<string, TestNode['app']>();
-  const transport = transportFromFetch(async (request) => {
-    const front = fronts.get(new URL(request.url).host);
-    if (!front) throw Object.assign(new Error('getaddrinfo ENOTFOUND'), { code: 'ENOTFOUND' });
-    return front.fetch(request);
-  });
-  const overrides = { transport, resolveHost: async () => ['93.184.216.34'], clock };
+  const { fronts, overrides } = linkedInProcess(clock, 'not found');
   alpha = await createTestNode({ SWARM_DOMAIN: 'alpha.test', ADMIN_TOKEN }, overrides);
   beta = await createTestNode({ SWARM_DOMAIN: 'beta.test', ADMIN_TOKEN }, overrides);
   fronts.set('alpha.test', alpha.app).set('beta.test', beta.app);
@@ -258,20 +250,7 @@ describe('the admin pages’ procedures write the audit log', () => {
 });
 
 describe('moderation from the CLI (the compiled `swarm`, real HTTP)', () => {
-  const cliMain = fileURLToPath(new URL('../../../apps/gateway/dist/cli.js', import.meta.url));
-  const swarm = async (args: string[]) => {
-    const env = { ...process.env, SWARM_ADMIN_TOKEN: ADMIN_TOKEN, ADMIN_TOKEN: '' };
-    try {
-      const out = await promisify(execFile)(process.execPath, [cliMain, '--node', url, ...args], {
-        env,
-        timeout: 60_000,
-      });
-      return { code: 0, stdout: out.stdout, stderr: out.stderr };
-    } catch (error) {
-      const e = error as { code: number; stdout: string; stderr: string };
-      return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-    }
-  };
+  const swarm = (args: string[]) => runSwarmCli(url, args, { token: ADMIN_TOKEN });
 
   it('lists open reports, acts on one, suspends and unsuspends a user, shows the audit log', async () => {
     const carol = await insertKeyedUser(alpha.node, 'carol');

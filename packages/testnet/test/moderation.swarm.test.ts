@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SWARM_PATHS, formatTimestamp } from '@swarm/contract';
 import {
-  createTestNetwork,
+  createTwoNodes,
   insertKeyedUser,
   signedInCaller,
   trpcFailure,
@@ -9,8 +9,9 @@ import {
   type TestNetwork,
 } from './harness.ts';
 import {
+  ALPHA,
   BETA,
-  createInteractionPair,
+  pairWithFreshScenes,
   paths,
   snapshot,
   type InteractionPair,
@@ -31,15 +32,7 @@ describe('blocks refuse remote interactions with 403', () => {
   const now = () => formatTimestamp(t.clock.now());
   const nextId = (prefix: string) => `${prefix}-${++seq}`;
 
-  beforeAll(async () => {
-    t = await createInteractionPair();
-  });
-  afterAll(async () => {
-    await t.close();
-  });
-  beforeEach(async () => {
-    s = await t.scene();
-  });
+  pairWithFreshScenes({ pair: (made) => (t = made), scene: (made) => (s = made) });
 
   const actor = (user: RemoteUser, interactionId: string) => ({
     actorHandle: user.handle,
@@ -234,14 +227,10 @@ describe('report forwarding between nodes', () => {
   let beta: NetworkNode;
 
   beforeAll(async () => {
-    net = await createTestNetwork({
-      nodes: [
-        { domain: 'alpha.test', seeds: ['beta.test'] },
-        { domain: 'beta.test', seeds: ['alpha.test'] },
-      ],
-    });
-    alpha = net.node('alpha.test');
-    beta = net.node('beta.test');
+    ({ net, alpha, beta } = await createTwoNodes({
+      alpha: { seeds: [BETA] },
+      beta: { seeds: [ALPHA] },
+    }));
     await net.announceAll();
   });
   afterAll(async () => {

@@ -7,9 +7,15 @@ import {
   generateSigningKeyPair,
   signNodeRequest,
 } from '@swarm/contract';
-import { transportFromFetch } from '@swarm/domain';
 import { nodeSignature, readJsonBody } from '@swarm/gateway';
-import { createManualClock, createTestNode, type ManualClock, type TestNode } from './harness.ts';
+import {
+  createManualClock,
+  createTestNode,
+  linkedInProcess,
+  type FrontDoor,
+  type ManualClock,
+  type TestNode,
+} from './harness.ts';
 
 // Inbound node signatures through the front door: beta signs, alpha verifies (fetching beta's key
 // from beta's /api/swarm/info over an in-process network). Every refusal is checked for its
@@ -23,19 +29,13 @@ interface Net {
   alpha: TestNode;
   beta: TestNode;
   /** domain → front door; a domain missing here is unreachable. */
-  fronts: Map<string, { fetch(request: Request): Response | Promise<Response> }>;
+  fronts: Map<string, FrontDoor>;
   close(): Promise<void>;
 }
 
 async function createNet(alphaEnv: Record<string, string> = {}): Promise<Net> {
   const clock = createManualClock();
-  const fronts = new Map<string, { fetch(request: Request): Response | Promise<Response> }>();
-  const transport = transportFromFetch(async (request) => {
-    const front = fronts.get(new URL(request.url).host);
-    if (!front) throw Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
-    return front.fetch(request);
-  });
-  const overrides = { transport, resolveHost: async () => ['93.184.216.34'], clock };
+  const { fronts, overrides } = linkedInProcess(clock);
   const alpha = await createTestNode({ SWARM_DOMAIN: 'alpha.test', ...alphaEnv }, overrides);
   const beta = await createTestNode({ SWARM_DOMAIN: 'beta.test' }, overrides);
   fronts.set('alpha.test', alpha.app);

@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { SWARM_PATHS } from '@swarm/contract';
 import {
-  createTestNetwork,
+  ALPHA as A,
+  BETA as B,
+  createTwoNodes,
   insertKeyedUser,
   sessionUserByHandle,
   signedInCaller,
@@ -17,9 +19,6 @@ import {
 // beta is down. The action is recorded from what alpha knows (the post as a read just showed
 // it, an author hint from the page, the handle registry) and delivered once beta is back. Also:
 // after an action on beta, alpha's reads show beta's new counts, not its cached answer.
-
-const A = 'alpha.test';
-const B = 'beta.test';
 
 let net: TestNetwork;
 let alpha: NetworkNode;
@@ -74,14 +73,7 @@ async function healAndDrain() {
 }
 
 beforeAll(async () => {
-  net = await createTestNetwork({
-    nodes: [
-      { domain: A, handles: [] },
-      { domain: B, handles: ['bob', 'zoe'], seeds: [A] },
-    ],
-  });
-  alpha = net.node(A);
-  beta = net.node(B);
+  ({ net, alpha, beta } = await createTwoNodes({ beta: { handles: ['bob', 'zoe'], seeds: [A] } }));
   // Peers and handles known on both sides (zoe@beta is in alpha's handle registry).
   expect(await net.roundsUntilConverged(5)).toBeLessThan(Infinity);
   alice = await insertKeyedUser(alpha.node, 'alice');

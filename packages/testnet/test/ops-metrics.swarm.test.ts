@@ -1,6 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readinessSchema } from '@swarm/contract';
-import { createTestNetwork, TEST_NETWORK_ADMIN_TOKEN, type TestNetwork } from './harness.ts';
+import {
+  ALPHA,
+  BETA,
+  createTwoNodes,
+  TEST_NETWORK_ADMIN_TOKEN,
+  type TestNetwork,
+} from './harness.ts';
 
 // What the node's metrics count, driven in-process (the process-level tests check the HTTP
 // side): gossip rounds and exchanges, delivery attempts by result, the outbox and registry
@@ -12,12 +18,7 @@ describe('metrics of a node at work', () => {
   let net: TestNetwork;
 
   beforeAll(async () => {
-    net = await createTestNetwork({
-      nodes: [
-        { domain: 'alpha.test', seeds: ['beta.test'] },
-        { domain: 'beta.test', seeds: ['alpha.test'] },
-      ],
-    });
+    ({ net } = await createTwoNodes({ alpha: { seeds: [BETA] }, beta: { seeds: [ALPHA] } }));
     await net.announceAll();
   });
   afterAll(async () => {

@@ -91,9 +91,7 @@ afterAll(async () => {
   await net.close();
 });
 
-beforeEach(() => {
-  for (const n of net.nodes) net.network.heal(n.domain);
-});
+beforeEach(() => net.network.healAll());
 
 describe('remote profiles', () => {
   it('fetches bob@beta.test from his node, marks it remote and caches the actor', async () => {

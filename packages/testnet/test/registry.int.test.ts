@@ -6,8 +6,7 @@ import {
   nodeInfoSchema,
   nodeListResponseSchema,
 } from '@swarm/contract';
-import { transportFromFetch } from '@swarm/domain';
-import { createManualClock, createTestNode, type TestNode } from './harness.ts';
+import { createManualClock, createTestNode, linkedInProcess, type TestNode } from './harness.ts';
 
 // The registry endpoints of one node (alpha), with a second node (beta) to talk to it.
 
@@ -18,15 +17,8 @@ let alpha: TestNode;
 let beta: TestNode;
 
 beforeEach(async () => {
-  const clock = createManualClock();
   const nodes = new Map<string, TestNode>();
-  const fronts = new Map<string, TestNode['app']>();
-  const transport = transportFromFetch(async (request) => {
-    const front = fronts.get(new URL(request.url).host);
-    if (!front) throw Object.assign(new Error('getaddrinfo ENOTFOUND'), { code: 'ENOTFOUND' });
-    return front.fetch(request);
-  });
-  const overrides = { transport, resolveHost: async () => ['93.184.216.34'], clock };
+  const { fronts, overrides } = linkedInProcess(createManualClock(), 'not found');
   alpha = await createTestNode(
     { SWARM_DOMAIN: 'alpha.test', ADMIN_TOKEN, SWARM_NODE_NAME: 'Alpha' },
     overrides,

@@ -1,15 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { RestartableNode } from '@swarm/testnet';
-import {
-  PASSWORD,
-  signUp,
-  startTwoNodes,
-  type BrowserHarness,
-  type Person,
-  type TwoNodes,
-} from './browser-harness.ts';
+import { adminPages, PASSWORD, signUp, twoNodeSuite, type Person } from './browser-harness.ts';
 
 // Issue #14: every page passes axe-core with no serious or critical violation, anonymous,
 // signed in and as the node's admin (the first account on a node is its admin), on a wide
@@ -27,36 +20,30 @@ interface AxeViolation {
 }
 
 describe('every page passes axe-core', () => {
-  let nodes: TwoNodes | undefined;
   let a: RestartableNode;
   let b: RestartableNode;
-  let harness: BrowserHarness;
   let visitor: Person;
   let alice: Person;
   let bob: Person;
   let alicePostPath = '';
 
-  beforeAll(async () => {
-    nodes = await startTwoNodes('a11y', { postgres: true });
-    ({ a, b, harness } = nodes);
-    visitor = await harness.person('visitor');
-    alice = await harness.person('alice');
-    bob = await harness.person('bob');
-  }, 400_000);
-
-  afterAll(async () => {
-    await nodes?.close();
-  });
-
-  beforeEach(({ onTestFailed }) => {
-    onTestFailed(async () => {
-      console.error(`--- node A output ---\n${a.output()}\n--- node B output ---\n${b.output()}`);
-    });
-  });
-
-  afterEach(() => {
-    for (const p of [visitor, alice, bob]) if (p) p.errors.length = 0;
-  });
+  // axe's findings are what this suite checks; the other suites fail on console errors.
+  twoNodeSuite(
+    'a11y',
+    {
+      people: ['visitor', 'alice', 'bob'],
+      nodes: { postgres: true },
+      timeoutMs: 400_000,
+      pageErrors: 'ignore',
+    },
+    (started) => {
+      ({
+        a,
+        b,
+        people: { visitor, alice, bob },
+      } = started);
+    },
+  );
 
   /** Serious and critical violations of every path, as `path: rule (impact) at target`. */
   async function audit(p: Person, node: RestartableNode, paths: string[]): Promise<string[]> {
@@ -146,27 +133,7 @@ describe('every page passes axe-core', () => {
   }, 600_000);
 
   it('signed-in and admin pages', async () => {
-    const found = await audit(alice, a, [
-      '/',
-      '/public',
-      '/swarm',
-      '/find',
-      '/@alice',
-      `/@bob@${b.domain}`,
-      alicePostPath,
-      '/notifications',
-      '/deliveries',
-      '/settings',
-      '/messages',
-      `/messages/bob@${b.domain}`,
-      '/admin',
-      '/admin/actions',
-      `/admin/nodes/${encodeURIComponent(b.domain)}`,
-      '/admin/outbox',
-      '/admin/seeds',
-      '/admin/tokens',
-      '/admin/users',
-    ]);
+    const found = await audit(alice, a, adminPages(b, alicePostPath));
     expect(found).toEqual([]);
   }, 900_000);
 });

@@ -10,6 +10,7 @@ import {
   type Locator,
   type Page,
 } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, beforeEach, expect } from 'vitest';
 import { freePort, nodeOnPort, type RestartableNode } from '@swarm/testnet';
 
 // The browser side of the web app's end-to-end tests: Debian's Chromium driven by
@@ -61,6 +62,10 @@ export interface BrowserHarness {
   person(name: string): Promise<Person>;
   /** Every error seen by every person, prefixed with their name. */
   errors(): string[];
+  /** Like `errors()`, and forgets them: what the next call returns is new. */
+  takeErrors(): string[];
+  /** A screenshot of every person's page as it is now (failures to take one are ignored). */
+  shotAll(label: string): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -123,10 +128,19 @@ export async function launchBrowser(suite: string): Promise<BrowserHarness> {
     return p;
   }
 
+  const errors = () => people.flatMap((p) => p.errors.map((e) => `${p.name}: ${e}`));
   return {
     browser,
     person,
-    errors: () => people.flatMap((p) => p.errors.map((e) => `${p.name}: ${e}`)),
+    errors,
+    takeErrors: () => {
+      const seen = errors();
+      for (const p of people) p.errors.length = 0;
+      return seen;
+    },
+    shotAll: async (label) => {
+      await Promise.all(people.map((p) => p.shot(label).catch(() => undefined)));
+    },
     close: async () => {
       await browser.close();
     },
@@ -190,6 +204,92 @@ export async function startTwoNodes(
     await close().catch(() => undefined);
     throw error;
   }
+}
+
+/** What a suite on two nodes works with, once they and the browser are up. */
+export interface TwoNodeSuite<Name extends string> extends Omit<TwoNodes, 'close'> {
+  /** One person per name of the suite's `people`. */
+  people: Record<Name, Person>;
+}
+
+/**
+ * Registers the hooks of a browser suite on two nodes in the calling `describe`: before all, the
+ * nodes and browser of `startTwoNodes(suite, nodes)` and one person per name (made by `person`,
+ * by default a plain `harness.person`), handed to `ready`; after all, everything stopped. When a
+ * step fails: a screenshot of every person and both nodes' output. After every step: the console
+ * and page errors seen in it fail the step (`pageErrors: 'ignore'` only forgets them).
+ */
+export function twoNodeSuite<const Name extends string>(
+  suite: string,
+  options: {
+    people: readonly Name[];
+    nodes?: Parameters<typeof startTwoNodes>[1];
+    person?: (harness: BrowserHarness, name: Name) => Promise<Person>;
+    /** Of the start-up (default: the configured hook timeout). */
+    timeoutMs?: number;
+    pageErrors?: 'fail' | 'ignore';
+  },
+  ready: (started: TwoNodeSuite<Name>) => void,
+): void {
+  let nodes: TwoNodes | undefined;
+  beforeAll(async () => {
+    nodes = await startTwoNodes(suite, options.nodes);
+    const { a, b, harness } = nodes;
+    const people = {} as Record<Name, Person>;
+    for (const name of options.people) {
+      people[name] = await (options.person?.(harness, name) ?? harness.person(name));
+    }
+    ready({ a, b, harness, people });
+  }, options.timeoutMs);
+
+  afterAll(async () => {
+    await nodes?.close();
+  });
+
+  beforeEach(({ onTestFailed }) => {
+    onTestFailed(async () => {
+      if (!nodes) return;
+      // What each person was looking at, and what the nodes said, when the step failed.
+      await nodes.harness.shotAll('failed');
+      const { a, b } = nodes;
+      console.error(`--- node A output ---\n${a.output()}\n--- node B output ---\n${b.output()}`);
+    });
+  });
+
+  afterEach(() => {
+    const errors = nodes?.harness.takeErrors() ?? [];
+    if (options.pageErrors !== 'ignore') {
+      expect(errors, 'console or page errors in the browser').toEqual([]);
+    }
+  });
+}
+
+/**
+ * The pages alice sees signed in as her node's admin, bob on `peer` being the remote person of
+ * the suite: `postPath` is the page of one of her posts.
+ */
+export function adminPages(peer: RestartableNode, postPath: string): string[] {
+  return [
+    '/',
+    '/public',
+    '/swarm',
+    '/find',
+    '/@alice',
+    `/@bob@${peer.domain}`,
+    postPath,
+    '/notifications',
+    '/deliveries',
+    '/settings',
+    '/messages',
+    `/messages/bob@${peer.domain}`,
+    '/admin',
+    '/admin/actions',
+    `/admin/nodes/${encodeURIComponent(peer.domain)}`,
+    '/admin/outbox',
+    '/admin/seeds',
+    '/admin/tokens',
+    '/admin/users',
+  ];
 }
 
 /** The password every person of the browser tests signs up with. */

@@ -1,13 +1,13 @@
 import type { Locator } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import type { RestartableNode } from '@swarm/testnet';
 import {
+  adminPages,
   signUp,
-  startTwoNodes,
   STEP_TIMEOUT_MS,
+  twoNodeSuite,
   type BrowserHarness,
   type Person,
-  type TwoNodes,
 } from './browser-harness.ts';
 
 // Every page of the web app in Chromium with the Content-Security-Policy on (issue 17 item 4),
@@ -18,10 +18,8 @@ import {
 // Needs `pnpm build`.
 
 describe('every page under the Content-Security-Policy', () => {
-  let nodes: TwoNodes | undefined;
   let a: RestartableNode;
   let b: RestartableNode;
-  let harness: BrowserHarness;
   let visitor: Person;
   let alice: Person;
   let bob: Person;
@@ -29,7 +27,7 @@ describe('every page under the Content-Security-Policy', () => {
   const violations: string[] = [];
 
   /** A person whose pages report CSP violations to the test (the hook survives navigations). */
-  async function watched(name: string): Promise<Person> {
+  async function watched(harness: BrowserHarness, name: string): Promise<Person> {
     const p = await harness.person(name);
     await p.context.exposeBinding('__reportCspViolation', ({ page }, text: string) => {
       violations.push(`${name}: ${text} (${page.url()})`);
@@ -44,31 +42,17 @@ describe('every page under the Content-Security-Policy', () => {
     return p;
   }
 
-  beforeAll(async () => {
-    nodes = await startTwoNodes('csp');
-    ({ a, b, harness } = nodes);
-    visitor = await watched('visitor');
-    alice = await watched('alice');
-    bob = await watched('bob');
-  });
-
-  afterAll(async () => {
-    await nodes?.close();
-  });
-
-  beforeEach(({ onTestFailed }) => {
-    onTestFailed(async () => {
-      await Promise.all([visitor, alice, bob].map((p) => p?.shot('failed').catch(() => undefined)));
-      console.error(`--- node A output ---\n${a.output()}\n--- node B output ---\n${b.output()}`);
-    });
+  twoNodeSuite('csp', { people: ['visitor', 'alice', 'bob'], person: watched }, (started) => {
+    ({
+      a,
+      b,
+      people: { visitor, alice, bob },
+    } = started);
   });
 
   afterEach(() => {
-    const errors = harness.errors();
-    for (const p of [visitor, alice, bob]) if (p) p.errors.length = 0;
     const seen = violations.splice(0);
     expect(seen, 'CSP violations').toEqual([]);
-    expect(errors, 'console or page errors in the browser').toEqual([]);
   });
 
   const card = (p: Person, text: string): Locator =>
@@ -194,26 +178,8 @@ describe('every page under the Content-Security-Policy', () => {
 
   it('loads every page signed in, /admin included', async () => {
     await visitAll(alice, a, [
-      '/',
-      '/public',
-      '/swarm',
-      '/find',
-      '/@alice',
-      `/@bob@${b.domain}`,
-      alicePostPath,
+      ...adminPages(b, alicePostPath),
       bobPostPathOnA,
-      '/notifications',
-      '/deliveries',
-      '/settings',
-      '/messages',
-      `/messages/bob@${b.domain}`,
-      '/admin',
-      '/admin/actions',
-      `/admin/nodes/${encodeURIComponent(b.domain)}`,
-      '/admin/outbox',
-      '/admin/seeds',
-      '/admin/tokens',
-      '/admin/users',
       '/admin/reports',
       '/admin/registrations',
       '/admin/audit',

@@ -1,15 +1,9 @@
 import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { Locator } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { freePort, type RestartableNode } from '@swarm/testnet';
-import {
-  signUp,
-  startTwoNodes,
-  type BrowserHarness,
-  type Person,
-  type TwoNodes,
-} from './browser-harness.ts';
+import { signUp, twoNodeSuite, type Person } from './browser-harness.ts';
 
 // Issue #14 in Chromium through two real nodes (`pnpm start`'s entry point, built web app):
 // the composer's link preview card (kept, removed, refused), hashtags as links, the search page
@@ -20,10 +14,8 @@ import {
 vi.setConfig({ testTimeout: 120_000 });
 
 describe('search, tags, profiles and link previews in a browser', () => {
-  let nodes: TwoNodes | undefined;
   let a: RestartableNode;
   let b: RestartableNode;
-  let harness: BrowserHarness;
   let alice: Person;
   let bob: Person;
   let site: Server;
@@ -46,28 +38,18 @@ describe('search, tags, profiles and link previews in a browser', () => {
     site.listen(port, '127.0.0.1');
     await once(site, 'listening');
     siteBase = `http://127.0.0.1:${port}`;
-    nodes = await startTwoNodes('discover');
-    ({ a, b, harness } = nodes);
-    alice = await harness.person('alice');
-    bob = await harness.person('bob');
   });
 
-  afterAll(async () => {
+  afterAll(() => {
     site?.close();
-    await nodes?.close();
   });
 
-  beforeEach(({ onTestFailed }) => {
-    onTestFailed(async () => {
-      await Promise.all([alice, bob].map((p) => p?.shot('failed').catch(() => undefined)));
-      console.error(`--- node A output ---\n${a.output()}\n--- node B output ---\n${b.output()}`);
-    });
-  });
-
-  afterEach(() => {
-    const errors = harness.errors();
-    for (const p of [alice, bob]) p.errors.length = 0;
-    expect(errors, 'console or page errors in the browser').toEqual([]);
+  twoNodeSuite('discover', { people: ['alice', 'bob'] }, (started) => {
+    ({
+      a,
+      b,
+      people: { alice, bob },
+    } = started);
   });
 
   const card = (p: Person, text: string): Locator =>

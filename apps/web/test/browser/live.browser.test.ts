@@ -1,13 +1,12 @@
 import type { Locator, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { RestartableNode } from '@swarm/testnet';
 import {
   hydrated,
   signUp,
-  startTwoNodes,
+  twoNodeSuite,
   type BrowserHarness,
   type Person,
-  type TwoNodes,
 } from './browser-harness.ts';
 
 // Issue #14, "Live updates" and "Phone-first layout", in Chromium against two real nodes (the
@@ -20,7 +19,6 @@ import {
 const LIVE_WAIT_MS = 45_000;
 
 describe('live updates and the phone layout in a browser', () => {
-  let nodes: TwoNodes | undefined;
   let a: RestartableNode;
   let b: RestartableNode;
   let harness: BrowserHarness;
@@ -28,30 +26,18 @@ describe('live updates and the phone layout in a browser', () => {
   let bob: Person;
   let carol: Person;
 
-  beforeAll(async () => {
-    nodes = await startTwoNodes('live', { postgres: true });
-    ({ a, b, harness } = nodes);
-    alice = await harness.person('alice');
-    bob = await harness.person('bob');
-    carol = await harness.person('carol');
-  }, 400_000);
-
-  afterAll(async () => {
-    await nodes?.close();
-  });
-
-  beforeEach(({ onTestFailed }) => {
-    onTestFailed(async () => {
-      await Promise.all([alice, bob, carol].map((p) => p?.shot('failed').catch(() => undefined)));
-      console.error(`--- node A output ---\n${a.output()}\n--- node B output ---\n${b.output()}`);
-    });
-  });
-
-  afterEach(() => {
-    const errors = harness.errors();
-    for (const p of [alice, bob, carol]) if (p) p.errors.length = 0;
-    expect(errors, 'console or page errors in the browser').toEqual([]);
-  });
+  twoNodeSuite(
+    'live',
+    { people: ['alice', 'bob', 'carol'], nodes: { postgres: true }, timeoutMs: 400_000 },
+    (started) => {
+      ({
+        a,
+        b,
+        harness,
+        people: { alice, bob, carol },
+      } = started);
+    },
+  );
 
   const card = (p: Person, text: string): Locator =>
     p.page.getByRole('article').filter({ hasText: text });

@@ -1,13 +1,12 @@
 import type { Locator } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { RestartableNode } from '@swarm/testnet';
 import {
   PASSWORD,
   signUp,
-  startTwoNodes,
+  twoNodeSuite,
   type BrowserHarness,
   type Person,
-  type TwoNodes,
 } from './browser-harness.ts';
 
 // Issue #5's journey: end-to-end encrypted direct messages between two real nodes (the embedded
@@ -18,37 +17,19 @@ import {
 // `pnpm build`.
 
 describe('direct messages between two nodes in a browser', () => {
-  let nodes: TwoNodes | undefined;
   let a: RestartableNode;
   let b: RestartableNode;
   let harness: BrowserHarness;
   let alice: Person;
   let bob: Person;
-  let alice2: Person | undefined;
 
-  beforeAll(async () => {
-    nodes = await startTwoNodes('messages');
-    ({ a, b, harness } = nodes);
-    alice = await harness.person('alice');
-    bob = await harness.person('bob');
-  });
-
-  afterAll(async () => {
-    await nodes?.close();
-  });
-
-  beforeEach(({ onTestFailed }) => {
-    onTestFailed(async () => {
-      const people = [alice, bob, alice2].filter((p): p is Person => p !== undefined);
-      await Promise.all(people.map((p) => p.shot('failed').catch(() => undefined)));
-      console.error(`--- node A output ---\n${a.output()}\n--- node B output ---\n${b.output()}`);
-    });
-  });
-
-  afterEach(() => {
-    const errors = harness.errors();
-    for (const p of [alice, bob, alice2]) if (p) p.errors.length = 0;
-    expect(errors, 'console or page errors in the browser').toEqual([]);
+  twoNodeSuite('messages', { people: ['alice', 'bob'] }, (started) => {
+    ({
+      a,
+      b,
+      harness,
+      people: { alice, bob },
+    } = started);
   });
 
   /** The message bubble (`<article>` in the thread) whose text contains `text`. */
@@ -137,7 +118,6 @@ describe('direct messages between two nodes in a browser', () => {
 
   it("alice's second browser restores her keys at login and reads the thread", async () => {
     const second = await harness.person('alice2');
-    alice2 = second;
     await second.visit(a.url, `/login?next=/messages/${bobAddress()}`, 'login');
     await second.page.getByLabel('Handle', { exact: true }).fill('alice');
     await second.page.getByLabel('Password', { exact: true }).fill(PASSWORD);

@@ -1,11 +1,6 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { RestartableNode } from '@swarm/testnet';
-import {
-  startTwoNodes,
-  type BrowserHarness,
-  type Person,
-  type TwoNodes,
-} from './browser-harness.ts';
+import { twoNodeSuite, type Person } from './browser-harness.ts';
 
 // Issue #15 in Chromium through the real process: a report goes to the admin queue and the
 // admin acts on it (suspension: the user cannot log in, the audit log says who, what and why);
@@ -15,37 +10,21 @@ import {
 const PASSWORD = 'correct horse battery staple';
 
 describe('moderation in a browser', () => {
-  let nodes: TwoNodes | undefined;
   let a: RestartableNode;
-  let harness: BrowserHarness;
   let admin: Person;
   let carol: Person;
   let dave: Person;
 
-  beforeAll(async () => {
-    nodes = await startTwoNodes('moderation', { env: { SWARM_SIGNUPS_PER_HOUR: '100' } });
-    ({ a, harness } = nodes);
-    admin = await harness.person('admin');
-    carol = await harness.person('carol');
-    dave = await harness.person('dave');
-  });
-
-  afterAll(async () => {
-    await nodes?.close();
-  });
-
-  beforeEach(({ onTestFailed }) => {
-    onTestFailed(async () => {
-      await Promise.all([admin, carol, dave].map((p) => p?.shot('failed').catch(() => undefined)));
-      console.error(`--- node A output ---\n${a.output()}`);
-    });
-  });
-
-  afterEach(() => {
-    const errors = harness.errors();
-    for (const p of [admin, carol, dave]) p.errors.length = 0;
-    expect(errors, 'console or page errors in the browser').toEqual([]);
-  });
+  twoNodeSuite(
+    'moderation',
+    { people: ['admin', 'carol', 'dave'], nodes: { env: { SWARM_SIGNUPS_PER_HOUR: '100' } } },
+    (started) => {
+      ({
+        a,
+        people: { admin, carol, dave },
+      } = started);
+    },
+  );
 
   async function fillSignUp(p: Person, handle: string, extra: Record<string, string> = {}) {
     await p.page.getByLabel('Handle', { exact: true }).fill(handle);

@@ -1,14 +1,13 @@
 import { readFile } from 'node:fs/promises';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { RestartableNode } from '@swarm/testnet';
 import {
   PASSWORD,
   signUp,
-  startTwoNodes,
   STEP_TIMEOUT_MS,
+  twoNodeSuite,
   type BrowserHarness,
   type Person,
-  type TwoNodes,
 } from './browser-harness.ts';
 
 // Issue #15's move across two real nodes (embedded entry points, built web app, Chromium):
@@ -18,7 +17,6 @@ import {
 // `pnpm build`.
 
 describe('moving an account in a browser', () => {
-  let nodes: TwoNodes | undefined;
   let a: RestartableNode;
   let b: RestartableNode;
   let harness: BrowserHarness;
@@ -26,28 +24,13 @@ describe('moving an account in a browser', () => {
   let bob: Person;
   let archivePath = '';
 
-  beforeAll(async () => {
-    nodes = await startTwoNodes('move-account');
-    ({ a, b, harness } = nodes);
-    alice = await harness.person('alice');
-    bob = await harness.person('bob');
-  });
-
-  afterAll(async () => {
-    await nodes?.close();
-  });
-
-  beforeEach(({ onTestFailed }) => {
-    onTestFailed(async () => {
-      await Promise.all([alice, bob].map((p) => p?.shot('failed').catch(() => undefined)));
-      console.error(`--- node A output ---\n${a.output()}\n--- node B output ---\n${b.output()}`);
-    });
-  });
-
-  afterEach(() => {
-    const errors = harness.errors();
-    for (const p of [alice, bob]) p.errors.length = 0;
-    expect(errors, 'console or page errors in the browser').toEqual([]);
+  twoNodeSuite('move-account', { people: ['alice', 'bob'] }, (started) => {
+    ({
+      a,
+      b,
+      harness,
+      people: { alice, bob },
+    } = started);
   });
 
   it('alice signs up on A and posts; bob on B follows her', async () => {

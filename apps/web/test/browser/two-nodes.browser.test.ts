@@ -1,14 +1,7 @@
 import type { Locator } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { RestartableNode } from '@swarm/testnet';
-import {
-  signUp,
-  startTwoNodes,
-  STEP_TIMEOUT_MS,
-  type BrowserHarness,
-  type Person,
-  type TwoNodes,
-} from './browser-harness.ts';
+import { signUp, STEP_TIMEOUT_MS, twoNodeSuite, type Person } from './browser-harness.ts';
 
 // Issue #4's journey across two real nodes (the embedded entry point with the built web app, each
 // with its own PGlite directory, on ports from the OS), driven through the pages by their
@@ -16,36 +9,17 @@ import {
 // order; each one fails on any console or page error. Needs `pnpm build` (run by `pnpm test`).
 
 describe('two nodes in a browser', () => {
-  let nodes: TwoNodes | undefined;
   let a: RestartableNode;
   let b: RestartableNode;
-  let harness: BrowserHarness;
   let alice: Person;
   let bob: Person;
 
-  beforeAll(async () => {
-    nodes = await startTwoNodes('two-nodes');
-    ({ a, b, harness } = nodes);
-    alice = await harness.person('alice');
-    bob = await harness.person('bob');
-  });
-
-  afterAll(async () => {
-    await nodes?.close();
-  });
-
-  beforeEach(({ onTestFailed }) => {
-    onTestFailed(async () => {
-      // What each person was looking at, and what the nodes said, when the step failed.
-      await Promise.all([alice, bob].map((p) => p?.shot('failed').catch(() => undefined)));
-      console.error(`--- node A output ---\n${a.output()}\n--- node B output ---\n${b.output()}`);
-    });
-  });
-
-  afterEach(() => {
-    const errors = harness.errors();
-    for (const p of [alice, bob]) p.errors.length = 0;
-    expect(errors, 'console or page errors in the browser').toEqual([]);
+  twoNodeSuite('two-nodes', { people: ['alice', 'bob'] }, (started) => {
+    ({
+      a,
+      b,
+      people: { alice, bob },
+    } = started);
   });
 
   /** The post card (`<article>`) whose text contains `text`. */
