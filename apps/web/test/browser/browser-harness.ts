@@ -232,8 +232,10 @@ export function twoNodeSuite<const Name extends string>(
   ready: (started: TwoNodeSuite<Name>) => void,
 ): void {
   let nodes: TwoNodes | undefined;
+  let starting: Promise<TwoNodes> | undefined;
   beforeAll(async () => {
-    nodes = await startTwoNodes(suite, options.nodes);
+    starting = startTwoNodes(suite, options.nodes);
+    nodes = await starting;
     const { a, b, harness } = nodes;
     const people = {} as Record<Name, Person>;
     for (const name of options.people) {
@@ -242,9 +244,12 @@ export function twoNodeSuite<const Name extends string>(
     ready({ a, b, harness, people });
   }, options.timeoutMs);
 
+  // A start-up that outlived its hook's timeout still owns two node processes: wait for it (a
+  // node process that is not up within 240 s is killed, so it ends) and stop what it started.
   afterAll(async () => {
-    await nodes?.close();
-  });
+    const started = nodes ?? (await starting?.catch(() => undefined));
+    await started?.close();
+  }, 300_000);
 
   beforeEach(({ onTestFailed }) => {
     onTestFailed(async () => {
