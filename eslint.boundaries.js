@@ -1,4 +1,4 @@
-// Who may import whom (DESIGN.md §1, docs/architecture.md "Layers"), checked by `pnpm lint`.
+// Who may import whom (docs/architecture.md "Layers"), checked by `pnpm lint`.
 // `contract` <- `domain` -> `db`; `auth` -> `db`; `api` -> `domain`, `auth`; the apps are the
 // entry points that compose a node, so they may use what they wire (the gateway's CLI reads the
 // database for backups, its admin API creates accounts); `web` and `gateway` never import each
@@ -52,7 +52,7 @@ function restrictions(layer, may) {
       patterns: [
         ...forbidden.map((other) => ({
           group: [`@swarm/${other}`, `@swarm/${other}/*`],
-          message: `${layer} may not import ${other} (DESIGN.md §1; docs/architecture.md).`,
+          message: `${layer} may not import ${other} (docs/architecture.md, Layers).`,
         })),
         CROSS_PACKAGE_PATH,
       ],

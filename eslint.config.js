@@ -69,6 +69,6 @@ export default defineConfig(
       },
     },
   },
-  // Who may import whom (DESIGN.md §1): eslint.boundaries.js.
+  // Who may import whom (docs/architecture.md, Layers): eslint.boundaries.js.
   ...boundaries,
 );

@@ -95,9 +95,10 @@ export function createGatewayApp(
     }),
   );
 
-  // Inbound security (DESIGN §3), before any route: every write is rate-limited per IP; admin
-  // paths authenticate before their body is read (without a token: 401, whatever the body);
-  // then JSON only, capped and parsed once; node signatures where the protocol wants them.
+  // Inbound security (docs/protocol.md, "Limits and rate limits"), before any route: every write is
+  // rate-limited per IP; admin paths authenticate before their body is read (without a token: 401,
+  // whatever the body); then JSON only, capped and parsed once; node signatures where the protocol
+  // wants them.
   app.use('/api/swarm/*', rateLimitByIp());
   app.post(SWARM_PATHS.nodes, requireAdmin());
   app.use('/api/swarm/admin/*', requireAdmin());
@@ -146,7 +147,8 @@ export function createGatewayApp(
   app.onError((err, c) => {
     if (!(err instanceof HTTPException) || (!err.res && err.status >= 500)) return internal(err, c);
     // Ours carry the error body already (e.g. readJsonBody's 400); a library's (zod-openapi's
-    // 415 for a body of another media type) is plain text and gets the body of DESIGN §3.
+    // 415 for a body of another media type) is plain text and gets the error body
+    // (docs/protocol.md, Errors).
     if (err.res) return err.getResponse();
     const code = errorCodeForStatus(err.status);
     return c.json(errorBody(code, err.message || 'The request is not valid.'), err.status);

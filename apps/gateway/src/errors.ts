@@ -3,7 +3,7 @@ import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { ERROR_STATUS, errorBody, type ErrorCode } from '@swarm/contract';
 import type { Refusal } from '@swarm/domain';
 
-/** The one error shape of DESIGN.md §3, with the status its code stands for. */
+/** The one error shape (docs/protocol.md, Errors), with the status its code stands for. */
 export function errorResponse(c: Context, code: ErrorCode, error: string, details?: unknown) {
   return c.json(errorBody(code, error, details), ERROR_STATUS[code] as ContentfulStatusCode);
 }

@@ -96,9 +96,11 @@ async function main() {
   const jobs: BackgroundJob[] = webOnly
     ? []
     : [
-        // Announce on start, then gossip rounds and re-probes in the background (DESIGN §3).
+        // Announce on start, then gossip rounds and re-probes in the background (docs/protocol.md,
+        // Gossip).
         createSwarmScheduler({ node }),
-        // Retries of the durable outbox (DESIGN §3 "Delivery"); safe with several gateway replicas.
+        // Retries of the durable outbox (docs/protocol.md, "Delivery and the outbox"); safe with
+        // several gateway replicas.
         createDeliveryWorker({ node }),
         // Hourly clean-up of expired sessions.
         createHousekeeping({ node, sessions: auth.sessions }),

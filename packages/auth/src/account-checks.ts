@@ -82,7 +82,10 @@ export function checkBackup(text: string): Refusal | null {
   return backup.ok ? null : refusal('INVALID_REQUEST', backup.reason, { field: 'encryptedBackup' });
 }
 
-/** The did must be the did:key of exactly this public key (DESIGN §3), and the backup sane. */
+/**
+ * The did must be the did:key of exactly this public key (docs/protocol.md, Identifiers), and the
+ * backup sane.
+ */
 export async function checkKey(key: KeyInput): Promise<Result<KeyInput, Refusal>> {
   if (typeof key.publicKey !== 'string' || key.publicKey.length > PUBLIC_KEY_MAX_LENGTH) {
     return invalid('publicKey', 'The public key is missing or too long.');

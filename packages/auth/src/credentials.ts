@@ -15,7 +15,8 @@ import { hashPassword, verifyPassword } from './password.ts';
 import type { KeyBackup } from './types.ts';
 
 // A signed-in user's credentials: the password (changed, or confirmed before something
-// irreversible) and the signing key with its password-encrypted backup (DESIGN §3).
+// irreversible) and the signing key with its password-encrypted backup (docs/security.md, "Who
+// holds what").
 
 export interface AccountCredentials {
   /** Verifies the current password, stores the new one, ends the user's other sessions. */

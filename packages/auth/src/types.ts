@@ -27,7 +27,8 @@ export interface AuthClock {
 /**
  * Named token-bucket limits as a port: the login and sign-up throttles take from it. The entry
  * point injects the node context's `limits` (memory, Postgres or Redis, shared by the node's
- * processes), which has this shape; auth itself depends on `db` only (DESIGN §1).
+ * processes), which has this shape; auth itself depends on `db` only (docs/architecture.md,
+ * Layers).
  */
 export interface AuthLimits {
   take(
@@ -38,7 +39,7 @@ export interface AuthLimits {
   reset(name: string, key: string): Promise<void>;
 }
 
-/** What a browser needs to restore the user's signing key elsewhere (DESIGN §3). */
+/** What a browser needs to restore the user's signing key elsewhere (docs/security.md). */
 export interface KeyBackup {
   did: string;
   /** SPKI PEM. */

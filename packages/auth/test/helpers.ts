@@ -1,7 +1,7 @@
 import { exportPublicKeyPem, generateSigningKeyPair, publicKeyToDidKey } from '@swarm/contract';
 import type { KeyInput } from '../src/index.ts';
 
-/** A clock tests move by hand (DESIGN §4: no sleeps). */
+/** A clock tests move by hand (docs/testing.md: no sleeps). */
 export function movableClock(start = new Date('2026-11-23T12:00:00.000Z')) {
   let at = start.getTime();
   return {

@@ -1,5 +1,6 @@
 /**
- * RFC 8785 JSON Canonicalization Scheme (JCS), the input of every signature (DESIGN §3).
+ * RFC 8785 JSON Canonicalization Scheme (JCS), the input of every signature (docs/protocol.md,
+ * Canonical JSON).
  *
  * Written out rather than taken from the `canonicalize` package so that the rules we rely on are
  * visible and so that inputs JCS forbids fail loudly instead of signing something ambiguous:

@@ -51,8 +51,8 @@ const postStart = { id: postIdSchema, content: z.string(), createdAt: timestampS
 const postCounts = { likesCount: count(), repostsCount: count(), repliesCount: count() };
 
 /**
- * Profile of `GET /api/swarm/users/[handle]`. Extras: `did` (the user's did:key, DESIGN §3) and
- * `publicKey`; both optional because other implementations do not send them.
+ * Profile of `GET /api/swarm/users/[handle]`. Extras: `did` (the user's did:key, docs/protocol.md)
+ * and `publicKey`; both optional because other implementations do not send them.
  */
 export const profileSchema = z.object({
   handle: remoteHandleSchema,

@@ -8,7 +8,7 @@ import {
 } from './errors.ts';
 
 describe('error body', () => {
-  it('lists the DESIGN §3 codes with their statuses', () => {
+  it('lists the error codes with their statuses', () => {
     expect([...ERROR_CODES].sort()).toEqual(
       [
         'INVALID_REQUEST',

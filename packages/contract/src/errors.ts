@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-/** Error codes of DESIGN §3, with the HTTP status each one is answered with. */
+/** Error codes (docs/protocol.md, Errors), with the HTTP status each one is answered with. */
 export const ERROR_STATUS = {
   INVALID_REQUEST: 400,
   UNAUTHORIZED: 401, // admin authentication missing or wrong

@@ -14,7 +14,7 @@ import {
 
 /**
  * Bodies of the interaction receiving endpoints, exactly per the spec's table. `signature` (the
- * acting user's, DESIGN §3) is required on like, unlike and repost, optional elsewhere.
+ * acting user's, docs/protocol.md) is required on like, unlike and repost, optional elsewhere.
  * Verify signatures over the raw JSON body, not over a parsed one: parsing drops unknown
  * members and normalises values, which would change the signed bytes.
  */

@@ -1,5 +1,5 @@
 /**
- * Numbers from the spec's Limits table and from DESIGN §3, in one place so that the gateway,
+ * Numbers from the spec's Limits table and from docs/protocol.md, in one place so that the gateway,
  * the peer client and the tests agree.
  */
 export const LIMITS = {

@@ -12,7 +12,7 @@ import {
 } from './primitives.ts';
 
 /**
- * Capabilities named by the spec, plus `messages` (DESIGN §3), `reports` and the account
+ * Capabilities named by the spec, plus `messages` (docs/protocol.md), `reports` and the account
  * ownership endpoints `deletions` and `moves` (issue #15, docs/protocol.md). Unknown values from
  * peers are kept.
  */
@@ -122,7 +122,7 @@ export type HandleEntry = z.output<typeof handleEntrySchema>;
 
 /**
  * `POST /api/swarm/gossip` body. `since` is the responder's own clock from its previous answer
- * (DESIGN §3: clocks of two nodes are never compared); absent on a first exchange.
+ * (docs/protocol.md, Gossip: clocks of two nodes are never compared); absent on a first exchange.
  * Array sizes are bounded by the body cap, not here: other implementations may send more than
  * our LIMITS.gossipMax* per exchange.
  */

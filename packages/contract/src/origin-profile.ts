@@ -144,7 +144,7 @@ export function originKeyAsPem(text: string): string {
   return `-----BEGIN PUBLIC KEY-----\n${body.join('\n')}\n-----END PUBLIC KEY-----\n`;
 }
 
-// ---- the signer of an inbound origin-profile request (fact sheet §2) --------------------------
+// ---- the signer of an inbound origin-profile request (docs/origin-profile.md §2) ----------------
 
 /** Interactions an origin node sends (ours plus `unrepost`). */
 export const ORIGIN_INTERACTION_KINDS = [
@@ -189,7 +189,7 @@ export const unrepostBodySchema = z.object({
 });
 export type UnrepostBody = z.output<typeof unrepostBodySchema>;
 
-// ---- outbound shapes: only what the origin's rules accept (fact sheet §3, §4) ----------------
+// ---- outbound shapes: only what the origin's rules accept (docs/origin-profile.md §3, §4) ------
 
 type Shape =
   'text' | 'url' | 'number' | 'boolean' | 'capabilities' | { [key: string]: Shape } | [Shape];

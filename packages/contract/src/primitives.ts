@@ -3,7 +3,7 @@ import type { Result } from './result.ts';
 import { err, ok } from './result.ts';
 
 /**
- * Building blocks shared by every wire schema. Reading rule (DESIGN §3): tolerant in what we
+ * Building blocks shared by every wire schema. Reading rule (docs/protocol.md): tolerant in what we
  * accept — missing or `null` optional text becomes `""`, a missing count `0`, a missing flag
  * `false` — but a present member of the wrong type always fails. The parsed output therefore
  * always has the full spec shape, which is also the shape we send.

@@ -3,8 +3,8 @@ import { LIMITS } from './limits.ts';
 import { timestampSchema, uuidSchema } from './primitives.ts';
 
 /**
- * `limit` per DESIGN §3: absent → default; a non-negative integer (from the query string, or a
- * number from typed callers); above `max` → clamped to it; negative, fractional or not a number
+ * `limit` per docs/protocol.md: absent → default; a non-negative integer (from the query string, or
+ * a number from typed callers); above `max` → clamped to it; negative, fractional or not a number
  * → invalid (400). `limit=0` is allowed (e.g. a profile without posts).
  */
 export function limitQuery(bounds: { default: number; max: number }) {

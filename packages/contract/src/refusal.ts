@@ -2,10 +2,10 @@ import type { ErrorCode } from './errors.ts';
 import { err, type Result } from './result.ts';
 
 /**
- * The one error model of the node (DESIGN §3): every expected failure of a service, an account
- * operation or a peer exchange is a `Refusal` value. Its `code` is one of the contract's error
- * codes (`ERROR_STATUS` in @swarm/contract, listed in docs/protocol.md), so every edge maps it
- * once and the same way: the gateway answers `{ error, code, details? }` with the code's status,
+ * The one error model of the node (docs/protocol.md): every expected failure of a service, an
+ * account operation or a peer exchange is a `Refusal` value. Its `code` is one of the contract's
+ * error codes (`ERROR_STATUS` in @swarm/contract, listed in docs/protocol.md), so every edge maps
+ * it once and the same way: the gateway answers `{ error, code, details? }` with the code's status,
  * tRPC puts `code` and `field` in the error's `data`, the web app's JSON endpoints answer like
  * the gateway, and forms show the message next to `field`.
  *

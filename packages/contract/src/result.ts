@@ -1,6 +1,6 @@
 /**
- * Expected failures are values, not exceptions (DESIGN §4): parsers of untrusted input return a
- * Result and the edge (HTTP/tRPC) maps `reason` to an error body once.
+ * Expected failures are values, not exceptions (docs/architecture.md): parsers of untrusted input
+ * return a Result and the edge (HTTP/tRPC) maps `reason` to an error body once.
  */
 export type Result<T, E = string> = { ok: true; value: T } | { ok: false; reason: E };
 

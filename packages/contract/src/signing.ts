@@ -7,7 +7,7 @@ import { formatTimestamp, timestampSchema } from './primitives.ts';
 import type { Result } from './result.ts';
 import { err, ok } from './result.ts';
 
-/** Header names of node-signed requests (DESIGN §3). */
+/** Header names of node-signed requests (docs/protocol.md). */
 export const SWARM_HEADERS = {
   sourceDomain: 'X-Swarm-Source-Domain',
   timestamp: 'X-Swarm-Timestamp',

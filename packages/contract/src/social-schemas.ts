@@ -6,7 +6,7 @@ import { limitQuery } from './query-schemas.ts';
 
 /**
  * `GET /api/swarm/users/[handle]/followers` and `/following` (issue #14; the origin serves them
- * too, ../shared/spec/origin-profile.md §5). One entry per accepted follow, newest first; a
+ * too, docs/origin-profile.md §5). One entry per accepted follow, newest first; a
  * person of another node is named `handle@domain` with `isRemote: true`. Paging is ours: the
  * answer's `nextCursor` (opaque, absent on the last page) is passed back as `cursor`.
  */

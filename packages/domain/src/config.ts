@@ -3,7 +3,7 @@ import { parseDomain } from '@swarm/contract';
 
 /**
  * The node's configuration, parsed once from the environment by an entry point and passed
- * down. Nothing below an entry point reads process.env (DESIGN.md §1).
+ * down. Nothing below an entry point reads process.env (docs/architecture.md).
  */
 export interface NodeConfig {
   port: number;

@@ -43,14 +43,14 @@ export interface NodeContext {
   /** Which profile each peer speaks (ours or the origin's), detected and recorded. */
   peerProfiles: PeerProfiles;
   nodeInfo: NodeInfoService;
-  /** Node registry and trust, seeds, announce and discovery (DESIGN §3). */
+  /** Node registry and trust, seeds, announce and discovery (docs/protocol.md). */
   registry: RegistryService;
   gossip: GossipService;
   /** The operator's view and actions on the registry: node lists, seeds, blocks, runs. */
   registryAdmin: RegistryAdminService;
   /** Receiver of likes, follows, mentions, replies… from other nodes (spec "Receiver effects"). */
   interactions: InboundInteractionService;
-  /** Inbound node-signed requests: pinned keys, clock window, nonces (DESIGN §3). */
+  /** Inbound node-signed requests: pinned keys, clock window, nonces (docs/protocol.md). */
   nodeAuth: NodeAuthService;
   /** Admin bearer tokens: bootstrap ADMIN_TOKEN and stored (hashed) tokens. */
   adminTokens: AdminTokenService;
@@ -70,7 +70,10 @@ export interface NodeContext {
   linkPreviews: LinkPreviewService;
   /** A user's notifications, unread count, mark read. */
   notifications: NotificationService;
-  /** The durable outbox: every delivery to another node, sent at once and retried (DESIGN §3). */
+  /**
+   * The durable outbox: every delivery to another node, sent at once and retried
+   * (docs/protocol.md, "Delivery and the outbox").
+   */
   delivery: DeliveryService;
   /** What a signed-in user does: posts, likes, reposts, follows, locally and to other nodes. */
   actions: ActionServices;

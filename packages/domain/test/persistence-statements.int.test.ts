@@ -24,7 +24,7 @@ const INLINE_SQL = /\$(?:queryRaw|executeRaw)\w*\s*(?:<[^`()]*?>)?\s*`|Prisma\.(
  * fails when a listed file no longer has inline SQL.
  */
 const INLINE_ALLOWED = [
-  // Not domain's to hold: auth sits below the domain (auth → db, DESIGN §1), and its one
+  // Not domain's to hold: auth sits below the domain (auth → db, docs/architecture.md), and its one
   // statement (the first-admin advisory lock) names no table or column a migration could rename.
   'packages/auth/src/sign-up.ts',
 ];

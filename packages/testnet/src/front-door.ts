@@ -4,8 +4,8 @@ import { join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { errorBodySchema } from '@swarm/contract';
 
-// The front-door level (DESIGN §4): the routes of the web app and the gateway, derived from the
-// sources and the router (so a new route cannot be forgotten), called over a socket on real
+// The front-door level (docs/testing.md): the routes of the web app and the gateway, derived from
+// the sources and the router (so a new route cannot be forgotten), called over a socket on real
 // processes, and the invariants every answer must keep. The tests are
 // test/front-door-*.process.test.ts.
 
@@ -155,7 +155,7 @@ function hasKey(value: unknown, key: string): boolean {
   return false;
 }
 
-/** Peer failures a user-facing read may answer (DESIGN §3: 502/504 for remote fetches). */
+/** Peer failures a user-facing read may answer (docs/protocol.md, Errors). */
 const PEER_FAILURES = new Set([
   'PEER_UNAVAILABLE',
   'PEER_TIMEOUT',

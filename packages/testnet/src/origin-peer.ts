@@ -11,7 +11,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { z } from 'zod';
 import { base58btcEncode } from '@swarm/contract';
 
-// A fake peer of the origin profile (/work/shared/spec/origin-profile.md), built from that fact
+// A fake peer of the origin profile (docs/origin-profile.md), built from that fact
 // sheet only: a real HTTP server on a free loopback port that reads, validates, signs and answers
 // the way an origin node does, and records what it accepted and refused so tests can assert a
 // receiver's effects exactly once and that nothing we send is refused by the origin's rules.

@@ -11,7 +11,7 @@ async function refusals(filePath: string, code: string): Promise<string[]> {
   return result!.messages.filter((m) => m.ruleId === 'no-restricted-imports').map((m) => m.message);
 }
 
-describe('layer boundaries (DESIGN.md §1)', () => {
+describe('layer boundaries (docs/architecture.md)', () => {
   it.each([
     [
       'packages/domain/src/x.ts',

@@ -10,8 +10,8 @@ import {
   type Scene,
 } from './interactions-harness.ts';
 
-// A user's did is pinned on first sight (DESIGN §3). When a user rotates their key, the pinned
-// did fails; the receiver then asks the user's node again, at most once per actor per
+// A user's did is pinned on first sight (docs/protocol.md). When a user rotates their key, the
+// pinned did fails; the receiver then asks the user's node again, at most once per actor per
 // DID_RECHECK_MS, re-pins the did the node now publishes when it proves the signature, and
 // refuses otherwise. Forged signatures must not turn into a stream of fetches to the node.
 

@@ -17,8 +17,8 @@ import {
 
 // Likes, unlikes, reposts, follows, unfollows, mentions and replies from users on beta.test to
 // alpha.test, through alpha's front door, node-signed with beta's key and user-signed with the
-// users' own keys (DESIGN §3). Effects, notifications, exact counts under duplicates, and every
-// refusal leaving the database as it was.
+// users' own keys (docs/protocol.md). Effects, notifications, exact counts under duplicates, and
+// every refusal leaving the database as it was.
 
 // One pair of nodes for the file (making a node is the slow part); every test gets its own
 // scene of fresh users and posts, and checks only rows of its scene or whole-database snapshots.

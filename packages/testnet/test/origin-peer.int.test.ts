@@ -10,7 +10,7 @@ import {
 // The fake origin peer itself (built from the fact sheet): two of them talk over real HTTP, so
 // its rules are checked before other tests rely on it to judge what our node sends.
 
-describe('origin canonical JSON (fact sheet §2)', () => {
+describe('origin canonical JSON (docs/origin-profile.md §2)', () => {
   it('sorts keys, skips undefined members, writes array holes as empty text', () => {
     expect(originCanonicalJson({ b: 1, a: [1, undefined, 'x'], c: undefined, d: null })).toBe(
       '{"a":[1,,"x"],"b":1,"d":null}',

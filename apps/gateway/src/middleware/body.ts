@@ -5,8 +5,9 @@ import { LIMITS, NUL_REFUSED, containsNul, errorBody, type Result, err, ok } fro
 import { errorResponse } from '../errors.ts';
 import { isWriteMethod, type SecurityEnv } from './security-env.ts';
 
-// Bodies (DESIGN §3): application/json only, capped per endpoint, read once. Handlers parse JSON
-// from the very bytes a node signature covers (`readJsonBody`), never from a second read.
+// Bodies (docs/protocol.md, "Limits and rate limits"): application/json only, capped per endpoint,
+// read once. Handlers parse JSON from the very bytes a node signature covers (`readJsonBody`),
+// never from a second read.
 
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
 

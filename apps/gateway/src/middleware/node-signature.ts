@@ -12,10 +12,10 @@ import { chargeSourceDomain } from './rate-limit.ts';
 import { isWriteMethod, type SecurityEnv } from './security-env.ts';
 
 /**
- * Verifies a node-signed request (DESIGN §3) and sets `sourceDomain` to the verified sender.
- * `required: true` (interactions, replies): unsigned requests get 401. `required: false`
- * (announce, gossip): an unsigned request passes with no `sourceDomain` (a hint only), but a
- * request that carries X-Swarm-* headers must verify. GET/HEAD pass untouched.
+ * Verifies a node-signed request (docs/protocol.md, "Node authentication") and sets `sourceDomain`
+ * to the verified sender. `required: true` (interactions, replies): unsigned requests get 401.
+ * `required: false` (announce, gossip): an unsigned request passes with no `sourceDomain` (a hint
+ * only), but a request that carries X-Swarm-* headers must verify. GET/HEAD pass untouched.
  *
  * Requests of the origin profile (docs/protocol.md "Peers of the origin profile") carry neither
  * our timestamp nor our nonce header: a body `signature` (announce, gossip, interactions) or

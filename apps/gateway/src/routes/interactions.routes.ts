@@ -21,10 +21,11 @@ import { refusal } from '../errors.ts';
 import { readJsonBody } from '../middleware/body.ts';
 import { createRouter, jsonContent, verifiedProfile, verifiedSourceDomain } from '../router.ts';
 
-// Interaction receiving endpoints (spec "Interaction receiving endpoints", DESIGN §3). They must
-// be node-signed: `nodeSignature({ required: true })`, mounted for these paths in app.ts, verifies
-// the X-Swarm-* headers and sets `sourceDomain`; a request without it is refused here too. The user signature inside the body is
-// checked by the domain service over the body as received, so handlers pass the raw JSON too.
+// Interaction receiving endpoints (spec "Interaction receiving endpoints", docs/protocol.md,
+// Interactions). They must be node-signed: `nodeSignature({ required: true })`, mounted for these
+// paths in app.ts, verifies the X-Swarm-* headers and sets `sourceDomain`; a request without it is
+// refused here too. The user signature inside the body is checked by the domain service over the
+// body as received, so handlers pass the raw JSON too.
 
 const errors = {
   400: jsonContent(errorBodySchema, 'Malformed body (zod issues in `details`)'),

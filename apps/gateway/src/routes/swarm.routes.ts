@@ -16,9 +16,9 @@ import { refusal } from '../errors.ts';
 import { createRouter, jsonContent, verifiedSourceDomain } from '../router.ts';
 import { auditAdmin } from '../admin-audit.ts';
 
-// Registry, announce, discovery and gossip endpoints (DESIGN §3 "Registry and trust", "Gossip").
-// Node signatures are verified by the gateway's middleware, which sets `sourceDomain` on a
-// validly signed request; here an absent value means "unsigned", i.e. only a hint.
+// Registry, announce, discovery and gossip endpoints (docs/protocol.md: "Registry and trust",
+// "Gossip"). Node signatures are verified by the gateway's middleware, which sets `sourceDomain` on
+// a validly signed request; here an absent value means "unsigned", i.e. only a hint.
 
 const errors = {
   400: {

@@ -91,8 +91,8 @@ export function wireUrl(value: string | null): string {
 
 /**
  * An optional URL member of a body we send: `{ [name]: url }` when the URL is usable, `{}`
- * otherwise. Never `""`: the origin refuses empty and relative URLs (fact sheet §3), the spec
- * says nothing of required members, and our readers take absence as "none".
+ * otherwise. Never `""`: the origin refuses empty and relative URLs (docs/origin-profile.md §3),
+ * the spec says nothing of required members, and our readers take absence as "none".
  */
 export function wireUrlMember<K extends string>(
   name: K,

@@ -44,10 +44,10 @@ import { inTransaction, refusal, refuse, RefusalError, type Refused, type Tx } f
  * remote target the local record (like/repost row on the post's copy, pending follow) and the
  * outbox row are one transaction, then the delivery is attempted at once.
  *
- * Like, unlike and repost carry the user's own signature (DESIGN §3 "User keys"): `prepare`
- * builds the exact body, the browser signs `userSignaturePayload({action, targetDomain, body})`
- * with the user's key, and the action checks the signed body before anything is written. The
- * node cannot make these for its users; follows, unfollows, mentions and replies go unsigned
+ * Like, unlike and repost carry the user's own signature (docs/protocol.md "User signatures"):
+ * `prepare` builds the exact body, the browser signs `userSignaturePayload({action, targetDomain,
+ * body})` with the user's key, and the action checks the signed body before anything is written.
+ * The node cannot make these for its users; follows, unfollows, mentions and replies go unsigned
  * (the signature is optional there).
  */
 

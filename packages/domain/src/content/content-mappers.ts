@@ -150,7 +150,8 @@ export function toProfile(row: ProfileUserRow, node: NodeFacts): Profile {
     createdAt: formatTimestamp(row.createdAt),
     isBot: row.isBot,
     nodeDomain: node.domain,
-    // Extra member (DESIGN §3): peers resolve the user's key from it to check user signatures.
+    // Extra member (docs/protocol.md): peers resolve the user's key from it to check user
+    // signatures.
     ...(row.did ? { did: row.did } : {}),
     // Extra member (docs/protocol.md "Moving an account"): where the account lives now.
     ...(row.movedTo ? { movedTo: row.movedTo } : {}),

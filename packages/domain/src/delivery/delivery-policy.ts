@@ -3,7 +3,7 @@ import { describePeerError, isRetryable } from '../peers/index.ts';
 import type { DeliveryView } from '../views/index.ts';
 
 /**
- * When the outbox retries and when it stops (DESIGN §3 "Delivery"; docs/protocol.md "Delivery
+ * When the outbox retries and when it stops (docs/protocol.md "Delivery
  * and the outbox"). Pure functions of the row and the time, so the schedule is tested without a
  * network and the summary people read is computed the same way everywhere.
  */

@@ -37,7 +37,7 @@ import {
 } from './delivery-policy.ts';
 
 /**
- * The durable outbox (DESIGN §3 "Delivery"). Every delivery to another node is a row written in
+ * The durable outbox (docs/protocol.md). Every delivery to another node is a row written in
  * the same transaction as the user's local effect (`enqueue`), then sent at once after the
  * commit (`attempt`), so the user hears the peer's answer; what may succeed later is retried by
  * the worker (`processDue`). A row is sent only by whoever holds its claim: an atomic UPDATE

@@ -3,7 +3,7 @@ import type { PeerError } from '../peers/index.ts';
 import type { Refusal } from '../refusal.ts';
 
 /**
- * Why a user-facing read failed (DESIGN §3 Errors), mapped once at the edge: 400
+ * Why a user-facing read failed (docs/protocol.md, Errors), mapped once at the edge: 400
  * `INVALID_REQUEST`, 404 `USER_NOT_FOUND` / `POST_NOT_FOUND`, 502 `PEER_UNAVAILABLE` (the peer
  * could not be reached, did not answer in time, refused, or answered something unreadable: one
  * answer for all, see `peerUnavailableMessage`). `PEER_TIMEOUT` is no longer used for reads.

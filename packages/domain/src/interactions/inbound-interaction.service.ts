@@ -35,10 +35,10 @@ import {
 } from './inbound-verification.ts';
 import type { PeerServiceDeps } from '../service-deps.ts';
 /**
- * Receiver side of the interaction endpoints (spec "Receiver effects", DESIGN §3 "User keys and
- * client-side signing", "Idempotency"). Every call gets the source domain the node signature
- * proved, the zod-parsed body and the body as received (for the user signature, which covers
- * the raw JSON, unknown members included).
+ * Receiver side of the interaction endpoints (spec "Receiver effects", docs/protocol.md
+ * "Interactions": "Who may act", "Idempotency"). Every call gets the source domain the node
+ * signature proved, the zod-parsed body and the body as received (for the user signature, which
+ * covers the raw JSON, unknown members included).
  *
  * Order of checks, all before any write: the actor belongs to the sending node (403), the
  * interaction time is acceptable (401), the user signature is valid (401). Then one transaction

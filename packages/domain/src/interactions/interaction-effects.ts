@@ -67,7 +67,7 @@ export interface RemoteActorUpsertOptions {
 /**
  * Insert-or-refresh a remote actor's cached profile in one statement (two requests may store
  * the same actor at once). Empty display fields never overwrite known ones; a did is pinned only
- * when none is (DESIGN §3: pinned on first sight), or over exactly the did it replaces (a
+ * when none is (docs/protocol.md: pinned on first sight), or over exactly the did it replaces (a
  * compare-and-set: concurrent requests cannot pin an older answer over a newer one).
  */
 export async function upsertRemoteActor(

@@ -120,7 +120,7 @@ type Failure = { ok: false; error: DistributiveOmit<PeerError, 'domain'> };
 type Outcome<T> = { ok: true; value: T; status: number } | Failure;
 
 /**
- * Outbound requests to peers (DESIGN §3): SSRF-guarded, 5 s timeout, no redirects, capped
+ * Outbound requests to peers (docs/protocol.md): SSRF-guarded, 5 s timeout, no redirects, capped
  * responses, answers validated with the contract's schemas. Whatever a peer does, the result is
  * a value; only programmer errors (invalid domain or path, unserialisable body) throw.
  */

@@ -1,8 +1,8 @@
 import { ERROR_STATUS, errorBody, type ErrorBody } from '@swarm/contract';
 
 /**
- * Why a contact with a peer failed. Every variant is an expected outcome (DESIGN §4): the
- * registry counts it as a failed contact, the outbox decides on a retry, the edge maps it once.
+ * Why a contact with a peer failed. Every variant is an expected outcome (docs/architecture.md):
+ * the registry counts it as a failed contact, the outbox decides on a retry, the edge maps it once.
  */
 export type PeerError =
   | { kind: 'timeout'; domain: string; timeoutMs: number }
@@ -46,7 +46,7 @@ export function isRetryable(error: PeerError): boolean {
 /**
  * A refusal: the peer answered, with a 4xx other than 408/429. It disagrees with our request
  * (e.g. a node of the origin profile rejects a shape), which says nothing about its health:
- * the registry records it without counting a failed contact (DESIGN §3).
+ * the registry records it without counting a failed contact (docs/protocol.md).
  */
 export function isRefusal(error: PeerError): boolean {
   return (
@@ -81,7 +81,10 @@ export function describePeerError(error: PeerError): string {
   }
 }
 
-/** The edge's answer when a user-facing request needed a peer that failed (DESIGN §3 Errors). */
+/**
+ * The edge's answer when a user-facing request needed a peer that failed (docs/protocol.md,
+ * Errors).
+ */
 export function peerErrorToHttp(error: PeerError): { status: 502 | 504; body: ErrorBody } {
   const code = error.kind === 'timeout' ? 'PEER_TIMEOUT' : 'PEER_UNAVAILABLE';
   const details: Record<string, unknown> = { peer: error.domain, reason: error.kind };

@@ -138,7 +138,7 @@ export function createPeerProfiles(deps: {
   return { known, detect, record, noteInfo, persist };
 }
 
-/** What an origin node answers to a reply: no `replyId` (fact sheet §4). */
+/** What an origin node answers to a reply: no `replyId` (docs/origin-profile.md §4). */
 const originReplyAnswerSchema = z.looseObject({ success: z.literal(true) });
 
 /**

@@ -3,8 +3,8 @@ import { isIP } from 'node:net';
 import { isLoopbackDomain, parseDomainParts } from '@swarm/contract';
 
 /**
- * Decides which addresses this node may contact (DESIGN §3 "Outbound requests to peers"). Peer
- * domains come from strangers (announce, gossip), so without this guard any peer could make us
+ * Decides which addresses this node may contact (docs/protocol.md "Outbound requests to peers").
+ * Peer domains come from strangers (announce, gossip), so without this guard any peer could make us
  * request our own admin port, a database or the cloud metadata service.
  */
 

@@ -50,8 +50,8 @@ export interface ContactSuccess {
 /**
  * A successful contact in one statement (a round makes hundreds): the seed's health, the block
  * check and the node row, insert-or-update (two replicas may record the same node at once); a
- * blocked node gets no row. Trust follows DESIGN §3: a first direct contact (new, or a gossip
- * hint now verified) sets 50, later successes add 1 up to 100. Peers hear about the row
+ * blocked node gets no row. Trust follows docs/protocol.md: a first direct contact (new, or a
+ * gossip hint now verified) sets 50, later successes add 1 up to 100. Peers hear about the row
  * (updated_at) only when something they gossip changes: it appears, turns verified or active, or
  * is renamed.
  */

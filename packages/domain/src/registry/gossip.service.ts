@@ -31,7 +31,7 @@ import { mapBounded } from './bounded.ts';
 import { refuseSender, type ContactReport, type RegistryService } from './registry.service.ts';
 import { weightedSample } from './trust.ts';
 
-/** Peers contacted per gossip round (DESIGN §3). */
+/** Peers contacted per gossip round (docs/protocol.md, Gossip). */
 export const GOSSIP_FANOUT = 3;
 
 /**
@@ -494,7 +494,7 @@ export function createGossipService(deps: GossipDeps): GossipService {
     const result = await peers.postJson(domain, SWARM_PATHS.gossip, request, gossipResponseSchema);
     if (!result.ok) {
       const error = describePeerError(result.error);
-      // A 4xx is the peer disagreeing with our request (DESIGN §3), not the peer being down.
+      // A 4xx is the peer disagreeing with our request (docs/protocol.md), not the peer being down.
       const refused = isRefusal(result.error);
       if (refused) await registry.recordRefusal(domain, error);
       else await registry.recordFailure(domain, error);
@@ -590,7 +590,7 @@ export function createGossipService(deps: GossipDeps): GossipService {
     const blocked = [...blockedSet];
     const nodes = await changedNodes(since, [self, sender, ...blocked]);
     const handles = await changedHandles(since, [sender, ...blocked]);
-    // Always with our clock (DESIGN §3), even when empty: peers of other implementations may
+    // Always with our clock (docs/protocol.md), even when empty: peers of other implementations may
     // rely on it.
     const answer = {
       nodes: nodes.items,

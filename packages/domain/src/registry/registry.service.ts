@@ -142,8 +142,8 @@ const ERROR_CHARS = 500;
 
 /**
  * Due probes per background round. A node joining a swarm of N hears of the N others within a
- * few rounds and must probe each before it trusts it (DESIGN §3): at 20 a round, joining a swarm
- * of 200 took 10 rounds of probing alone. A probe is one small GET.
+ * few rounds and must probe each before it trusts it (docs/protocol.md): at 20 a round, joining a
+ * swarm of 200 took 10 rounds of probing alone. A probe is one small GET.
  */
 export const PROBES_PER_ROUND = 100;
 /** Probes in flight at once. */

@@ -1,6 +1,6 @@
 /**
- * Registry and trust rules of DESIGN §3, as numbers and pure functions so that the service, the
- * docs and the tests agree. Trust is a reputation 0–100 that follows direct contacts.
+ * Registry and trust rules of docs/protocol.md, as numbers and pure functions so that the service,
+ * the docs and the tests agree. Trust is a reputation 0–100 that follows direct contacts.
  */
 export const TRUST = {
   /** A node contacted directly for the first time (or first verified after a gossip mention). */

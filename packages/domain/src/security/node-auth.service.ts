@@ -26,7 +26,7 @@ import {
 import { importNodeKey } from './key-cache.ts';
 import type { PeerServiceDeps } from '../service-deps.ts';
 
-// Inbound node-signed requests (DESIGN §3 "Node keys and node-signed requests"): the sender's
+// Inbound node-signed requests (docs/protocol.md "Node authentication"): the sender's
 // key is fetched from its /api/swarm/info once and pinned; every later request must verify
 // against the pinned key. Nothing is written unless the request verifies.
 
@@ -49,7 +49,7 @@ export interface NodeRequestToVerify {
 
 /** An origin-profile signature (docs/protocol.md "Peers of the origin profile"). */
 export interface OriginRequestToVerify {
-  /** The domain whose node key must have signed (fact sheet §2: body member or header). */
+  /** The domain whose node key must have signed (docs/origin-profile.md §2: body or header). */
   signerDomain: string;
   /** What was signed: the body without `signature` (replies: the whole body). */
   payload: unknown;

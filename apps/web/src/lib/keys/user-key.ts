@@ -18,10 +18,10 @@ import { decryptKeyBackup, encryptKeyBackup, type DecryptedKeyBackup } from './k
 import type { KeyStore } from './key-store.ts';
 
 /**
- * The user's keys in the browser (DESIGN §3; direct messages add the encryption key): created
- * here, kept non-extractable in IndexedDB, restored on another browser from the
- * password-encrypted backup. Pure WebCrypto, so it runs under Node for the tests; storage goes
- * through the `KeyStore` port.
+ * The user's keys in the browser (docs/security.md, "Who holds what"; direct messages add the
+ * encryption key): created here, kept non-extractable in IndexedDB, restored on another browser
+ * from the password-encrypted backup. Pure WebCrypto, so it runs under Node for the tests; storage
+ * goes through the `KeyStore` port.
  */
 
 const P256 = { name: 'ECDSA', namedCurve: 'P-256' } as const;

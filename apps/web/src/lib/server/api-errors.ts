@@ -1,7 +1,7 @@
 import { refusalOf } from '@swarm/api';
 import { ERROR_STATUS, errorBody, type ErrorCode } from '@swarm/contract';
 
-// The web app's JSON endpoints answer failures with the error body of DESIGN §3
+// The web app's JSON endpoints answer failures with the error body of docs/protocol.md, Errors
 // (`{ error, code, details? }`), like the gateway: a procedure's refusal keeps its own code
 // (USER_NOT_FOUND stays USER_NOT_FOUND) and gets that code's status. This is the one mapping.
 

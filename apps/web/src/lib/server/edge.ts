@@ -3,7 +3,7 @@ import { errorBodySchema, errorCodeForStatus, NUL_REFUSED, urlHasNul } from '@sw
 import { errorJson } from './api-errors';
 import { withSecurityHeaders } from './security-headers';
 
-// The web app's edge for what no route decides (DESIGN §3 error model, issues 12 and 17):
+// The web app's edge for what no route decides (docs/protocol.md, Errors; issues 12 and 17):
 // - a path or query holding U+0000 (`%00`) is refused before any route reads it: the database
 //   cannot store it, so it would otherwise surface as a 500 deep inside;
 // - a form post whose body cannot be read as a form (a broken multipart body, or text/plain,
