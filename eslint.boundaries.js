@@ -19,7 +19,7 @@ export const LAYERS = {
 };
 
 /** What a test of each layer may import besides its layer's own list. */
-const TESTS_MAY = {
+export const TESTS_MAY = {
   contract: [],
   db: [],
   domain: ['testnet'],

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { HSTS, WEB_SECURITY_HEADERS } from '../packages/contract/src/security-headers.ts';
+import { HSTS, WEB_SECURITY_HEADERS } from '@swarm/contract';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const read = (path: string) => readFileSync(join(ROOT, path), 'utf8');

@@ -40,7 +40,8 @@ export function isGatewayPath(pathname: string): boolean {
 
 /**
  * The gateway: the node-to-node half of a node. Routes validate with the contract's zod schemas
- * (which also document the API) and call domain services; nothing here touches the database.
+ * (which also document the API) and call domain services. The admin API is the exception that
+ * reads the database itself (a local author looked up by handle in `admin.routes.ts`).
  */
 export function createGatewayApp(
   node: NodeContext,

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { LINK_PREVIEW, createPostInputSchema } from '@swarm/domain';
+import { createPostInputSchema } from '@swarm/contract';
+import { LINK_PREVIEW } from '@swarm/domain';
 import { unwrap } from './refusals.ts';
 import { protectedProcedure, router } from './trpc.ts';
 

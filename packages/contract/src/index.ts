@@ -24,3 +24,4 @@ export * from './origin-profile.ts';
 export * from './security-headers.ts';
 export * from './hashtags.ts';
 export * from './social-schemas.ts';
+export * from './post-input-schemas.ts';

@@ -1,7 +1,12 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { domainSchema, errorBody, errorBodySchema, uuidSchema } from '@swarm/contract';
+import {
+  domainSchema,
+  errorBody,
+  errorBodySchema,
+  postInputObject,
+  uuidSchema,
+} from '@swarm/contract';
 import type { AccountService } from '@swarm/auth';
-import { postInputObject } from '@swarm/domain';
 import { auditAdmin } from '../admin-audit.ts';
 import { refusal } from '../errors.ts';
 import { createRouter, jsonContent } from '../router.ts';

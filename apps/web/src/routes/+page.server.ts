@@ -1,4 +1,4 @@
-import { POST_LIMITS } from '@swarm/domain';
+import { POST_LIMITS } from '@swarm/contract';
 import { failPage, settle } from '$lib/server/content-load';
 import { composerAction } from '$lib/server/post-form';
 import type { Actions, PageServerLoad } from './$types';

@@ -1,6 +1,13 @@
 import { BLOCKED_MESSAGE, isBlockedBy } from '../moderation/blocks.ts';
 import { randomUUID } from 'node:crypto';
-import { formatTimestamp, ok, parseWith, uuidSchema } from '@swarm/contract';
+import {
+  createPostInputSchema,
+  formatTimestamp,
+  ok,
+  parseWith,
+  uuidSchema,
+  type CreatePostInput,
+} from '@swarm/contract';
 import { postViewSelect, rowToPostView, withViewerState } from '../feeds/post-views.ts';
 import { excerpt, guessMimeType } from '../interactions/inbound-helpers.ts';
 import { notify } from '../interactions/interaction-effects.ts';
@@ -17,12 +24,7 @@ import {
 import { inTransaction, refuse } from '../refusal.ts';
 import { createTargetResolver, type PostTarget, type RemotePost } from './action-targets.ts';
 import type { AttachedUpload } from '../media/upload.service.ts';
-import {
-  createPostInputSchema,
-  findMentions,
-  type CreatePostInput,
-  type Mention,
-} from './post-input.ts';
+import { findMentions, type Mention } from './post-input.ts';
 
 /**
  * Writing and deleting posts. A post, its counters, the notifications of local people it

@@ -1,6 +1,5 @@
 import { Parser } from 'htmlparser2';
-import { isHttpUrl } from '@swarm/contract';
-import { POST_LIMITS } from '../actions/post-input.ts';
+import { POST_LIMITS, isHttpUrl } from '@swarm/contract';
 
 /** What a link card shows, read from a page's Open Graph / Twitter card / plain HTML metadata. */
 export interface LinkMetadata {

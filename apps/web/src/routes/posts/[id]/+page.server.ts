@@ -1,7 +1,7 @@
 import { error, fail, redirect } from '@sveltejs/kit';
 import { parseSwarmPostId } from '@swarm/contract';
 import { safeNextPath } from '$lib/next-path';
-import { POST_LIMITS } from '@swarm/domain';
+import { POST_LIMITS } from '@swarm/contract';
 import { attempt, loginRedirect, settle } from '$lib/server/content-load';
 import { composerAction } from '$lib/server/post-form';
 import type { Actions, PageServerLoad, RequestEvent } from './$types';
