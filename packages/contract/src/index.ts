@@ -25,3 +25,4 @@ export * from './security-headers.ts';
 export * from './hashtags.ts';
 export * from './social-schemas.ts';
 export * from './post-input-schemas.ts';
+export * from './admin-schemas.ts';

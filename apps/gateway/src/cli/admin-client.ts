@@ -1,4 +1,5 @@
-import { errorBodySchema } from '@swarm/contract';
+import { errorBodySchema, parseWith } from '@swarm/contract';
+import type { z } from 'zod';
 
 /** Names the CLI to the node, which writes `cli:<token name>` as the actor in its audit log. */
 const CLIENT_HEADER = 'x-swarm-client';
@@ -9,12 +10,23 @@ export class AdminRequestError extends Error {
 }
 
 export interface AdminClient {
-  get(path: string): Promise<unknown>;
+  /** A public GET, its answer parsed with `schema` (the contract's). */
+  get<S extends z.ZodType>(path: string, schema: S): Promise<z.output<S>>;
   /** POST /api/swarm/nodes with an admin action (needs the token). */
   action(body: Record<string, unknown>): Promise<unknown>;
-  /** Admin API requests (needs the token); writes send a JSON body, `{}` when there is none. */
-  adminGet(path: string): Promise<unknown>;
+  /**
+   * Admin API requests (needs the token); writes send a JSON body, `{}` when there is none. An
+   * answer the CLI reads is parsed with the contract's `schema`: whatever a node (or whatever
+   * answers at --node) sends, the CLI prints what it checked, or a clear error.
+   */
+  adminGet<S extends z.ZodType>(path: string, schema: S): Promise<z.output<S>>;
   adminPost(path: string, body?: Record<string, unknown>): Promise<unknown>;
+  /** A POST whose answer the CLI reads, parsed with `schema`. */
+  adminPostFor<S extends z.ZodType>(
+    path: string,
+    body: Record<string, unknown>,
+    schema: S,
+  ): Promise<z.output<S>>;
   adminPut(path: string, body?: Record<string, unknown>): Promise<unknown>;
   adminDelete(path: string, body?: Record<string, unknown>): Promise<unknown>;
   /** An admin GET whose answer is a file (a backup): its body, unread. */
@@ -63,6 +75,16 @@ export function createAdminClient(opts: { node: string; token: string | undefine
     return json;
   }
 
+  /** The answer as the contract describes it, or an error naming what did not fit. */
+  function answer<S extends z.ZodType>(path: string, schema: S, json: unknown): z.output<S> {
+    const parsed = parseWith(schema, json);
+    if (parsed.ok) return parsed.value;
+    throw new AdminRequestError(
+      `${base}${path} answered something this CLI cannot read (${parsed.reason}). Is --node a ` +
+        'Swarm node of the same version?',
+    );
+  }
+
   function authorization(): string {
     if (!opts.token) {
       throw new AdminRequestError(
@@ -90,10 +112,12 @@ export function createAdminClient(opts: { node: string; token: string | undefine
   }
 
   return {
-    get: (path) => send(path, { method: 'GET' }),
+    get: async (path, schema) => answer(path, schema, await send(path, { method: 'GET' })),
     action: (body) => admin('POST', '/api/swarm/nodes', body),
-    adminGet: (path) => admin('GET', path),
+    adminGet: async (path, schema) => answer(path, schema, await admin('GET', path)),
     adminPost: (path, body) => admin('POST', path, body),
+    adminPostFor: async (path, body, schema) =>
+      answer(path, schema, await admin('POST', path, body)),
     adminPut: (path, body) => admin('PUT', path, body),
     adminDelete: (path, body) => admin('DELETE', path, body),
     async adminDownload(path) {

@@ -1,5 +1,15 @@
 import { resolve } from 'node:path';
 import { Command, InvalidArgumentError } from 'commander';
+import {
+  adminBlockListSchema,
+  adminCreatedPostSchema,
+  adminCreatedTokenSchema,
+  adminCreatedUserSchema,
+  adminSeedListSchema,
+  adminTokenListSchema,
+  infoResponseSchema,
+  nodeListResponseSchema,
+} from '@swarm/contract';
 import { AdminRequestError, createAdminClient } from './admin-client.ts';
 import { backup, BackupError, restore, type DatabaseEnv } from './backup.ts';
 import { ago, formatReport, table } from './format.ts';
@@ -53,29 +63,19 @@ program
   .command('status')
   .description("this node's info and what it knows of the swarm")
   .action(async () => {
-    const info = (await client().get('/api/swarm/info?stats=true')) as Record<string, unknown>;
-    const stats = (info.stats ?? {}) as Record<string, unknown>;
+    const info = await client().get('/api/swarm/info?stats=true', infoResponseSchema);
+    const stats = info.stats;
     console.log(
       table(
         ['', ''],
         [
-          ['domain', info.domain as string],
-          ['name', info.name as string],
+          ['domain', info.domain],
+          ['name', info.name],
           ['software', `Swarm node ${String(info.softwareVersion)}`],
           ['people / posts', `${String(info.userCount)} / ${String(info.postCount)}`],
-          ['capabilities', (info.capabilities as string[]).join(', ')],
-          [
-            'known nodes',
-            stats.totalNodes === undefined
-              ? '–'
-              : `${String(stats.totalNodes)} (${String(stats.activeNodes)} active)`,
-          ],
-          [
-            'swarm people / posts',
-            stats.totalUsers === undefined
-              ? '–'
-              : `${String(stats.totalUsers)} / ${String(stats.totalPosts)}`,
-          ],
+          ['capabilities', info.capabilities.join(', ')],
+          ['known nodes', stats ? `${stats.totalNodes} (${stats.activeNodes} active)` : '–'],
+          ['swarm people / posts', stats ? `${stats.totalUsers} / ${stats.totalPosts}` : '–'],
         ],
       ),
     );
@@ -86,17 +86,10 @@ program
   .description('the nodes this node knows')
   .option('--limit <n>', 'at most this many', integer(1, 500), 500)
   .action(async (opts: { limit: number }) => {
-    const body = (await client().get(`/api/swarm/nodes?limit=${opts.limit}&stats=true`)) as {
-      nodes: {
-        domain: string;
-        name: string;
-        userCount: number;
-        postCount: number;
-        lastSeenAt: string;
-        protocolProfile?: string;
-      }[];
-      stats?: { totalNodes: number; activeNodes: number };
-    };
+    const body = await client().get(
+      `/api/swarm/nodes?limit=${opts.limit}&stats=true`,
+      nodeListResponseSchema,
+    );
     console.log(
       table(
         ['domain', 'name', 'profile', 'people', 'posts', 'last seen'],
@@ -128,15 +121,7 @@ seeds
   .command('list')
   .description('the seed nodes, by priority, with their contact state')
   .action(async () => {
-    const body = (await client().adminGet('/api/swarm/admin/seeds')) as {
-      seeds: {
-        domain: string;
-        priority: number;
-        isEnabled: boolean;
-        lastContactAt: string | null;
-        consecutiveFailures: number;
-      }[];
-    };
+    const body = await client().adminGet('/api/swarm/admin/seeds', adminSeedListSchema);
     console.log(
       table(
         ['domain', 'priority', 'enabled', 'last contact', 'failures'],
@@ -196,9 +181,7 @@ program
   .command('blocks')
   .description('the blocked nodes')
   .action(async () => {
-    const body = (await client().adminGet('/api/swarm/admin/blocks')) as {
-      blocks: { domain: string; reason: string | null; createdAt: string }[];
-    };
+    const body = await client().adminGet('/api/swarm/admin/blocks', adminBlockListSchema);
     console.log(
       table(
         ['domain', 'reason', 'since'],
@@ -225,14 +208,11 @@ tokens
   .description('create an admin token (shown once)')
   .option('--reason <text>', 'why (goes to the audit log)')
   .action(async (name: string, opts: { reason?: string }) => {
-    const created = (await client().adminPost('/api/swarm/admin/tokens', {
-      name,
-      ...withReason(opts),
-    })) as {
-      id: string;
-      name: string;
-      token: string;
-    };
+    const created = await client().adminPostFor(
+      '/api/swarm/admin/tokens',
+      { name, ...withReason(opts) },
+      adminCreatedTokenSchema,
+    );
     console.log(
       `created admin token "${created.name}" (id ${created.id}):\n\n  ${created.token}\n`,
     );
@@ -242,15 +222,7 @@ tokens
   .command('list')
   .description('the stored admin tokens (never their secrets)')
   .action(async () => {
-    const body = (await client().adminGet('/api/swarm/admin/tokens')) as {
-      tokens: {
-        id: string;
-        name: string;
-        createdAt: string;
-        lastUsedAt: string | null;
-        revokedAt: string | null;
-      }[];
-    };
+    const body = await client().adminGet('/api/swarm/admin/tokens', adminTokenListSchema);
     console.log(
       table(
         ['id', 'name', 'created', 'last used', 'state'],
@@ -289,12 +261,16 @@ users
       opts: { admin: boolean; displayName?: string; passwordStdin?: boolean },
     ) => {
       const password = opts.passwordStdin ? await readPasswordFromStdin() : undefined;
-      const created = (await client().adminPost('/api/swarm/admin/users', {
-        handle,
-        admin: opts.admin,
-        ...(opts.displayName !== undefined ? { displayName: opts.displayName } : {}),
-        ...(password !== undefined ? { password } : {}),
-      })) as { user: { handle: string; isAdmin: boolean }; password?: string };
+      const created = await client().adminPostFor(
+        '/api/swarm/admin/users',
+        {
+          handle,
+          admin: opts.admin,
+          ...(opts.displayName !== undefined ? { displayName: opts.displayName } : {}),
+          ...(password !== undefined ? { password } : {}),
+        },
+        adminCreatedUserSchema,
+      );
       const role = created.user.isAdmin ? 'admin account' : 'account';
       console.log(`created ${role} "${created.user.handle}"`);
       if (created.password) {
@@ -316,15 +292,16 @@ posts
   .option('--nsfw', 'mark the post as NSFW', false)
   .option('--reply-to <id>', 'a post id here, or swarm:<domain>:<id> elsewhere')
   .action(async (words: string[], opts: { as: string; nsfw: boolean; replyTo?: string }) => {
-    const created = (await client().adminPost('/api/swarm/admin/posts', {
-      handle: opts.as,
-      content: words.join(' '),
-      isNsfw: opts.nsfw,
-      ...(opts.replyTo ? { replyToId: opts.replyTo } : {}),
-    })) as {
-      post: { id: string; path: string };
-      deliveries: { targetDomain: string; kind: string; summary: string }[];
-    };
+    const created = await client().adminPostFor(
+      '/api/swarm/admin/posts',
+      {
+        handle: opts.as,
+        content: words.join(' '),
+        isNsfw: opts.nsfw,
+        ...(opts.replyTo ? { replyToId: opts.replyTo } : {}),
+      },
+      adminCreatedPostSchema,
+    );
     console.log(`posted ${created.post.id} as ${opts.as} (${created.post.path})`);
     for (const d of created.deliveries)
       console.log(`  ${d.kind} to ${d.targetDomain}: ${d.summary}`);

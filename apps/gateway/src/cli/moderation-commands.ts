@@ -1,6 +1,11 @@
 import type { Command } from 'commander';
 import { InvalidArgumentError } from 'commander';
-import { REPORT_ACTIONS } from '@swarm/contract';
+import {
+  REPORT_ACTIONS,
+  adminAuditPageSchema,
+  adminReportListSchema,
+  adminReportSchema,
+} from '@swarm/contract';
 import type { AdminClient } from './admin-client.ts';
 import { ago, table } from './format.ts';
 
@@ -8,27 +13,6 @@ import { ago, table } from './format.ts';
 // a local user, the audit log. Through the admin API (GET/POST /api/swarm/admin/reports…,
 // PUT …/users/{handle}/suspension, GET …/audit); the node writes `cli:<token name>` as the
 // actor of every action in its audit log.
-
-interface ReportRow {
-  id: string;
-  status: string;
-  category: string;
-  comment: string;
-  reporter: string;
-  targetAddress: string;
-  postExcerpt: string | null;
-  forwardState: string | null;
-  resolution: string | null;
-  createdAt: string;
-}
-
-interface AuditRow {
-  actor: string;
-  action: string;
-  target: string;
-  reason: string;
-  createdAt: string;
-}
 
 const STATUSES = ['open', 'resolved', 'dismissed', 'all'];
 const ACTIONS: string[] = [...REPORT_ACTIONS];
@@ -59,9 +43,10 @@ export function addModerationCommands(
     .option('--status <status>', `one of ${STATUSES.join(', ')}`, oneOf(STATUSES), 'open')
     .option('--limit <n>', 'at most this many', limit, 100)
     .action(async (opts: { status: string; limit: number }) => {
-      const body = (await client().adminGet(
+      const body = await client().adminGet(
         `/api/swarm/admin/reports?status=${opts.status}&limit=${opts.limit}`,
-      )) as { reports: ReportRow[] };
+        adminReportListSchema,
+      );
       console.log(
         table(
           ['id', 'filed', 'status', 'category', 'about', 'by', 'post', 'comment', 'forwarded'],
@@ -88,10 +73,11 @@ export function addModerationCommands(
     .requiredOption('--reason <text>', 'why (goes to the audit log)')
     .action(async (id: string, action: string, opts: { reason: string }) => {
       oneOf(ACTIONS)(action);
-      const report = (await client().adminPost(
+      const report = await client().adminPostFor(
         `/api/swarm/admin/reports/${encodeURIComponent(id)}/action`,
         { action, reason: opts.reason },
-      )) as ReportRow;
+        adminReportSchema,
+      );
       console.log(`report ${report.id}: ${report.status} (${report.resolution ?? action})`);
     });
 
@@ -128,10 +114,7 @@ export function addModerationCommands(
       if (opts.q) query.set('q', opts.q);
       if (opts.action) query.set('action', opts.action);
       if (opts.before) query.set('before', opts.before);
-      const body = (await client().adminGet(`/api/swarm/admin/audit?${query}`)) as {
-        entries: AuditRow[];
-        nextBefore: string | null;
-      };
+      const body = await client().adminGet(`/api/swarm/admin/audit?${query}`, adminAuditPageSchema);
       console.log(
         table(
           ['when', 'who', 'what', 'on', 'why'],

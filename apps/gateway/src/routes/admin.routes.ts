@@ -1,5 +1,11 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import {
+  adminBlockSchema,
+  adminCreatedPostSchema,
+  adminCreatedTokenSchema,
+  adminCreatedUserSchema,
+  adminSeedSchema,
+  adminTokenSchema,
   domainSchema,
   errorBody,
   errorBodySchema,
@@ -31,67 +37,15 @@ const errors = { 400: error('Invalid request'), 401: error('No valid admin token
 const withNotFound = { ...errors, 404: error('No such seed, block, token or node') };
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
-const timestamp = z.string().nullable();
 
-const seedSchema = z
-  .object({
-    domain: z.string(),
-    priority: z.int(),
-    isEnabled: z.boolean(),
-    lastContactAt: timestamp,
-    consecutiveFailures: z.int(),
-  })
-  .openapi('AdminSeed');
-const blockSchema = z
-  .object({ domain: z.string(), reason: z.string().nullable(), createdAt: z.string() })
-  .openapi('AdminBlock');
-const tokenSchema = z
-  .object({
-    id: z.string(),
-    name: z.string(),
-    createdAt: z.string(),
-    lastUsedAt: timestamp,
-    expiresAt: timestamp,
-    revokedAt: timestamp,
-  })
-  .openapi('AdminToken');
-const createdTokenSchema = z
-  .object({ id: z.string(), name: z.string(), token: z.string() })
-  .openapi('AdminCreatedToken');
+// The answers' shapes are the contract's (the CLI parses them); named here for OpenAPI.
+const seedSchema = z.object(adminSeedSchema.shape).openapi('AdminSeed');
+const blockSchema = z.object(adminBlockSchema.shape).openapi('AdminBlock');
+const tokenSchema = z.object(adminTokenSchema.shape).openapi('AdminToken');
+const createdTokenSchema = z.object(adminCreatedTokenSchema.shape).openapi('AdminCreatedToken');
 const okSchema = z.object({ success: z.literal(true), message: z.string() });
-const createdUserSchema = z
-  .object({
-    user: z.object({
-      id: z.string(),
-      handle: z.string(),
-      displayName: z.string(),
-      isAdmin: z.boolean(),
-    }),
-    /** Only when the node generated it: shown in this answer once, stored as an argon2id hash. */
-    password: z.string().optional(),
-  })
-  .openapi('AdminCreatedUser');
-
-const createdPostSchema = z
-  .object({
-    post: z.object({
-      id: z.string(),
-      path: z.string(),
-      content: z.string(),
-      createdAt: z.string(),
-    }),
-    /** Deliveries to other nodes (a reply to a remote post, remote mentions), with their state. */
-    deliveries: z.array(
-      z.object({
-        id: z.string(),
-        kind: z.string(),
-        targetDomain: z.string(),
-        status: z.string(),
-        summary: z.string(),
-      }),
-    ),
-  })
-  .openapi('AdminCreatedPost');
+const createdUserSchema = z.object(adminCreatedUserSchema.shape).openapi('AdminCreatedUser');
+const createdPostSchema = z.object(adminCreatedPostSchema.shape).openapi('AdminCreatedPost');
 
 const handleSchema = z
   .object({

@@ -1,5 +1,10 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { errorBodySchema, type Refusal } from '@swarm/contract';
+import {
+  adminAuditEntrySchema,
+  adminReportSchema,
+  errorBodySchema,
+  type Refusal,
+} from '@swarm/contract';
 import type { Context } from 'hono';
 import { REPORT_ACTIONS } from '@swarm/domain';
 import { adminActor } from '../admin-audit.ts';
@@ -20,49 +25,9 @@ const error = (description: string) => ({
 const errors = { 400: error('Invalid request'), 401: error('No valid admin token') };
 const reason = z.string().trim().min(1).max(1000);
 
-const reportSchema = z
-  .object({
-    id: z.string(),
-    status: z.string(),
-    category: z.string(),
-    comment: z.string(),
-    reporter: z.string(),
-    sourceDomain: z.string().nullable(),
-    targetAddress: z.string(),
-    targetIsLocal: z.boolean(),
-    targetState: z.object({ suspended: z.boolean(), silenced: z.boolean() }).nullable(),
-    postId: z.string().nullable(),
-    postApId: z.string().nullable(),
-    postExcerpt: z.string().nullable(),
-    postNow: z
-      .object({
-        content: z.string(),
-        createdAt: z.string(),
-        deleted: z.boolean(),
-        replyTo: z.string().nullable(),
-      })
-      .nullable(),
-    targetDomain: z.string(),
-    forwardState: z.string().nullable(),
-    resolution: z.string().nullable(),
-    resolutionReason: z.string().nullable(),
-    resolvedBy: z.string().nullable(),
-    resolvedAt: z.string().nullable(),
-    createdAt: z.string(),
-  })
-  .openapi('AdminReport');
-
-const auditEntrySchema = z
-  .object({
-    id: z.string(),
-    actor: z.string(),
-    action: z.string(),
-    target: z.string(),
-    reason: z.string(),
-    details: z.unknown(),
-    createdAt: z.string(),
-  })
-  .openapi('AdminAuditEntry');
+// The answers' shapes are the contract's (the CLI parses them); named here for OpenAPI.
+const reportSchema = z.object(adminReportSchema.shape).openapi('AdminReport');
+const auditEntrySchema = z.object(adminAuditEntrySchema.shape).openapi('AdminAuditEntry');
 
 const routes = {
   listReports: createRoute({
