@@ -77,6 +77,11 @@ export function createPeerProfiles(deps: {
 
   async function record(domain: string, profile: ProtocolProfile) {
     if (memory.get(domain)?.stored) return; // recorded already: a request does not relabel
+    await recordNow(domain, profile);
+  }
+
+  /** `record` without trusting memory (the row was just read empty, an operator reset it). */
+  async function recordNow(domain: string, profile: ProtocolProfile) {
     if ((await learn(domain, profile)) > 0) return remember(domain, profile, true);
     // Recorded meanwhile (keep that one), or no row yet (`persist` writes it once there is one).
     const row = await readRow(domain);
@@ -127,7 +132,7 @@ export function createPeerProfiles(deps: {
     }
     const profile = await pending;
     if (profile) {
-      await record(domain, profile);
+      await recordNow(domain, profile);
       deps.logger.debug({ peer: domain, profile }, 'peer profile detected');
     }
     return profile;
@@ -151,7 +156,7 @@ export function createPeerProfiles(deps: {
     const row = await readRow(domain);
     if (!row || row.protocolProfile === null) {
       // Unknown: ask once (a node of ours from before the marker stays `swarm` without asking again).
-      if (marked) await record(domain, 'swarm');
+      if (marked) await recordNow(domain, 'swarm');
       else if (row) await detect(domain);
       return;
     }
