@@ -15,6 +15,7 @@ import {
 } from '@swarm/contract';
 import type { Db } from '@swarm/db';
 import { createTestDb } from '@swarm/db/testing';
+import { systemClock } from '@swarm/domain';
 import { createHttpServer } from '@swarm/gateway';
 import { freePort, startNodeProcess, type NodeProcess } from '../src/node-process.ts';
 import { createTestNode, insertKeyedUser, type KeyedUser, type TestNode } from './harness.ts';
@@ -97,7 +98,8 @@ beforeAll(async () => {
 
   const attackerPort = await freePort();
   const domain = `localhost:${attackerPort}`;
-  const t = await createTestNode({ SWARM_DOMAIN: domain, SWARM_DEV: '1' });
+  // The real clock: the running node checks the attacker's timestamps against its own.
+  const t = await createTestNode({ SWARM_DOMAIN: domain, SWARM_DEV: '1' }, { clock: systemClock });
   const server = createHttpServer({ fetch: t.app.fetch });
   server.listen(attackerPort, '127.0.0.1');
   await once(server, 'listening');
@@ -117,6 +119,8 @@ afterAll(async () => {
 describe('a node of our profile speaking the origin format to a running node', () => {
   it('signed like first (200), then likes without user signatures: 401 PROFILE_MISMATCH, none counted', async () => {
     const [first, second] = postIds as [string, string];
+    // It joins as peers do: a header-signed announcement (listed, verified, our profile).
+    expect((await attacker.t.node.registry.announceTo(victim.domain, 'admin')).ok).toBe(true);
     const body = likeBody(first, 'bob');
     const action: UserAction = 'like';
     const signature = await signUserAction({
