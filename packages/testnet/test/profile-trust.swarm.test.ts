@@ -202,7 +202,6 @@ describe('an actor whose did is pinned here, through a peer recorded as origin',
       where: { domain: BETA },
       data: { protocolProfile: 'origin' },
     });
-    pair.alpha.node.peerProfiles.forget(BETA);
     const bob = await sendBare(
       pair,
       LIKE,
