@@ -15,10 +15,15 @@ import {
 } from '@swarm/contract';
 import type { Db } from '@swarm/db';
 import { createTestDb } from '@swarm/db/testing';
-import { systemClock } from '@swarm/domain';
 import { createHttpServer } from '@swarm/gateway';
 import { freePort, startNodeProcess, type NodeProcess } from '../src/node-process.ts';
-import { createTestNode, insertKeyedUser, type KeyedUser, type TestNode } from './harness.ts';
+import {
+  createManualClock,
+  createTestNode,
+  insertKeyedUser,
+  type KeyedUser,
+  type TestNode,
+} from './harness.ts';
 
 // Issue 22 item 1 against a node started as the README starts it (`node dist/main.js
 // --with-web`; needs `pnpm build`). The attacker is a node of our profile on a loopback port,
@@ -98,8 +103,11 @@ beforeAll(async () => {
 
   const attackerPort = await freePort();
   const domain = `localhost:${attackerPort}`;
-  // The real clock: the running node checks the attacker's timestamps against its own.
-  const t = await createTestNode({ SWARM_DOMAIN: domain, SWARM_DEV: '1' }, { clock: systemClock });
+  // Real time: the running node checks the attacker's timestamps against its own clock.
+  const t = await createTestNode(
+    { SWARM_DOMAIN: domain, SWARM_DEV: '1' },
+    { clock: createManualClock(new Date()) },
+  );
   const server = createHttpServer({ fetch: t.app.fetch });
   server.listen(attackerPort, '127.0.0.1');
   await once(server, 'listening');

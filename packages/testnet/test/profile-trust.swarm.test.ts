@@ -65,49 +65,58 @@ const betaRow = (pair: InteractionPair) =>
     select: { protocolProfile: true, keyPinnedAt: true },
   });
 
-describe('a peer that signed a request of ours', () => {
-  let pair: InteractionPair;
-  let scene: Scene;
+/** A pair of its own for the calling `describe` (each starts from nodes that never met). */
+function freshPair() {
+  const made = {} as { pair: InteractionPair; scene: Scene };
   beforeAll(async () => {
-    pair = await createInteractionPair();
-    scene = await pair.scene();
+    made.pair = await createInteractionPair();
+    made.scene = await made.pair.scene();
   });
-  afterAll(() => pair?.close());
+  afterAll(() => made.pair?.close());
+  return made;
+}
+
+describe('a peer that signed a request of ours', () => {
+  const t = freshPair();
 
   it('cannot like for its users through the origin format: 401 PROFILE_MISMATCH, nothing counted', async () => {
-    const [first, second] = scene.postIds as [string, string];
+    const [first, second] = t.scene.postIds as [string, string];
     // The red-team's first step: bob's like with his own signature, header-signed (his did is pinned).
-    expect((await signedLike(pair, scene, first)).status).toBe(200);
-    expect(await betaRow(pair)).toMatchObject({ protocolProfile: 'swarm' });
+    expect((await signedLike(t.pair, t.scene, first)).status).toBe(200);
+    expect(await betaRow(t.pair)).toMatchObject({ protocolProfile: 'swarm' });
 
     // The same node, bob's like without his signature, only beta's node key in the body.
-    const dropped = await sendBare(pair, LIKE, await originLike(pair, second, scene.bob.handle));
+    const dropped = await sendBare(
+      t.pair,
+      LIKE,
+      await originLike(t.pair, second, t.scene.bob.handle),
+    );
     expect(dropped).toMatchObject({ status: 401, body: { code: 'PROFILE_MISMATCH' } });
     // Twenty likes by users beta made up on the spot.
     for (let i = 0; i < 20; i++) {
-      const invented = await sendBare(pair, LIKE, await originLike(pair, second, `ghost_${i}`));
+      const invented = await sendBare(t.pair, LIKE, await originLike(t.pair, second, `ghost_${i}`));
       expect(invented).toMatchObject({ status: 401, body: { code: 'PROFILE_MISMATCH' } });
     }
-    expect(await likesOf(pair, second)).toBe(0);
-    expect(await likesOf(pair, first)).toBe(1);
+    expect(await likesOf(t.pair, second)).toBe(0);
+    expect(await likesOf(t.pair, first)).toBe(1);
     // Not relabelled by the requests: alpha still speaks to beta in our profile.
-    expect(await betaRow(pair)).toMatchObject({ protocolProfile: 'swarm' });
+    expect(await betaRow(t.pair)).toMatchObject({ protocolProfile: 'swarm' });
   });
 
   it('nor reply, follow or announce that way', async () => {
-    const before = await pair.alpha.node.db.prisma.post.count();
+    const before = await t.pair.alpha.node.db.prisma.post.count();
     const reply = {
-      postId: scene.postIds[2]!,
+      postId: t.scene.postIds[2]!,
       reply: {
         id: randomUUID(),
         content: 'not from ghost',
-        createdAt: formatTimestamp(pair.clock.now()),
+        createdAt: formatTimestamp(t.pair.clock.now()),
         author: { handle: 'ghost', displayName: 'Ghost' },
         nodeDomain: BETA,
       },
     };
-    const { signature } = await signOriginBody(pair.beta.node.keys.privateKey, reply);
-    const replied = await pair.alpha.request(SWARM_PATHS.replies, {
+    const { signature } = await signOriginBody(t.pair.beta.node.keys.privateKey, reply);
+    const replied = await t.pair.alpha.request(SWARM_PATHS.replies, {
       method: 'POST',
       headers: {
         'content-type': 'application/json',
@@ -118,108 +127,104 @@ describe('a peer that signed a request of ours', () => {
     });
     expect(replied.status).toBe(401);
     expect(((await replied.json()) as { code: string }).code).toBe('PROFILE_MISMATCH');
-    expect(await pair.alpha.node.db.prisma.post.count()).toBe(before);
+    expect(await t.pair.alpha.node.db.prisma.post.count()).toBe(before);
 
-    const follow = await signOriginBody(pair.beta.node.keys.privateKey, {
-      targetHandle: scene.alice,
+    const follow = await signOriginBody(t.pair.beta.node.keys.privateKey, {
+      targetHandle: t.scene.alice,
       follow: {
         followerHandle: 'ghost',
         followerDisplayName: 'Ghost',
         followerNodeDomain: BETA,
         interactionId: randomUUID(),
-        timestamp: formatTimestamp(pair.clock.now()),
+        timestamp: formatTimestamp(t.pair.clock.now()),
       },
     });
-    expect(await sendBare(pair, SWARM_PATHS.interaction('follow'), follow)).toMatchObject({
+    expect(await sendBare(t.pair, SWARM_PATHS.interaction('follow'), follow)).toMatchObject({
       status: 401,
       body: { code: 'PROFILE_MISMATCH' },
     });
-    const announce = await signOriginBody(pair.beta.node.keys.privateKey, {
+    const announce = await signOriginBody(t.pair.beta.node.keys.privateKey, {
       domain: BETA,
       name: 'beta as origin',
-      timestamp: formatTimestamp(pair.clock.now()),
+      timestamp: formatTimestamp(t.pair.clock.now()),
     });
-    expect(await sendBare(pair, SWARM_PATHS.announce, announce)).toMatchObject({
+    expect(await sendBare(t.pair, SWARM_PATHS.announce, announce)).toMatchObject({
       status: 401,
       body: { code: 'PROFILE_MISMATCH' },
     });
-    expect(await betaRow(pair)).toMatchObject({ protocolProfile: 'swarm' });
+    expect(await betaRow(t.pair)).toMatchObject({ protocolProfile: 'swarm' });
   });
 });
 
 describe('a peer never heard of before', () => {
-  let pair: InteractionPair;
-  let scene: Scene;
-  beforeAll(async () => {
-    pair = await createInteractionPair();
-    scene = await pair.scene();
-  });
-  afterAll(() => pair?.close());
+  const t = freshPair();
 
   it('whose info carries our marker: refused at first contact, nothing pinned or recorded', async () => {
-    expect(await betaRow(pair)).toBeNull();
-    const like = await sendBare(pair, LIKE, await originLike(pair, scene.postIds[0]!, 'ghost'));
+    expect(await betaRow(t.pair)).toBeNull();
+    const like = await sendBare(
+      t.pair,
+      LIKE,
+      await originLike(t.pair, t.scene.postIds[0]!, 'ghost'),
+    );
     expect(like).toMatchObject({ status: 401, body: { code: 'PROFILE_MISMATCH' } });
-    expect(await likesOf(pair, scene.postIds[0]!)).toBe(0);
+    expect(await likesOf(t.pair, t.scene.postIds[0]!)).toBe(0);
     // Before, this pinned beta's key and recorded it as an origin node.
-    expect((await betaRow(pair))?.keyPinnedAt ?? null).toBeNull();
+    expect((await betaRow(t.pair))?.keyPinnedAt ?? null).toBeNull();
   });
 });
 
 describe('a peer that accepted a POST of ours', () => {
-  let pair: InteractionPair;
-  let scene: Scene;
-  beforeAll(async () => {
-    pair = await createInteractionPair();
-    scene = await pair.scene();
-  });
-  afterAll(() => pair?.close());
+  const t = freshPair();
 
   it('is known as ours even where its info is not asked', async () => {
     // Alpha announces to beta, header-signed, and beta takes it: beta speaks our profile.
-    const announced = await pair.alpha.node.registry.announceTo(BETA, 'admin');
+    const announced = await t.pair.alpha.node.registry.announceTo(BETA, 'admin');
     expect(announced.ok).toBe(true);
-    expect(await betaRow(pair)).toMatchObject({ protocolProfile: 'swarm' });
-    const like = await sendBare(pair, LIKE, await originLike(pair, scene.postIds[0]!, 'ghost'));
+    expect(await betaRow(t.pair)).toMatchObject({ protocolProfile: 'swarm' });
+    const like = await sendBare(
+      t.pair,
+      LIKE,
+      await originLike(t.pair, t.scene.postIds[0]!, 'ghost'),
+    );
     expect(like).toMatchObject({ status: 401, body: { code: 'PROFILE_MISMATCH' } });
   });
 });
 
 describe('an actor whose did is pinned here, through a peer recorded as origin', () => {
-  let pair: InteractionPair;
-  let scene: Scene;
-  beforeAll(async () => {
-    pair = await createInteractionPair();
-    scene = await pair.scene();
-  });
-  afterAll(() => pair?.close());
+  const t = freshPair();
 
   it('must sign with that did whatever the format: 401; its unpinned users are the node’s word', async () => {
-    expect((await signedLike(pair, scene, scene.postIds[0]!)).status).toBe(200);
+    expect((await signedLike(t.pair, t.scene, t.scene.postIds[0]!)).status).toBe(200);
     // Whatever made this node record beta as origin (an operator's mistake, a node that hid its
     // marker before bob's key was seen), bob's pinned did still decides.
-    await pair.alpha.node.db.prisma.swarmNode.update({
+    await t.pair.alpha.node.db.prisma.swarmNode.update({
       where: { domain: BETA },
       data: { protocolProfile: 'origin' },
     });
     const bob = await sendBare(
-      pair,
+      t.pair,
       LIKE,
-      await originLike(pair, scene.postIds[1]!, scene.bob.handle),
+      await originLike(t.pair, t.scene.postIds[1]!, t.scene.bob.handle),
     );
     expect(bob).toMatchObject({ status: 401, body: { code: 'INVALID_SIGNATURE' } });
-    expect(await likesOf(pair, scene.postIds[1]!)).toBe(0);
+    expect(await likesOf(t.pair, t.scene.postIds[1]!)).toBe(0);
     // An actor of that node with no key seen here: the origin profile's trust in its node.
-    const ghost = await sendBare(pair, LIKE, await originLike(pair, scene.postIds[1]!, 'ghost'));
+    const ghost = await sendBare(
+      t.pair,
+      LIKE,
+      await originLike(t.pair, t.scene.postIds[1]!, 'ghost'),
+    );
     expect(ghost).toMatchObject({ status: 200 });
-    expect(await likesOf(pair, scene.postIds[1]!)).toBe(1);
+    expect(await likesOf(t.pair, t.scene.postIds[1]!)).toBe(1);
   });
 
   it('its own info with our marker and its pinned key relabels it ours, in the sync log and the audit log', async () => {
-    const prisma = pair.alpha.node.db.prisma;
-    const probed = await pair.alpha.node.registry.probe(BETA, 'discover');
+    const prisma = t.pair.alpha.node.db.prisma;
+    // Once this process's memory of beta's profile (10 minutes) has passed, as on another replica.
+    t.pair.clock.advance(11 * 60_000);
+    const probed = await t.pair.alpha.node.registry.probe(BETA, 'discover');
     expect(probed.ok).toBe(true);
-    expect(await betaRow(pair)).toMatchObject({ protocolProfile: 'swarm' });
+    expect(await betaRow(t.pair)).toMatchObject({ protocolProfile: 'swarm' });
     const logged = await prisma.swarmSyncLog.findFirst({
       where: { remoteDomain: BETA, errorMessage: { contains: 'origin → swarm' } },
     });
@@ -228,15 +233,23 @@ describe('an actor whose did is pinned here, through a peer recorded as origin',
       where: { action: 'node.profile', target: BETA },
     });
     expect(audited).toMatchObject({ actor: 'system', details: { from: 'origin', to: 'swarm' } });
-    const ghost = await sendBare(pair, LIKE, await originLike(pair, scene.postIds[2]!, 'ghost2'));
+    const ghost = await sendBare(
+      t.pair,
+      LIKE,
+      await originLike(t.pair, t.scene.postIds[2]!, 'ghost2'),
+    );
     expect(ghost).toMatchObject({ status: 401, body: { code: 'PROFILE_MISMATCH' } });
   });
 
   it('an operator’s key reset forgets the profile too; the marker still refuses the origin format', async () => {
-    expect(await pair.alpha.node.nodeAuth.resetPinnedKey(BETA)).toBe(true);
-    expect(await betaRow(pair)).toMatchObject({ protocolProfile: null, keyPinnedAt: null });
-    const ghost = await sendBare(pair, LIKE, await originLike(pair, scene.postIds[2]!, 'ghost3'));
+    expect(await t.pair.alpha.node.nodeAuth.resetPinnedKey(BETA)).toBe(true);
+    expect(await betaRow(t.pair)).toMatchObject({ protocolProfile: null, keyPinnedAt: null });
+    const ghost = await sendBare(
+      t.pair,
+      LIKE,
+      await originLike(t.pair, t.scene.postIds[2]!, 'ghost3'),
+    );
     expect(ghost).toMatchObject({ status: 401, body: { code: 'PROFILE_MISMATCH' } });
-    expect(await likesOf(pair, scene.postIds[2]!)).toBe(0);
+    expect(await likesOf(t.pair, t.scene.postIds[2]!)).toBe(0);
   });
 });

@@ -75,8 +75,14 @@ export function createPeerProfiles(deps: {
     memory.set(domain, { profile, at: deps.clock.now().getTime(), stored });
   };
 
+  /** What this process remembers of `domain`, while it is recent enough to go by. */
+  const recent = (domain: string) => {
+    const cached = memory.get(domain);
+    return cached && deps.clock.now().getTime() - cached.at < MEMORY_MS ? cached : undefined;
+  };
+
   async function record(domain: string, profile: ProtocolProfile) {
-    if (memory.get(domain)?.stored) return; // recorded already: a request does not relabel
+    if (recent(domain)?.stored) return; // recorded already: a request does not relabel
     await recordNow(domain, profile);
   }
 
@@ -139,8 +145,8 @@ export function createPeerProfiles(deps: {
   }
 
   async function known(domain: string): Promise<ProtocolProfile | undefined> {
-    const cached = memory.get(domain);
-    if (cached && deps.clock.now().getTime() - cached.at < MEMORY_MS) return cached.profile;
+    const cached = recent(domain);
+    if (cached) return cached.profile;
     const recorded = profileOf((await readRow(domain))?.protocolProfile);
     if (recorded) remember(domain, recorded, true);
     return recorded;
@@ -150,7 +156,7 @@ export function createPeerProfiles(deps: {
     domain: string,
     info: { protocolProfile?: string | undefined; publicKey?: string | undefined },
   ) {
-    const cached = memory.get(domain);
+    const cached = recent(domain);
     const marked = info.protocolProfile === SWARM_PROFILE_MARKER;
     if (marked && cached?.stored && cached.profile === 'swarm') return;
     const row = await readRow(domain);
