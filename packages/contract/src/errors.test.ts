@@ -13,6 +13,7 @@ describe('error body', () => {
       [
         'INVALID_REQUEST',
         'INVALID_SIGNATURE',
+        'PROFILE_MISMATCH',
         'FORBIDDEN',
         'NODE_BLOCKED',
         'POST_NOT_FOUND',

@@ -5,6 +5,7 @@ export const ERROR_STATUS = {
   INVALID_REQUEST: 400,
   UNAUTHORIZED: 401, // admin authentication missing or wrong
   INVALID_SIGNATURE: 401,
+  PROFILE_MISMATCH: 401, // a peer known to speak our profile sent a request in the origin profile's format
   FORBIDDEN: 403,
   NODE_BLOCKED: 403,
   POST_NOT_FOUND: 404,

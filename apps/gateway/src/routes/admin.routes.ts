@@ -183,7 +183,8 @@ const routes = {
   resetKey: createRoute({
     method: 'post',
     path: `${ADMIN}/nodes/{domain}/reset-key`,
-    summary: "Admin: forget a node's pinned key (the next signed request pins its current key)",
+    summary:
+      "Admin: forget a node's pinned key and recorded profile (the next contact learns both again)",
     request: { params: domainParam, ...jsonBody(reasonBody) },
     responses: { 200: jsonContent(okSchema, 'Key reset'), ...withNotFound },
   }),

@@ -31,7 +31,7 @@ const errors = {
   400: jsonContent(errorBodySchema, 'Malformed body (zod issues in `details`)'),
   401: jsonContent(
     errorBodySchema,
-    'Node or user signature missing, invalid, stale or from the future',
+    'Node or user signature missing, invalid, stale or from the future; the origin profile’s format from a peer of ours (PROFILE_MISMATCH)',
   ),
   403: jsonContent(
     errorBodySchema,

@@ -110,9 +110,7 @@ export function createInboundVerification(
         'The interaction timestamp is stale (over 7 days old) or in the future (over 5 minutes ahead).',
       );
     }
-    // The origin profile has no user signatures: its node's body signature (verified at the edge)
-    // is all there is. Dedup by interactionId still applies (the claim in the transaction).
-    if (input.profile === 'origin') return ok({ didToPin: undefined, seen: false });
+    if (input.profile === 'origin') return admitOrigin(input);
     const raw = input.rawBody;
     const signature =
       typeof raw === 'object' && raw !== null && !Array.isArray(raw)
@@ -144,6 +142,27 @@ export function createInboundVerification(
       return ok({ didToPin: { did: current.value, replaces: pinned }, seen });
     }
     return fail('INVALID_SIGNATURE', `The user signature does not match ${who}'s key.`);
+  }
+
+  /**
+   * The origin profile has no user signatures: its node's body signature (verified at the edge)
+   * is all there is, for actors whose node never showed us a key of theirs. An actor whose did
+   * is pinned here must sign with it whatever the format, and this one cannot carry it
+   * (docs/security.md "What each kind of peer can forge"). Dedup by interactionId still applies.
+   */
+  async function admitOrigin(
+    input: AdmitInput,
+  ): Promise<Result<Admitted, InboundInteractionError>> {
+    const { actor } = input;
+    const { did: pinned, seen } = await lookUp({ actor, interactionId: input.interactionId });
+    // Origin users' dids (read from their profiles) name no key of ours: nothing to sign with.
+    if (pinned && (await importDidKey(pinned)).ok) {
+      return fail(
+        'INVALID_SIGNATURE',
+        `The key of ${actor.handle}@${actor.domain} is pinned here: their ${input.action} must carry their own signature, which the origin profile's format has no place for.`,
+      );
+    }
+    return ok({ didToPin: undefined, seen });
   }
 
   return { admit };

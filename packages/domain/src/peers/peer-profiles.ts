@@ -16,7 +16,9 @@ import type { Logger } from '../logger.ts';
 import type { NodeKeys } from '../node-keys.service.ts';
 import type { PeerClient, PeerPostOptions, PeerResult } from './peer-client.ts';
 import { isRefusal } from './peer-errors.ts';
-import { setProtocolProfileSql } from '../persistence/registry.sql.ts';
+import { createAuditService } from '../moderation/audit.service.ts';
+import { learnProtocolProfileSql, setProtocolProfileSql } from '../persistence/registry.sql.ts';
+import { importNodeKey } from '../security/key-cache.ts';
 
 // Which profile of the interface each peer speaks (docs/protocol.md "Peers of the origin
 // profile"), and the outbound side of speaking to each in its own: our header signatures, or the
@@ -27,15 +29,27 @@ export interface PeerProfiles {
   known(domain: string): Promise<ProtocolProfile | undefined>;
   /** Detects from what the peer serves: our marker in its info, else a key at `GET /api/node`. */
   detect(domain: string): Promise<ProtocolProfile | undefined>;
-  /** Records what a verified request or a probe showed. */
+  /**
+   * Records what a verified request or a probe showed, only where no profile is recorded yet:
+   * a request never relabels a peer (docs/security.md "What each kind of peer can forge").
+   */
   record(domain: string, profile: ProtocolProfile): Promise<void>;
-  /** A probe's info showed our marker (or not): record ours, or detect when unknown. */
-  noteInfo(domain: string, info: { protocolProfile?: string | undefined }): Promise<void>;
+  /**
+   * A probe's info showed our marker (or not): record ours, or detect when unknown. A peer
+   * recorded as origin whose own info now carries the marker (and the key pinned for it) is
+   * relabelled ours, in the sync log and the audit log; the other way takes an operator.
+   */
+  noteInfo(
+    domain: string,
+    info: { protocolProfile?: string | undefined; publicKey?: string | undefined },
+  ): Promise<void>;
   /**
    * The registry just wrote the node's row: store a profile learnt before the row existed
    * (detected right before a first announce, for instance). Usually no query.
    */
   persist(domain: string): Promise<void>;
+  /** An operator reset the peer's pin and profile: forget what this process remembers. */
+  forget(domain: string): void;
 }
 
 /** How long a detection (or a recorded value) is kept in memory before the database is read again. */
@@ -51,6 +65,7 @@ export function createPeerProfiles(deps: {
   logger: Logger;
 }): PeerProfiles {
   const { prisma } = deps.db;
+  const audit = createAuditService(deps);
   /** `stored`: the registry row is known to hold it (else `persist` writes it once there is one). */
   const memory = new Map<string, { profile: ProtocolProfile; at: number; stored: boolean }>();
   const inFlight = new Map<string, Promise<ProtocolProfile | undefined>>();
@@ -60,28 +75,46 @@ export function createPeerProfiles(deps: {
     memory.set(domain, { profile, at: deps.clock.now().getTime(), stored });
   };
 
-  async function record(domain: string, profile: ProtocolProfile, force = false) {
-    const known = memory.get(domain);
-    if (!force && known?.stored && known.profile === profile) {
-      remember(domain, profile, true);
-      return;
-    }
-    // Only nodes the registry holds (the column is informative, not a registration).
-    remember(domain, profile, (await store(domain, profile)) > 0);
+  /** What this process remembers of `domain`, while it is recent enough to go by. */
+  const recent = (domain: string) => {
+    const cached = memory.get(domain);
+    return cached && deps.clock.now().getTime() - cached.at < MEMORY_MS ? cached : undefined;
+  };
+
+  async function record(domain: string, profile: ProtocolProfile) {
+    if (recent(domain)?.stored) return; // recorded already: a request does not relabel
+    await recordNow(domain, profile);
+  }
+
+  /** `record` without trusting memory (the row was just read empty, an operator reset it). */
+  async function recordNow(domain: string, profile: ProtocolProfile) {
+    if ((await learn(domain, profile)) > 0) return remember(domain, profile, true);
+    // Recorded meanwhile (keep that one), or no row yet (`persist` writes it once there is one).
+    const row = await readRow(domain);
+    const recorded = profileOf(row?.protocolProfile);
+    remember(domain, recorded ?? profile, recorded !== undefined);
   }
 
   async function persist(domain: string) {
     const known = memory.get(domain);
     if (!known || known.stored) return;
-    known.stored = (await store(domain, known.profile)) > 0;
+    known.stored = (await learn(domain, known.profile)) > 0;
   }
 
   /**
    * Raw SQL: Prisma would bump updated_at, and a node's change time is what gossip pages by
-   * (`since`); how we speak to a peer is our own business, not a change to gossip.
+   * (`since`); how we speak to a peer is our own business, not a change to gossip. Only where
+   * nothing is recorded: only the peer's info or an operator change a recorded profile.
    */
-  function store(domain: string, profile: ProtocolProfile): Promise<number> {
-    return prisma.$executeRaw(setProtocolProfileSql(domain, profile));
+  function learn(domain: string, profile: ProtocolProfile): Promise<number> {
+    return prisma.$executeRaw(learnProtocolProfileSql(domain, profile));
+  }
+
+  function readRow(domain: string) {
+    return prisma.swarmNode.findUnique({
+      where: { domain },
+      select: { protocolProfile: true, publicKey: true, keyPinnedAt: true },
+    });
   }
 
   async function detectUncached(domain: string): Promise<ProtocolProfile | undefined> {
@@ -105,37 +138,100 @@ export function createPeerProfiles(deps: {
     }
     const profile = await pending;
     if (profile) {
-      await record(domain, profile, true);
+      await recordNow(domain, profile);
       deps.logger.debug({ peer: domain, profile }, 'peer profile detected');
     }
     return profile;
   }
 
   async function known(domain: string): Promise<ProtocolProfile | undefined> {
-    const cached = memory.get(domain);
-    if (cached && deps.clock.now().getTime() - cached.at < MEMORY_MS) return cached.profile;
-    const row = await prisma.swarmNode.findUnique({
-      where: { domain },
-      select: { protocolProfile: true },
-    });
-    if (row?.protocolProfile === 'swarm' || row?.protocolProfile === 'origin') {
-      remember(domain, row.protocolProfile, true);
-      return row.protocolProfile;
+    const cached = recent(domain);
+    if (cached) return cached.profile;
+    const recorded = profileOf((await readRow(domain))?.protocolProfile);
+    if (recorded) remember(domain, recorded, true);
+    return recorded;
+  }
+
+  async function noteInfo(
+    domain: string,
+    info: { protocolProfile?: string | undefined; publicKey?: string | undefined },
+  ) {
+    const cached = recent(domain);
+    const marked = info.protocolProfile === SWARM_PROFILE_MARKER;
+    if (marked && cached?.stored && cached.profile === 'swarm') return;
+    const row = await readRow(domain);
+    if (!row || row.protocolProfile === null) {
+      // Unknown: ask once (a node of ours from before the marker stays `swarm` without asking again).
+      if (marked) await recordNow(domain, 'swarm');
+      else if (row) await detect(domain);
+      return;
     }
-    return undefined;
+    const recorded = profileOf(row.protocolProfile);
+    if (marked && recorded === 'origin') await relabelOurs(domain, row, info.publicKey);
+    else if (recorded) remember(domain, recorded, true);
   }
 
-  async function noteInfo(domain: string, info: { protocolProfile?: string | undefined }) {
-    if (info.protocolProfile === SWARM_PROFILE_MARKER) return record(domain, 'swarm');
-    const row = await prisma.swarmNode.findUnique({
-      where: { domain },
-      select: { protocolProfile: true },
+  /**
+   * A peer recorded as origin now serves our marker in its own info: relabelled ours when that
+   * info names the key pinned for it (else whoever answers for the domain now is not the node we
+   * pinned: the operator decides). Logged in the sync log and the audit log.
+   */
+  async function relabelOurs(
+    domain: string,
+    row: { publicKey: string | null; keyPinnedAt: Date | null },
+    published: string | undefined,
+  ) {
+    if (row.keyPinnedAt && row.publicKey) {
+      const [pinned, presented] = await Promise.all([
+        importNodeKey(row.publicKey),
+        published ? importNodeKey(published) : undefined,
+      ]);
+      if (!pinned.ok || !presented?.ok || pinned.value.pem !== presented.value.pem) {
+        deps.logger.warn(
+          { peer: domain },
+          'peer recorded as origin serves our marker with another key; profile unchanged',
+        );
+        return;
+      }
+    }
+    const now = deps.clock.now();
+    const message = 'profile origin → swarm: its node info now carries our marker';
+    await prisma.$transaction(async (tx) => {
+      await tx.$executeRaw(setProtocolProfileSql(domain, 'swarm'));
+      await tx.swarmSyncLog.create({
+        data: {
+          remoteDomain: domain,
+          direction: 'pull',
+          success: true,
+          errorMessage: message,
+          durationMs: 0,
+          createdAt: now,
+        },
+      });
+      await audit.record(
+        {
+          actor: 'system',
+          action: 'node.profile',
+          target: domain,
+          reason: message,
+          details: { from: 'origin', to: 'swarm' },
+        },
+        tx,
+      );
     });
-    // Unknown: ask once (a node of ours from before the marker stays `swarm` without asking again).
-    if (row && row.protocolProfile === null) await detect(domain);
+    remember(domain, 'swarm', true);
+    deps.logger.warn({ peer: domain, from: 'origin', to: 'swarm' }, 'peer profile changed');
   }
 
-  return { known, detect, record, noteInfo, persist };
+  function forget(domain: string) {
+    memory.delete(domain);
+  }
+
+  return { known, detect, record, noteInfo, persist, forget };
+}
+
+function profileOf(value: string | null | undefined): ProtocolProfile | undefined {
+  return value === 'swarm' || value === 'origin' ? value : undefined;
 }
 
 /** What an origin node answers to a reply: no `replyId` (docs/origin-profile.md §4). */
@@ -161,10 +257,11 @@ export function withPeerProfiles(
       const answer = await inner.getJson(domain, pathWithQuery, schema, options);
       // A successful probe of a peer's info tells its profile (our marker), or prompts detection.
       if (answer.ok && pathWithQuery === SWARM_PATHS.info) {
-        const value = answer.value as { protocolProfile?: unknown };
+        const value = answer.value as { protocolProfile?: unknown; publicKey?: unknown };
+        const text = (member: unknown) => (typeof member === 'string' ? member : undefined);
         await deps.profiles.noteInfo(domain, {
-          protocolProfile:
-            typeof value.protocolProfile === 'string' ? value.protocolProfile : undefined,
+          protocolProfile: text(value.protocolProfile),
+          publicKey: text(value.publicKey),
         });
       }
       return answer;

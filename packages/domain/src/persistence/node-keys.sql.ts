@@ -24,7 +24,8 @@ export const insertNonceSql = sqlStatement(
  * Pins a first-contact key: creates the row if the registry does not know the node yet;
  * otherwise touches only the key-pinning columns (the registry owns the rest), and only when no
  * key is pinned. Returns the row when it pinned; none when a key was pinned meanwhile.
- * `profile`: the origin profile's nodes are marked as such.
+ * `origin`: a node first pinned by an origin-profile request is marked as such, unless a
+ * profile is recorded already (a request never relabels a peer, docs/security.md).
  */
 export const pinNodeKeySql = sqlStatement(
   'nodeKeys.pin',
@@ -38,7 +39,7 @@ export const pinNodeKeySql = sqlStatement(
       ${pin.now}::timestamptz, ${pin.now}::timestamptz, 'origin')
     ON CONFLICT (domain) DO UPDATE SET
       public_key = EXCLUDED.public_key, key_pinned_at = EXCLUDED.key_pinned_at,
-      protocol_profile = 'origin'
+      protocol_profile = COALESCE(swarm_nodes.protocol_profile, 'origin')
     WHERE swarm_nodes.key_pinned_at IS NULL OR swarm_nodes.public_key IS NULL
     RETURNING public_key`
       : Prisma.sql`
@@ -52,14 +53,15 @@ export const pinNodeKeySql = sqlStatement(
     RETURNING public_key`,
 );
 
-/** Whether a node is blocked, and its pinned key: one round trip. */
+/** Whether a node is blocked, its pinned key and its recorded profile: one round trip. */
 export const blockedAndPinnedSql = sqlStatement(
   'nodeKeys.blockedAndPinned',
   ['example.test'],
   (domain: string) => Prisma.sql`
     SELECT EXISTS (SELECT 1 FROM node_blocks WHERE domain = ${domain}) AS blocked,
       (SELECT public_key FROM swarm_nodes
-        WHERE domain = ${domain} AND key_pinned_at IS NOT NULL) AS pinned`,
+        WHERE domain = ${domain} AND key_pinned_at IS NOT NULL) AS pinned,
+      (SELECT protocol_profile FROM swarm_nodes WHERE domain = ${domain}) AS profile`,
 );
 
 /**

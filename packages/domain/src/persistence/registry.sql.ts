@@ -25,6 +25,15 @@ export const setProtocolProfileSql = sqlStatement(
     UPDATE swarm_nodes SET protocol_profile = ${profile} WHERE domain = ${domain}`,
 );
 
+/** Records a profile only where none is recorded yet: what a request shows never relabels. */
+export const learnProtocolProfileSql = sqlStatement(
+  'registry.learnProtocolProfile',
+  ['example.test', 'swarm'],
+  (domain: string, profile: string) => Prisma.sql`
+    UPDATE swarm_nodes SET protocol_profile = ${profile}
+    WHERE domain = ${domain} AND protocol_profile IS NULL`,
+);
+
 /** What a successful contact learnt of the node (its info, when the answer carried it). */
 export interface ContactSuccess {
   domain: string;

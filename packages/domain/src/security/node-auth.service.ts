@@ -30,7 +30,8 @@ import type { PeerServiceDeps } from '../service-deps.ts';
 // key is fetched from its /api/swarm/info once and pinned; every later request must verify
 // against the pinned key. Nothing is written unless the request verifies.
 
-export type NodeAuthFailureCode = 'INVALID_SIGNATURE' | 'KEY_CONFLICT' | 'NODE_BLOCKED';
+export type NodeAuthFailureCode =
+  'INVALID_SIGNATURE' | 'KEY_CONFLICT' | 'NODE_BLOCKED' | 'PROFILE_MISMATCH';
 
 export interface NodeAuthFailure {
   code: NodeAuthFailureCode;
@@ -65,20 +66,23 @@ export interface NodeAuthService {
    * Verifies a body (or reply header) signature of the origin profile with the signer's pinned
    * key; a first contact fetches the key from `GET /api/node` and pins it (the same pin as our
    * profile's). No nonce: the caller's timestamp window and id deduplication stop replays.
+   * A peer known to speak our profile (recorded, or its info shows our marker) is refused with
+   * `PROFILE_MISMATCH`: it has user signatures to send, and this format has no place for them.
    */
   verifyOriginRequest(
     request: OriginRequestToVerify,
   ): Promise<Result<{ sourceDomain: string }, NodeAuthFailure>>;
   /**
-   * Admin action after a node legitimately changed its key: forget the pinned key, so the next
-   * signed request fetches and pins the new one. False when no such node is known.
+   * Admin action after a node legitimately changed its key (or its software): forget the pinned
+   * key and the recorded profile, so the next contact learns both again. False when no such
+   * node is known.
    */
   resetPinnedKey(domain: string): Promise<boolean>;
 }
 
 export interface NodeAuthDeps extends PeerServiceDeps {
-  /** Records the profile a verified request showed (optional in unit tests). */
-  profiles?: Pick<PeerProfiles, 'record'>;
+  /** The peers' profiles: what a verified request showed, and the origin format's gate (optional in unit tests). */
+  profiles?: Pick<PeerProfiles, 'record' | 'known' | 'detect' | 'forget'>;
 }
 
 /** How long a fetched key is reused when a pinned key fails (bounds outbound fetches per sender). */
@@ -290,6 +294,15 @@ export function createNodeAuthService(deps: NodeAuthDeps): NodeAuthService {
   async function verifyNodeRequest(
     request: NodeRequestToVerify,
   ): Promise<Result<{ sourceDomain: string }, NodeAuthFailure>> {
+    const verified = await verifyHeaders(request);
+    // A header-signed request shows the sender speaks our profile (recorded once, never relabelling).
+    if (verified.ok) await deps.profiles?.record(verified.value.sourceDomain, 'swarm');
+    return verified;
+  }
+
+  async function verifyHeaders(
+    request: NodeRequestToVerify,
+  ): Promise<Result<{ sourceDomain: string }, NodeAuthFailure>> {
     const read = readNodeSignatureHeaders((name) => request.headers.get(name));
     if (!read.ok) return fail('INVALID_SIGNATURE', read.reason);
     const headers = read.value;
@@ -343,11 +356,7 @@ export function createNodeAuthService(deps: NodeAuthDeps): NodeAuthService {
     if (!published.ok) return published;
     const pin = { pem: published.value.pem, name: published.value.name };
     const accepted = await accept(domain, headers, pin);
-    if (accepted.ok) {
-      rememberPinned(domain, pin.pem);
-      // A first header-signed contact shows the sender speaks our profile.
-      await deps.profiles?.record(domain, 'swarm');
-    }
+    if (accepted.ok) rememberPinned(domain, pin.pem);
     return accepted;
   }
 
@@ -396,11 +405,18 @@ export function createNodeAuthService(deps: NodeAuthDeps): NodeAuthService {
     }
     const verify = (publicKey: CryptoKey) =>
       verifyOriginPayload(publicKey, request.payload, request.signature);
-    const [known] = await driverQuery<{ blocked: boolean; pinned: string | null }>(
-      deps.db,
-      blockedAndPinnedSql(domain),
-    );
+    const [known] = await driverQuery<{
+      blocked: boolean;
+      pinned: string | null;
+      profile: string | null;
+    }>(deps.db, blockedAndPinnedSql(domain));
     if (known?.blocked) return fail('NODE_BLOCKED', `${domain} is blocked on this node.`);
+    if ((await profileOf(domain, known?.profile ?? null)) === 'swarm') {
+      return fail(
+        'PROFILE_MISMATCH',
+        `${domain} speaks this node's profile: its requests must be signed with the X-Swarm-* headers (and its users' signatures), not the origin profile's body signature.`,
+      );
+    }
     const pinned = known?.pinned ? await importNodeKey(known.pinned) : undefined;
     if (pinned?.ok) {
       if (await verify(pinned.value.key)) {
@@ -416,15 +432,27 @@ export function createNodeAuthService(deps: NodeAuthDeps): NodeAuthService {
     return accepted;
   }
 
+  /**
+   * The profile the origin format's gate goes by: the registry's, else what this process learnt
+   * (a POST of ours it accepted before it had a row), else what the peer serves now (our marker
+   * in its info means ours). Nothing a request carries decides it.
+   */
+  async function profileOf(domain: string, recorded: string | null) {
+    if (recorded === 'swarm' || recorded === 'origin') return recorded;
+    if (!deps.profiles) return undefined;
+    return (await deps.profiles.known(domain)) ?? (await deps.profiles.detect(domain));
+  }
+
   async function resetPinnedKey(domain: string): Promise<boolean> {
     const parsed = parseDomain(domain);
     if (!parsed.ok) return false;
     const reset = await prisma.swarmNode.updateMany({
       where: { domain: parsed.value },
-      data: { publicKey: null, keyPinnedAt: null },
+      data: { publicKey: null, keyPinnedAt: null, protocolProfile: null },
     });
     rechecked.delete(parsed.value);
     pinnedHints.delete(parsed.value);
+    deps.profiles?.forget(parsed.value);
     if (reset.count > 0) logger.info({ peer: parsed.value }, 'pinned node key reset');
     return reset.count > 0;
   }

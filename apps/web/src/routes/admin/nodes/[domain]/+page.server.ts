@@ -37,7 +37,8 @@ export const actions: Actions = {
         await locals.api.admin.nodes.resetKey({ domain: params.domain });
         return {
           action: 'resetKey' as const,
-          message: 'The pinned key is forgotten: the next signed request pins the key it has now.',
+          message:
+            'The pinned key and the profile are forgotten: the next contact learns both again.',
         };
       },
       { action: 'resetKey' as const },
