@@ -1,4 +1,5 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { Server as NetServer, type Socket } from 'node:net';
 import { getRequestListener } from '@hono/node-server';
 import { WEB_SECURITY_HEADERS } from '@swarm/contract';
 import { isGatewayPath } from './app.ts';
@@ -19,10 +20,19 @@ export interface DrainReport {
   timedOut: boolean;
 }
 
+/**
+ * While draining, a kept-alive connection that carries no request for this long is closed. Not at
+ * once: a client may have sent its next request already (under load it always has), and closing
+ * then resets it unanswered; given a moment, that request arrives and is answered with
+ * `Connection: close` (docs/deployment.md "Stopping").
+ */
+const DRAIN_IDLE_MS = 1_000;
+
 export interface NodeHttpServer extends Server {
   /**
-   * Graceful stop: no new connections, idle keep-alive connections closed, every request in
-   * flight answered (with `Connection: close`), then resolves. After `timeoutMs` whatever is
+   * Graceful stop: no new connections; every request in flight, and every one that still arrives
+   * on an open connection, answered with `Connection: close` (the connection closes after it);
+   * connections idle for `DRAIN_IDLE_MS` closed; then resolves. After `timeoutMs` whatever is
    * still open is closed. Call once.
    */
   drain(timeoutMs: number): Promise<DrainReport>;
@@ -46,17 +56,40 @@ export function createHttpServer(opts: {
   const { web } = opts;
   /** Responses not yet complete. */
   const active = new Set<ServerResponse>();
+  /** Open connections: responses under way on each, and its idle timer while draining. */
+  const connections = new Map<Socket, { busy: number; idle?: NodeJS.Timeout }>();
   let draining: { finished: number; cut: number; settle: () => void } | undefined;
+
+  /** Closes `socket` once it has carried no request for DRAIN_IDLE_MS (draining only). */
+  const closeWhenIdle = (socket: Socket) => {
+    const state = connections.get(socket);
+    if (!state || state.busy > 0) return;
+    clearTimeout(state.idle);
+    const read = socket.bytesRead;
+    state.idle = setTimeout(() => {
+      if (state.busy > 0) return;
+      // Bytes came in since: a request is on its way (its headers not complete yet).
+      if (socket.bytesRead !== read) closeWhenIdle(socket);
+      else socket.destroy();
+    }, DRAIN_IDLE_MS);
+  };
 
   const server = createServer((req, res) => {
     active.add(res);
+    const connection = connections.get(req.socket);
+    if (connection) {
+      connection.busy++;
+      clearTimeout(connection.idle);
+    }
     // Once draining, the connection closes after this answer instead of waiting for another.
     if (draining && !res.headersSent) res.setHeader('Connection', 'close');
     res.once('close', () => {
       active.delete(res);
+      if (connection) connection.busy--;
       if (!draining) return;
       if (res.writableFinished) draining.finished++;
       else draining.cut++;
+      closeWhenIdle(req.socket);
       draining.settle();
     });
     const pathname = (req.url ?? '/').split('?', 1)[0] ?? '/';
@@ -69,22 +102,20 @@ export function createHttpServer(opts: {
       web!(req, res);
     }
   }) as NodeHttpServer;
+  server.on('connection', (socket: Socket) => {
+    connections.set(socket, { busy: 0 });
+    socket.once('close', () => {
+      clearTimeout(connections.get(socket)?.idle);
+      connections.delete(socket);
+    });
+  });
 
   server.drain = (timeoutMs) => {
     const started = performance.now();
     const inFlightAtStart = active.size;
     return new Promise<DrainReport>((resolve) => {
       let closed = false;
-      const state = {
-        finished: 0,
-        cut: 0,
-        settle: () => {
-          // A finished answer leaves its keep-alive connection idle: close it (next tick, once
-          // Node has marked it idle).
-          setImmediate(() => server.closeIdleConnections());
-          done(false);
-        },
-      };
+      const state = { finished: 0, cut: 0, settle: () => done(false) };
       const done = (timedOut: boolean) => {
         if (!timedOut && (!closed || active.size > 0)) return;
         clearTimeout(timer);
@@ -107,12 +138,13 @@ export function createHttpServer(opts: {
         });
       }, timeoutMs);
       for (const res of active) if (!res.headersSent) res.setHeader('Connection', 'close');
-      // Stops listening; the callback runs once every connection is gone.
-      server.close(() => {
+      for (const socket of connections.keys()) closeWhenIdle(socket);
+      // Stops listening; the callback runs once every connection is gone. net's close, not
+      // http's: that one also closes idle connections at once, resetting requests under way.
+      NetServer.prototype.close.call(server, () => {
         closed = true;
         done(false);
       });
-      server.closeIdleConnections();
     });
   };
   return server;

@@ -1,5 +1,6 @@
 import { once } from 'node:events';
 import { mkdtemp, rm } from 'node:fs/promises';
+import http from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -65,6 +66,37 @@ function parseAnswer(raw: string): { status: number; headers: string; body: stri
   expect(length, `no Content-Length in ${headers}`).not.toBeNull();
   expect(Buffer.byteLength(body, 'latin1')).toBe(Number(length?.[1]));
   return { status: Number(raw.slice(9, 12)), headers, body };
+}
+
+/** What one request of a keep-alive client got: a whole answer, or the error's code. */
+type Outcome =
+  | { answered: true; status: number; connectionClose: boolean }
+  | { answered: false; code: string; reusedSocket: boolean };
+
+/** One GET through `agent` (node:http's keep-alive client), read to its end. */
+function keepAliveGet(agent: http.Agent, url: string): Promise<Outcome> {
+  return new Promise((resolve) => {
+    const req = http.get(url, { agent }, (res) => {
+      res.resume();
+      res.once('end', () =>
+        resolve({
+          answered: true,
+          status: res.statusCode ?? 0,
+          connectionClose: res.headers.connection === 'close',
+        }),
+      );
+      res.once('aborted', () =>
+        resolve({ answered: false, code: 'ABORTED', reusedSocket: req.reusedSocket }),
+      );
+    });
+    req.once('error', (error: NodeJS.ErrnoException) =>
+      resolve({
+        answered: false,
+        code: error.code ?? error.message,
+        reusedSocket: req.reusedSocket,
+      }),
+    );
+  });
 }
 
 describe('SIGTERM under load', () => {
@@ -149,6 +181,62 @@ describe('SIGTERM under load', () => {
       await node.stop();
     }
   });
+
+  it('loses no request on kept-alive connections: each gets its answer with Connection: close', async () => {
+    const port = await freePort();
+    const node = await startNodeProcess({
+      PORT: String(port),
+      DATA_DIR: join(dataDir, 'keep-alive'),
+      SWARM_DEV: '1',
+      SWARM_DRAIN_TIMEOUT_MS: '30000',
+    });
+    const base = `http://127.0.0.1:${port}`;
+    // 20 client sockets kept alive, each sending its next request as soon as the last is read:
+    // a connection is idle only between two requests when the signal comes.
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 20 });
+    try {
+      const outcomes: Outcome[] = [];
+      let running = true;
+      const loop = async (path: string) => {
+        while (running) {
+          const outcome = await keepAliveGet(agent, base + path);
+          outcomes.push(outcome);
+          // Refused: the node no longer listens, so this client is done.
+          if (!outcome.answered) return;
+        }
+      };
+      const loops = Array.from({ length: 20 }, (_, i) =>
+        loop(i % 4 === 0 ? '/' : '/api/swarm/info'),
+      );
+      await expect
+        .poll(() => outcomes.filter((o) => o.answered).length, { timeout: 60_000 })
+        .toBeGreaterThan(200);
+
+      const exited = once(node.child, 'exit') as Promise<[number | null, string | null]>;
+      node.child.kill('SIGTERM');
+      const [code] = await exited;
+      running = false;
+      await Promise.all(loops);
+      expect(code).toBe(0);
+
+      const failed = outcomes.filter((o) => !o.answered);
+      // A refused connection is a clean "not here any more"; a reset, a hang-up or a cut
+      // answer is a request the node took and lost.
+      expect(failed.filter((o) => o.code !== 'ECONNREFUSED')).toEqual([]);
+      const answered = outcomes.filter((o) => o.answered);
+      expect(answered.filter((o) => o.status !== 200)).toEqual([]);
+      // Requests that came on open connections during the drain were answered and closed them.
+      const closing = answered.filter((o) => o.connectionClose).length;
+      expect(closing).toBeGreaterThan(0);
+      const out = node.output();
+      const drained = /drained in \d+ ms: (\d+) requests answered, none cut/.exec(out);
+      expect(drained, out).not.toBeNull();
+      expect(Number(drained?.[1])).toBeGreaterThanOrEqual(closing);
+    } finally {
+      agent.destroy();
+      await node.stop();
+    }
+  }, 180_000);
 
   it('bounds the drain: at SWARM_DRAIN_TIMEOUT_MS it cuts what is left, says so, and still exits 0', async () => {
     const port = await freePort();

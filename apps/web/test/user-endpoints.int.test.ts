@@ -132,6 +132,34 @@ describe('GET /api/users/[handle]', () => {
     }
     expect([...unavailable]).toEqual([`${BETA} is not available right now. Try again later.`]);
   });
+
+  it('serves a passing failure again to visitors for seconds, an answer about the user for a minute', async () => {
+    const asks = (handle: string) =>
+      net.network.requests.filter(
+        (r) => r.domain === BETA && r.path.startsWith(`/api/swarm/users/${handle}`),
+      ).length;
+    const asVisitor = async (handle: string) =>
+      (await getUserResponse(apiAs(null), `${handle}@${BETA}`)).status;
+    net.network.fail5xx(BETA);
+    expect(await asVisitor('bob')).toBe(502);
+    net.network.heal(BETA);
+    expect(await asVisitor('nobody')).toBe(404);
+    const [bobAsked, nobodyAsked] = [asks('bob'), asks('nobody')];
+    // Within the short window every visitor gets the remembered failure, without asking.
+    net.clock.advance(VISITOR_FETCH.transientTtlMs - 1);
+    expect(await asVisitor('bob')).toBe(502);
+    expect(asks('bob')).toBe(bobAsked);
+    net.clock.advance(1);
+    expect(await asVisitor('bob')).toBe(200);
+    expect(asks('bob')).toBe(bobAsked + 1);
+    // A 404 is an answer about the user, not a passing fault: remembered for the whole minute.
+    net.clock.advance(VISITOR_FETCH.negativeTtlMs - VISITOR_FETCH.transientTtlMs - 1);
+    expect(await asVisitor('nobody')).toBe(404);
+    expect(asks('nobody')).toBe(nobodyAsked);
+    net.clock.advance(1);
+    expect(await asVisitor('nobody')).toBe(404);
+    expect(asks('nobody')).toBe(nobodyAsked + 1);
+  });
 });
 
 describe('GET /api/users/[handle]/posts', () => {

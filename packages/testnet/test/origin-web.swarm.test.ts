@@ -139,3 +139,57 @@ describe('an origin peer reads our web app', () => {
     });
   });
 });
+
+describe('a person of our node beside an origin peer, as the pages say it', () => {
+  const PASSWORD = 'correct horse battery staple';
+  let cookie = '';
+
+  /** A page as the signed-in person gets it on a full load (server-rendered). */
+  async function signedInPage(path: string) {
+    const res = await fetch(`${url}${path}`, { headers: { cookie } });
+    expect(res.status, path).toBe(200);
+    return res.text();
+  }
+
+  beforeAll(async () => {
+    for (const handle of ['dana', 'erin']) {
+      const created = await admin('/api/swarm/admin/users', { handle, password: PASSWORD });
+      expect(created.status, JSON.stringify(created.body)).toBe(201);
+    }
+    const res = await fetch(`${url}/login`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: {
+        origin: `http://${self}`,
+        accept: 'text/html',
+        'content-type': 'application/x-www-form-urlencoded',
+      },
+      body: new URLSearchParams({ handle: 'dana', password: PASSWORD }).toString(),
+    });
+    expect(res.status).toBe(303);
+    cookie = res.headers
+      .getSetCookie()
+      .find((c) => c.startsWith('swarm_session='))!
+      .split(';', 1)[0]!;
+  });
+
+  it('Home, following nobody, points to the header search', async () => {
+    const home = await signedInPage('/');
+    expect(home).toContain('You follow nobody yet');
+    expect(home).toContain('search box at the top of the page');
+    // (the phone menu's link to /find keeps that name; the empty state no longer sends people there)
+    expect(home).not.toContain('“Find someone”');
+  });
+
+  it('writing to someone on the origin node: their node cannot carry E2E messages', async () => {
+    const thread = await signedInPage(`/messages/carol@${origin.domain}`);
+    expect(thread).toContain(
+      `${origin.domain} cannot carry end-to-end encrypted messages, so carol@${origin.domain} cannot be written to from here.`,
+    );
+    expect(thread).not.toContain('has not set up direct messages');
+    // Someone of our profile without keys is the other case, said as such.
+    const local = await signedInPage(`/messages/erin@${self}`);
+    expect(local).toContain(`erin@${self} has not set up direct messages yet.`);
+    expect(local).not.toContain('cannot carry end-to-end encrypted messages');
+  });
+});

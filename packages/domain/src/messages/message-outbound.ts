@@ -166,6 +166,10 @@ export function createOutboundMessages(
         reason = `${shown} publishes an encryption key that their did did not sign.`;
       }
     }
+    // A node of the origin profile publishes no keys: its users did not fail to set anything up.
+    if (!reason && (await peerSupportsMessages(domain)) === 'no') {
+      reason = `${domain} cannot carry end-to-end encrypted messages, so ${shown} cannot be written to from here.`;
+    }
     if (!reason && (!encryptionKey || !did)) {
       reason = `${shown} has not set up direct messages yet.`;
     }
@@ -178,7 +182,6 @@ export function createOutboundMessages(
         encryptionKeySignature: encryptionKey?.signature ?? null,
       },
     });
-    if (!reason && (await peerSupportsMessages(domain)) === 'no') reason = UNSUPPORTED_REASON;
     return ok({
       address: shown,
       displayName: profile.displayName,

@@ -65,52 +65,85 @@ export interface NodeHttpTransportOptions {
  * node:http(s) transport. Redirects are never followed (node:http does not), the Host header and
  * TLS server name stay the peer's domain while the socket goes to a vetted address. Each
  * transport has its own keep-alive agents, so nodes in one process never share sockets.
+ *
+ * A peer may close a kept-alive connection just as we send on it (an origin node closes idle
+ * ones after 5 s): a GET that dies that way, reset before any answer, is sent once more on a new
+ * connection (docs/protocol.md "Peer requests"). A POST never is: the peer may have acted on it.
  */
 export function createNodeHttpTransport(options: NodeHttpTransportOptions = {}): PeerTransport {
   const agents = {
     'http:': new http.Agent({ keepAlive: true }),
     'https:': new https.Agent({ keepAlive: true, ...(options.ca ? { ca: options.ca } : {}) }),
   };
-  return (req) => {
+  return async (req) => {
     const protocol = req.url.protocol;
     if (protocol !== 'http:' && protocol !== 'https:') {
       throw new TypeError(`peer transport: unsupported protocol ${protocol}`);
     }
-    return new Promise<PeerResponse>((resolve, reject) => {
-      const outgoing = (protocol === 'https:' ? https : http).request({
-        hostname: req.url.hostname.replace(/^\[(.*)\]$/, '$1'),
-        port: req.url.port || undefined,
-        path: req.url.pathname + req.url.search,
-        method: req.method,
-        headers: {
-          host: req.url.host,
-          ...req.headers,
-          ...(req.body ? { 'content-length': String(req.body.byteLength) } : {}),
-        },
-        agent: agents[protocol],
-        lookup: pinnedLookup(req.addresses),
-      });
-      // Explicit rather than the `signal` option: the socket must also die if the body stalls.
-      const onAbort = () => outgoing.destroy(req.signal.reason as Error);
-      if (req.signal.aborted) onAbort();
-      else req.signal.addEventListener('abort', onAbort, { once: true });
-      outgoing.once('close', () => req.signal.removeEventListener('abort', onAbort));
-      outgoing.on('error', reject);
-      outgoing.on('response', (res) => {
-        resolve({
-          status: res.statusCode ?? 0,
-          headers: {
-            get: (name) => {
-              const value = res.headers[name.toLowerCase()];
-              return value === undefined ? null : Array.isArray(value) ? value.join(', ') : value;
-            },
-          },
-          body: res as AsyncIterable<Uint8Array>,
-        });
-      });
-      outgoing.end(req.body);
-    });
+    try {
+      return await send(req, agents[protocol]);
+    } catch (error) {
+      if (req.method !== 'GET' || req.signal.aborted || !(error instanceof StaleSocketError)) {
+        throw error instanceof StaleSocketError ? error.original : error;
+      }
+      // A one-off agent: a new connection, not another idle one from the pool.
+      const fresh =
+        protocol === 'https:'
+          ? new https.Agent(options.ca ? { ca: options.ca } : {})
+          : new http.Agent();
+      return await send(req, fresh);
+    }
   };
+}
+
+/** A request that failed on a reused connection before any answer: the peer had closed it. */
+class StaleSocketError extends Error {
+  constructor(readonly original: Error) {
+    super(original.message);
+  }
+}
+
+const STALE_CODES = new Set(['ECONNRESET', 'EPIPE']);
+
+function send(req: PeerRequest, agent: http.Agent): Promise<PeerResponse> {
+  const protocol = req.url.protocol;
+  return new Promise<PeerResponse>((resolve, reject) => {
+    const outgoing = (protocol === 'https:' ? https : http).request({
+      hostname: req.url.hostname.replace(/^\[(.*)\]$/, '$1'),
+      port: req.url.port || undefined,
+      path: req.url.pathname + req.url.search,
+      method: req.method,
+      headers: {
+        host: req.url.host,
+        ...req.headers,
+        ...(req.body ? { 'content-length': String(req.body.byteLength) } : {}),
+      },
+      agent,
+      lookup: pinnedLookup(req.addresses),
+    });
+    // Explicit rather than the `signal` option: the socket must also die if the body stalls.
+    const onAbort = () => outgoing.destroy(req.signal.reason as Error);
+    if (req.signal.aborted) onAbort();
+    else req.signal.addEventListener('abort', onAbort, { once: true });
+    outgoing.once('close', () => req.signal.removeEventListener('abort', onAbort));
+    outgoing.on('error', (error: NodeJS.ErrnoException) => {
+      const stale = outgoing.reusedSocket && STALE_CODES.has(error.code ?? '');
+      reject(stale ? new StaleSocketError(error) : error);
+    });
+    outgoing.on('response', (res) => {
+      resolve({
+        status: res.statusCode ?? 0,
+        headers: {
+          get: (name) => {
+            const value = res.headers[name.toLowerCase()];
+            return value === undefined ? null : Array.isArray(value) ? value.join(', ') : value;
+          },
+        },
+        body: res as AsyncIterable<Uint8Array>,
+      });
+    });
+    outgoing.end(req.body);
+  });
 }
 
 async function* chunksOf(stream: ReadableStream<Uint8Array>): AsyncGenerator<Uint8Array> {

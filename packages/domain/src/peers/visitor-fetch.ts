@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import type { Clock } from '../clock.ts';
 import type { Logger } from '../logger.ts';
-import { describePeerError } from './peer-errors.ts';
+import { describePeerError, isRetryable } from './peer-errors.ts';
 import type { PeerClient, PeerResult } from './peer-client.ts';
 
 /**
@@ -11,8 +11,10 @@ import type { PeerClient, PeerResult } from './peer-client.ts';
  * address at will. So:
  *
  * - one request per remote path in flight: concurrent views share it;
- * - failed answers (a 404 included) are remembered for `negativeTtlMs` and served again without
- *   asking (anonymous visitors only; signed-in people ask again, still deduplicated);
+ * - failed answers are remembered and served again without asking (anonymous visitors only;
+ *   signed-in people ask again, still deduplicated): an answer about the thing (a 404) for
+ *   `negativeTtlMs`, a failure that may pass (a timeout, a reset, a 5xx) for `transientTtlMs`,
+ *   so one unlucky request does not show every visitor an error for a minute;
  * - anonymous visitors share a budget of requests per remote domain and one in total, per
  *   minute (fixed one-minute windows on the node's clock, per domain from its first request);
  *   beyond it they get "not available right now".
@@ -21,6 +23,8 @@ import type { PeerClient, PeerResult } from './peer-client.ts';
  */
 export const VISITOR_FETCH = {
   negativeTtlMs: 60_000,
+  /** How long a failure that may pass by itself (`isRetryable`) is served again. */
+  transientTtlMs: 10_000,
   /** Remembered failures at most (oldest out first). */
   maxNegative: 5_000,
   /** Requests anonymous visitors may cause per remote domain per minute. */
@@ -86,13 +90,14 @@ export function createVisitorFetchGate(deps: {
     return true;
   }
 
-  function remember(key: string, result: PeerResult<unknown>) {
+  function remember(key: string, result: Extract<PeerResult<unknown>, { ok: false }>) {
     negative.delete(key);
     if (negative.size >= options.maxNegative) {
       const oldest = negative.keys().next();
       if (!oldest.done) negative.delete(oldest.value);
     }
-    negative.set(key, { until: now() + options.negativeTtlMs, result });
+    const ttl = isRetryable(result.error) ? options.transientTtlMs : options.negativeTtlMs;
+    negative.set(key, { until: now() + ttl, result });
   }
 
   return {
