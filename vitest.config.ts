@@ -1,23 +1,74 @@
 import { availableParallelism } from 'node:os';
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 
 // One run covers every package. Each test file gets its own database (see @swarm/db/testing),
 // so files can run in parallel; the browser tests start real nodes on their own ports.
+const roots = [
+  'packages/*/src/**/',
+  'packages/*/test/**/',
+  'apps/gateway/src/**/',
+  'apps/gateway/test/**/',
+  'apps/web/test/**/',
+  'deploy/**/',
+];
+const levels = '{int,swarm,browser,process}';
+const unitFiles = roots.map((root) => `${root}*.test.ts`);
+const levelFiles = roots.map((root) => `${root}*.${levels}.test.ts`);
+
+// TEST_DATABASE_ONLY=1 (CI's Postgres pass, with TEST_DATABASE_URL): only the files whose
+// behaviour depends on the database under test. The others ran in the PGlite pass and would
+// run the very same code again (docs/testing.md "What runs on both databases"). A new file
+// runs in both passes until it is listed here.
+const databaseOnly = process.env.TEST_DATABASE_ONLY === '1';
+const databaseIndependent = [
+  // Page behaviour in Chromium. The SQL behind every page runs in the integration, swarm and
+  // front-door files; live updates across processes on Postgres in live-events.process.
+  '**/*.browser.test.ts',
+  // Node processes on an embedded PGlite of their own whatever TEST_DATABASE_URL says, or no
+  // database at all: the Postgres pass would repeat them unchanged.
+  'apps/gateway/test/observability.int.test.ts',
+  'apps/gateway/test/shutdown.int.test.ts',
+  'apps/gateway/test/two-nodes.swarm.test.ts',
+  'apps/web/test/discover.process.test.ts',
+  'apps/web/test/visitor-fetch.process.test.ts',
+  'apps/web/test/web-hardening.int.test.ts',
+  'packages/testnet/test/origin-peer.int.test.ts',
+  'packages/testnet/test/origin-web.swarm.test.ts',
+];
+
 export default defineConfig({
   test: {
-    include: [
-      'packages/*/src/**/*.test.ts',
-      'packages/*/test/**/*.test.ts',
-      'apps/gateway/src/**/*.test.ts',
-      'apps/gateway/test/**/*.test.ts',
-      'apps/web/test/**/*.test.ts',
-      'deploy/**/*.test.ts',
-    ],
     // Most of a test file's time is spent waiting on the nodes and browsers it starts, so two
     // files at once even on two cores (Vitest's default there is one): the suite takes about
     // 13 min per database instead of 22 on the CI machine (docs/testing.md).
     maxWorkers: Math.max(2, availableParallelism() - 1),
     testTimeout: 30_000,
     hookTimeout: 120_000,
+    projects: [
+      // Pure functions (no database, no process): one worker thread runs them one after the
+      // other without a fresh module graph per file, which was most of their time.
+      ...(databaseOnly
+        ? []
+        : [
+            {
+              extends: true as const,
+              test: {
+                name: 'unit',
+                include: unitFiles,
+                exclude: [...configDefaults.exclude, ...levelFiles],
+                pool: 'threads' as const,
+                isolate: false,
+              },
+            },
+          ]),
+      {
+        extends: true,
+        test: {
+          name: 'levels',
+          include: levelFiles,
+          exclude: [...configDefaults.exclude, ...(databaseOnly ? databaseIndependent : [])],
+        },
+      },
+    ],
   },
 });
