@@ -3,7 +3,7 @@ import type { Server } from 'node:http';
 import { createOriginConfirmationWorker, type NodeOverrides } from '@swarm/domain';
 import { createHttpServer } from '@swarm/gateway';
 import { freePort } from '../src/node-process.ts';
-import { createManualClock, createTestNode, type TestNode } from './harness.ts';
+import { createTestNode, type ManualClock, type TestNode } from './harness.ts';
 
 // What the origin-profile swarm tests share: one of our nodes (in-process gateway, its own
 // database) on a real loopback port, so that a fake origin peer (src/origin-peer.ts) reaches it
@@ -21,7 +21,7 @@ export interface OurNode {
 }
 
 export async function ourNodeOnPort(
-  clock: ReturnType<typeof createManualClock>,
+  clock: ManualClock,
   env: Record<string, string> = {},
   overrides: Pick<NodeOverrides, 'originConfirmation'> = {},
 ): Promise<OurNode> {
