@@ -4,6 +4,7 @@ import { baseUrlForDomain } from '@swarm/contract';
 import {
   bootNode,
   createDeliveryWorker,
+  createOriginConfirmationWorker,
   createLogger,
   createMetricsServer,
   createSwarmScheduler,
@@ -102,6 +103,8 @@ async function main() {
         // Retries of the durable outbox (docs/protocol.md, "Delivery and the outbox"); safe with
         // several gateway replicas.
         createDeliveryWorker({ node }),
+        // Held origin-profile follows, mentions and replies, confirmed or dropped (docs/protocol.md).
+        createOriginConfirmationWorker({ node }),
         // Hourly clean-up of expired sessions.
         createHousekeeping({ node, sessions: auth.sessions }),
       ];

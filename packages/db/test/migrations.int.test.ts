@@ -66,6 +66,7 @@ const EXPECTED_TABLES = [
   'node_mutes',
   'node_settings',
   'notifications',
+  'origin_pending_effects',
   'outbox_deliveries',
   'posts',
   'rate_limit_bucket',

@@ -19,7 +19,11 @@ import {
 } from './peers/index.ts';
 import { createRegistryAdminService, createSwarmServices } from './registry/index.ts';
 import { createAdminTokenService, createNodeAuthService } from './security/index.ts';
-import { createInboundInteractionService } from './interactions/index.ts';
+import {
+  createInboundInteractionService,
+  createOriginConfirmationService,
+  type OriginConfirmationOptions,
+} from './interactions/index.ts';
 import { createContentService, createDemoContentService } from './content/index.ts';
 import {
   createFeedService,
@@ -65,6 +69,8 @@ export interface NodeOverrides {
   mediaStorage?: MediaStorage;
   /** What a relative DATA_DIR is relative to (default: the working directory). */
   baseDir?: string;
+  /** Bounds of the origin-profile confirmations (queue, fetch budget, waiting time). */
+  originConfirmation?: Partial<OriginConfirmationOptions>;
 }
 
 /** The media storage the configuration asks for (docs/deployment.md "Media storage"). */
@@ -152,6 +158,16 @@ export async function createNodeContext(
     },
     onChange: () => shared.invalidations.publish(READS_TOPIC),
   });
+  // Origin-profile follows, mentions and replies wait for the sender's evidence (docs/protocol.md).
+  const originConfirmation = deps.originConfirmation;
+  const interactions = createInboundInteractionService({ ...base, peers, originConfirmation });
+  const originConfirmations = createOriginConfirmationService({
+    ...base,
+    peers,
+    limits: shared.limits,
+    interactions,
+    options: originConfirmation,
+  });
   const inboundOwnership = createInboundOwnershipService({ ...base, peers, delivery });
   const ownership = createAccountOwnershipService({
     ...base,
@@ -174,7 +190,8 @@ export async function createNodeContext(
     nodeInfo: createNodeInfoService({ config, db, keys }),
     ...swarm,
     registryAdmin,
-    interactions: createInboundInteractionService({ ...base, peers }),
+    interactions,
+    originConfirmations,
     peerProfiles,
     nodeAuth: createNodeAuthService({ ...base, peers, profiles: peerProfiles }),
     adminTokens: createAdminTokenService({ db, config, clock }),

@@ -8,7 +8,7 @@ import type { NodeKeys } from './node-keys.service.ts';
 import type { PeerClient, PeerProfiles } from './peers/index.ts';
 import type { GossipService, RegistryAdminService, RegistryService } from './registry/index.ts';
 import type { AdminTokenService, NodeAuthService } from './security/index.ts';
-import type { InboundInteractionService } from './interactions/index.ts';
+import type { InboundInteractionService, OriginConfirmationService } from './interactions/index.ts';
 import type { ContentService } from './content/index.ts';
 import type { FeedService, ThreadService } from './feeds/index.ts';
 import type { FollowListService, ProfileService } from './profiles/index.ts';
@@ -50,6 +50,8 @@ export interface NodeContext {
   registryAdmin: RegistryAdminService;
   /** Receiver of likes, follows, mentions, replies… from other nodes (spec "Receiver effects"). */
   interactions: InboundInteractionService;
+  /** Origin-profile follows, mentions and replies held until the sender's data confirms them. */
+  originConfirmations: OriginConfirmationService;
   /** Inbound node-signed requests: pinned keys, clock window, nonces (docs/protocol.md). */
   nodeAuth: NodeAuthService;
   /** Admin bearer tokens: bootstrap ADMIN_TOKEN and stored (hashed) tokens. */

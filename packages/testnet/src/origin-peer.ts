@@ -290,6 +290,8 @@ export interface OriginUser {
   did: string;
   /** Actor URL (`swarm://domain/handle`) or local handle → follower record. */
   followers: Map<string, { handle: string; nodeDomain: string; displayName: string }>;
+  /** `handle@domain` of the remote people it follows (its follows sent with `interact`). */
+  following: Set<string>;
 }
 
 export interface OriginPost {
@@ -301,6 +303,8 @@ export interface OriginPost {
   likes: Set<string>;
   reposts: Set<string>;
   replies: OriginReply[];
+  /** Its own reply to another node's post: served by id, not listed (§5 lists exclude replies). */
+  isReply?: boolean;
 }
 
 export interface OriginReply {
@@ -377,6 +381,13 @@ export interface OriginPeer {
   notifications: OriginNotification[];
   /** Every `GET /api/node` it made to check a signature, by domain. */
   keyFetches: string[];
+  /** Every GET it received (path and query), to count what a peer asked of it. */
+  gets: string[];
+  /**
+   * Test control: while true every connection is cut before an answer (a node that is down, as
+   * its peers see it: no HTTP answer at all). Its own outbound requests are unaffected.
+   */
+  down: boolean;
   /** A public post by a local user; returns it. */
   addPost(authorHandle: string, content: string, at?: Date): OriginPost;
   /** The node info it answers on `/api/swarm/info` and in announce answers (§4, §5). */
@@ -404,6 +415,7 @@ export interface OriginPeer {
       actor: string;
       /** postId for like/unlike/repost/unrepost/mention (the post mentioning), handle for follow/unfollow/mention. */
       target: string;
+      /** Mentions: the mentioning post; without it the peer first writes one of `postContent`. */
       postId?: string;
       postContent?: string;
       interactionId?: string;
@@ -529,6 +541,7 @@ export async function startOriginPeer(options: OriginPeerOptions = {}): Promise<
   const refused: OriginRefused[] = [];
   const notifications: OriginNotification[] = [];
   const keyFetches: string[] = [];
+  const gets: string[] = [];
   const refusing = new Map<OriginEndpoint, number>();
   const createdAt = now().toISOString();
 
@@ -541,6 +554,7 @@ export async function startOriginPeer(options: OriginPeerOptions = {}): Promise<
       createdAt,
       ...userKeyMaterial(),
       followers: new Map(),
+      following: new Set(),
     });
   }
 
@@ -593,7 +607,9 @@ export async function startOriginPeer(options: OriginPeerOptions = {}): Promise<
   };
 
   const newestFirst = () =>
-    [...posts.values()].sort((a, b) => (a.createdAt < b.createdAt ? 1 : -1));
+    [...posts.values()]
+      .filter((p) => !p.isReply)
+      .sort((a, b) => (a.createdAt < b.createdAt ? 1 : -1));
 
   /** Post as the origin lists it in profiles (§5): no `media` when there is none. */
   const profilePost = (p: OriginPost) => ({
@@ -685,6 +701,11 @@ export async function startOriginPeer(options: OriginPeerOptions = {}): Promise<
     const url = new URL(req.url ?? '/', `http://${domain}`);
     const path = url.pathname;
     const method = req.method ?? 'GET';
+    if (method === 'GET') gets.push(`${path}${url.search}`);
+    if (peer.down) {
+      req.socket.destroy();
+      return;
+    }
     if (method === 'GET') return handleGet(res, path, url.searchParams);
     if (method === 'DELETE' && path === '/api/swarm/replies') {
       // Unsigned, as on the origin (§4); records the deletion.
@@ -808,8 +829,17 @@ export async function startOriginPeer(options: OriginPeerOptions = {}): Promise<
         });
       }
       if (m[2] === '/following') {
+        // §5: limit default 50, max 100; remote entries `handle@domain`, newest first.
+        const limit = clampLimit(query.get('limit'), 50, 100);
         return send(res, 200, {
-          following: [],
+          following: [...user.following]
+            .reverse()
+            .slice(0, limit)
+            .map((address) => ({
+              handle: address,
+              displayName: address.split('@')[0] ?? address,
+              isRemote: true,
+            })),
           nodeDomain: domain,
           timestamp: now().toISOString(),
         });
@@ -1205,6 +1235,26 @@ export async function startOriginPeer(options: OriginPeerOptions = {}): Promise<
     };
   }
 
+  function newPost(
+    authorHandle: string,
+    content: string,
+    at: Date,
+    extra: { id?: string; isReply?: boolean } = {},
+  ): OriginPost {
+    const p: OriginPost = {
+      id: extra.id ?? randomUUID(),
+      authorHandle: authorHandle.toLowerCase(),
+      content,
+      createdAt: at.toISOString(),
+      likes: new Set(),
+      reposts: new Set(),
+      replies: [],
+      ...(extra.isReply ? { isReply: true } : {}),
+    };
+    posts.set(p.id, p);
+    return p;
+  }
+
   const peer: OriginPeer = {
     domain,
     url: `http://${domain}`,
@@ -1219,19 +1269,9 @@ export async function startOriginPeer(options: OriginPeerOptions = {}): Promise<
     refused,
     notifications,
     keyFetches,
-    addPost(authorHandle, content, at = now()) {
-      const p: OriginPost = {
-        id: randomUUID(),
-        authorHandle: authorHandle.toLowerCase(),
-        content,
-        createdAt: at.toISOString(),
-        likes: new Set(),
-        reposts: new Set(),
-        replies: [],
-      };
-      posts.set(p.id, p);
-      return p;
-    },
+    gets,
+    down: false,
+    addPost: (authorHandle, content, at = now()) => newPost(authorHandle, content, at),
     info,
     signBody,
     sign: (payload) => originSign(privateKey, payload),
@@ -1330,6 +1370,15 @@ export async function startOriginPeer(options: OriginPeerOptions = {}): Promise<
           };
           break;
       }
+      // Its own rows first, as the origin writes them before telling the peer: the follow it
+      // lists under `following`, the post that mentions (§5 serves both).
+      const following = users.get(input.actor)?.following;
+      if (kind === 'follow') following?.add(`${input.target}@${target}`.toLowerCase());
+      if (kind === 'unfollow') following?.delete(`${input.target}@${target}`.toLowerCase());
+      if (kind === 'mention' && !input.postId) {
+        const mention = body.mention as { postId: string; postContent: string };
+        newPost(input.actor, mention.postContent, now(), { id: mention.postId });
+      }
       const sent = signBody(body);
       const answer = await post(target, `/api/swarm/interactions/${kind}`, sent);
       return { ...answer, sent };
@@ -1354,6 +1403,13 @@ export async function startOriginPeer(options: OriginPeerOptions = {}): Promise<
           mediaUrls: [],
         },
       };
+      // The reply is its author's post on this node first (served by id, §5).
+      if (!posts.has(body.reply.id)) {
+        newPost(user.handle, input.content, new Date(body.reply.createdAt), {
+          id: body.reply.id,
+          isReply: true,
+        });
+      }
       const answer = await post(target, '/api/swarm/replies', body, {
         'X-Swarm-Source-Domain': domain,
         'X-Swarm-Signature': originSign(privateKey, body),

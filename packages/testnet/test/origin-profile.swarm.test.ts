@@ -1,7 +1,5 @@
 import { execFile } from 'node:child_process';
-import { once } from 'node:events';
 import { generateKeyPairSync, randomUUID } from 'node:crypto';
-import type { Server } from 'node:http';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -9,12 +7,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import type { SessionUser } from '@swarm/auth';
 import { SWARM_PATHS, formatActorUrl } from '@swarm/contract';
-import { createRegistryAdminService } from '@swarm/domain';
-import { createHttpServer } from '@swarm/gateway';
-import { freePort } from '../src/node-process.ts';
+import { ORIGIN_CONFIRMATION, createRegistryAdminService } from '@swarm/domain';
 import {
   createManualClock,
-  createTestNode,
   insertKeyedUser,
   originSign,
   signedInCaller,
@@ -22,8 +17,8 @@ import {
   startOriginPeer,
   type KeyedUser,
   type OriginPeer,
-  type TestNode,
 } from './harness.ts';
+import { ORIGIN_TEST_ADMIN_TOKEN, ourNodeOnPort, type OurNode } from './origin-harness.ts';
 
 // Our node and a peer of the origin profile (the fake of packages/testnet/src/origin-peer.ts,
 // built from the fact sheet) over real HTTP on loopback ports: discovery, gossip and every
@@ -31,46 +26,7 @@ import {
 // validates what it receives by the origin's rules, so `origin.refused` staying empty is the
 // check that no request of ours is refused there.
 
-const ADMIN_TOKEN = 'origin-profile-test-admin-token-0123456789';
-
-interface OurNode {
-  t: TestNode;
-  domain: string;
-  server: Server;
-  close(): Promise<void>;
-}
-
-/** One of our nodes (in-process gateway, its own database) on a real loopback port. */
-async function ourNodeOnPort(
-  clock: ReturnType<typeof createManualClock>,
-  env: Record<string, string> = {},
-): Promise<OurNode> {
-  const port = await freePort();
-  const domain = `localhost:${port}`;
-  const t = await createTestNode(
-    {
-      SWARM_DOMAIN: domain,
-      SWARM_DEV: '1',
-      SWARM_RATE_LIMIT_PER_MIN: '1000000',
-      ADMIN_TOKEN,
-      ...env,
-    },
-    { clock },
-  );
-  const server = createHttpServer({ fetch: t.app.fetch });
-  server.listen(port, '127.0.0.1');
-  await once(server, 'listening');
-  return {
-    t,
-    domain,
-    server,
-    close: async () => {
-      server.closeAllConnections();
-      server.close();
-      await t.close();
-    },
-  };
-}
+const ADMIN_TOKEN = ORIGIN_TEST_ADMIN_TOKEN;
 
 const clock = createManualClock(new Date());
 let ours: OurNode;
@@ -102,6 +58,12 @@ const postCounts = (id: string) =>
     where: { id },
     select: { likesCount: true, repostsCount: true, repliesCount: true },
   });
+
+/** The held follows, mentions and replies confirmed against the origin's data (origin-holds.ts). */
+async function confirmHeld() {
+  clock.advance(ORIGIN_CONFIRMATION.firstAttemptDelayMs);
+  await ours.confirmHeld();
+}
 
 const notificationsOf = (userId: string, type: string) =>
   prisma().notification.findMany({ where: { recipientId: userId, type: type as 'like' } });
@@ -285,6 +247,9 @@ describe('interactions from the origin to us', () => {
     expect(follow).toMatchObject({ status: 200, body: { message: 'Follow received' } });
     await origin.post(ours.domain, '/api/swarm/interactions/follow', follow.sent);
     const bobRow = () => prisma().user.findUniqueOrThrow({ where: { id: bob.user.id } });
+    // Held until olga's `following` on her node shows it (docs/protocol.md).
+    expect((await bobRow()).followersCount).toBe(0);
+    await confirmHeld();
     expect((await bobRow()).followersCount).toBe(1);
     expect(await notificationsOf(bob.user.id, 'follow')).toHaveLength(1);
     const follower = await prisma().follow.findFirstOrThrow({
@@ -307,6 +272,8 @@ describe('interactions from the origin to us', () => {
     });
     expect(mention).toMatchObject({ status: 200, body: { message: 'Mention received' } });
     await origin.post(ours.domain, '/api/swarm/interactions/mention', mention.sent);
+    expect(await notificationsOf(bob.user.id, 'mention')).toHaveLength(0);
+    await confirmHeld();
     const mentions = await notificationsOf(bob.user.id, 'mention');
     expect(mentions).toHaveLength(1);
     expect(mentions[0]).toMatchObject({ actorHandle: 'oscar', content: `hey @bob@${ours.domain}` });
@@ -329,8 +296,15 @@ describe('interactions from the origin to us', () => {
       id,
       createdAt: (reply.sent.reply as { createdAt: string }).createdAt,
     });
-    expect(again.status).toBe(200);
+    expect(again).toMatchObject({ status: 200, body: reply.body });
+    expect((await postCounts(postId)).repliesCount).toBe(0);
+    await confirmHeld();
     expect((await postCounts(postId)).repliesCount).toBe(1);
+    // Stored under the id answered while it was held.
+    const stored = await prisma().post.findFirstOrThrow({
+      where: { apId: `swarm:${origin.domain}:${id}` },
+    });
+    expect(stored.id).toBe((reply.body as { replyId: string }).replyId);
     const replies = (await (
       await ours.t.request(`${SWARM_PATHS.replies}?postId=${postId}`)
     ).json()) as { replies: { content: string }[] };

@@ -38,6 +38,10 @@ const errors = {
     'The sending node speaks for a user of another node, or is blocked',
   ),
   404: jsonContent(errorBodySchema, 'Unknown post or handle (POST_NOT_FOUND / USER_NOT_FOUND)'),
+  429: jsonContent(
+    errorBodySchema,
+    'Rate limited, or too many of the sending node’s origin-profile interactions wait for confirmation',
+  ),
 };
 
 const SUMMARIES: Record<InteractionKind | 'unrepost', string> = {

@@ -34,6 +34,11 @@ import {
   type AdmitInput,
 } from './inbound-verification.ts';
 import type { PeerServiceDeps } from '../service-deps.ts';
+import {
+  createOriginHolds,
+  holdsForEvidence,
+  type OriginConfirmationOptions,
+} from './origin-holds.ts';
 /**
  * Receiver side of the interaction endpoints (spec "Receiver effects", docs/protocol.md
  * "Interactions": "Who may act", "Idempotency"). Every call gets the source domain the node
@@ -50,7 +55,7 @@ import type { PeerServiceDeps } from '../service-deps.ts';
 /** The refusals an interaction can meet (401, 403, 404); bad bodies are refused at the edge. */
 export type InboundInteractionErrorCode = Extract<
   ErrorCode,
-  'INVALID_SIGNATURE' | 'FORBIDDEN' | 'POST_NOT_FOUND' | 'USER_NOT_FOUND'
+  'INVALID_SIGNATURE' | 'FORBIDDEN' | 'POST_NOT_FOUND' | 'USER_NOT_FOUND' | 'RATE_LIMITED'
 >;
 
 export type InboundInteractionError = Refusal<InboundInteractionErrorCode>;
@@ -65,6 +70,13 @@ export type ReplyOutcome = Result<{ replyId: string }, InboundInteractionError>;
  */
 export interface InboundOptions {
   profile?: 'swarm' | 'origin';
+  /**
+   * Origin profile: the sender's own data confirmed it (origin-confirmation.service.ts), so it
+   * applies now; without it a follow, mention or reply is held (origin-holds.ts).
+   */
+  confirmed?: boolean;
+  /** A confirmed reply: the id it was given when it was held. */
+  replyId?: string;
 }
 
 export interface InboundInteractionService {
@@ -119,7 +131,9 @@ export interface InboundInteractionService {
   ): Promise<ReplyOutcome>;
 }
 
-export type InboundInteractionDeps = PeerServiceDeps;
+export type InboundInteractionDeps = PeerServiceDeps & {
+  originConfirmation?: Partial<OriginConfirmationOptions>;
+};
 
 /** The short texts of the `{ success: true, message }` answers (the same for a repeat). */
 export const INTERACTION_MESSAGES = {
@@ -149,6 +163,8 @@ export function createInboundInteractionService(
     refuseIfBlocked,
     blockedOnPost,
   } = createInboundEffects(deps);
+  const effects = { inTransaction, findUser, findPost, refuseIfBlocked };
+  const held = createOriginHolds({ ...deps, effects, options: deps.originConfirmation });
 
   /** A like or a repost: the checks, then `applyOnPost` unless the ledger knows it already. */
   async function receiveOnPost(
@@ -259,6 +275,9 @@ export function createInboundInteractionService(
       });
       if (!admitted.ok) return admitted;
       if (admitted.value.seen) return done(INTERACTION_MESSAGES.follow);
+      if (holdsForEvidence(options)) {
+        return held.follow(sourceDomain, body, rawBody, actor, INTERACTION_MESSAGES.follow);
+      }
       const outcome = await inTransaction(async (tx) => {
         if (!(await claim(tx, actor.domain, follow.interactionId, 'follow'))) return;
         const user = await findUser(tx, body.targetHandle);
@@ -325,6 +344,9 @@ export function createInboundInteractionService(
       });
       if (!admitted.ok) return admitted;
       if (admitted.value.seen) return done(INTERACTION_MESSAGES.mention);
+      if (holdsForEvidence(options)) {
+        return held.mention(sourceDomain, body, rawBody, actor, INTERACTION_MESSAGES.mention);
+      }
       const outcome = await inTransaction(async (tx) => {
         if (!(await claim(tx, actor.domain, mention.interactionId, 'mention'))) return;
         const user = await findUser(tx, body.mentionedHandle);
@@ -370,6 +392,7 @@ export function createInboundInteractionService(
         profile: options.profile,
       });
       if (!admitted.ok) return admitted;
+      if (holdsForEvidence(options)) return held.reply(sourceDomain, body, rawBody, actor);
       // A reply is identified by its id on its node: a repeat answers the same replyId.
       const apId = formatSwarmPostId({ domain: reply.nodeDomain, postId: reply.id });
       const outcome = await inTransaction(async (tx) => {
@@ -382,6 +405,7 @@ export function createInboundInteractionService(
         const created = await tx.post.createManyAndReturn({
           data: [
             {
+              ...(options.replyId ? { id: options.replyId } : {}),
               apId,
               remoteAuthorId: author.remoteActorId,
               content: reply.content,
