@@ -29,7 +29,7 @@ export const UPLOADS = {
   maxPending: 40,
   /** An upload never put into a post is removed after this long. */
   unattachedTtlMs: 24 * 60 * 60_000,
-  /** Rows one sweep looks at, per kind. */
+  /** Rows one query of the sweep reads (it pages through all of them). */
   sweepBatch: 200,
   /** Browsers and proxies may keep a file this long (seconds): a file never changes. */
   maxAgeSec: 365 * 24 * 60 * 60,
@@ -191,41 +191,56 @@ export function createUploadService(deps: {
 
   async function runSweep() {
     const cutoff = new Date(clock.now().getTime() - UPLOADS.unattachedTtlMs);
-    const doomed = await prisma.upload.findMany({
-      where: {
-        OR: [
-          { discardedAt: { not: null } },
-          { ownerId: null },
-          { attachedAt: null, createdAt: { lt: cutoff } },
-          // Its post was removed outright (the account went, a moderator purged it).
-          { purpose: 'post', attachedAt: { not: null }, postId: null },
-        ],
-      },
-      select: { id: true },
-      take: UPLOADS.sweepBatch,
-    });
-    // Avatars and headers no longer on their owner's profile (changed in the settings form).
-    const profileImages = await prisma.upload.findMany({
-      where: {
-        purpose: { in: ['avatar', 'header'] },
-        attachedAt: { not: null },
-        discardedAt: null,
-      },
-      select: {
-        id: true,
-        purpose: true,
-        attachedAt: true,
-        owner: { select: { avatarUrl: true, headerUrl: true } },
-      },
-      orderBy: { attachedAt: 'asc' },
-      take: UPLOADS.sweepBatch,
-    });
-    for (const upload of profileImages) {
-      const current =
-        upload.purpose === 'avatar' ? upload.owner?.avatarUrl : upload.owner?.headerUrl;
-      // Set at least a minute ago: a profile being written right now is left alone.
-      const settled = upload.attachedAt!.getTime() < clock.now().getTime() - 60_000;
-      if (settled && current !== `${base}${upload.id}.webp`) doomed.push({ id: upload.id });
+    const doomed: { id: string }[] = [];
+    // Every row, in pages (by id), so a node with more than a page of them is swept in full.
+    for (let after: string | undefined; ; ) {
+      const page = await prisma.upload.findMany({
+        where: {
+          ...(after ? { id: { gt: after } } : {}),
+          OR: [
+            { discardedAt: { not: null } },
+            { ownerId: null },
+            { attachedAt: null, createdAt: { lt: cutoff } },
+            // Its post was removed outright (the account went, a moderator purged it).
+            { purpose: 'post', attachedAt: { not: null }, postId: null },
+          ],
+        },
+        select: { id: true },
+        orderBy: { id: 'asc' },
+        take: UPLOADS.sweepBatch,
+      });
+      doomed.push(...page);
+      if (page.length < UPLOADS.sweepBatch) break;
+      after = page.at(-1)!.id;
+    }
+    // Avatars and headers no longer on their owner's profile (changed in the settings form):
+    // all of them, in pages, since the current ones (most rows) are never removed.
+    for (let after: string | undefined; ; ) {
+      const profileImages = await prisma.upload.findMany({
+        where: {
+          ...(after ? { id: { gt: after } } : {}),
+          purpose: { in: ['avatar', 'header'] },
+          attachedAt: { not: null },
+          discardedAt: null,
+        },
+        select: {
+          id: true,
+          purpose: true,
+          attachedAt: true,
+          owner: { select: { avatarUrl: true, headerUrl: true } },
+        },
+        orderBy: { id: 'asc' },
+        take: UPLOADS.sweepBatch,
+      });
+      for (const upload of profileImages) {
+        const current =
+          upload.purpose === 'avatar' ? upload.owner?.avatarUrl : upload.owner?.headerUrl;
+        // Set at least a minute ago: a profile being written right now is left alone.
+        const settled = upload.attachedAt!.getTime() < clock.now().getTime() - 60_000;
+        if (settled && current !== `${base}${upload.id}.webp`) doomed.push({ id: upload.id });
+      }
+      if (profileImages.length < UPLOADS.sweepBatch) break;
+      after = profileImages.at(-1)!.id;
     }
     let removed = 0;
     let failed = 0;
