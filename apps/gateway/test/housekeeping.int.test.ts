@@ -12,15 +12,20 @@ describe('housekeeping', () => {
   });
   afterAll(() => t.close());
 
-  it('removes expired sessions and keeps live ones', async () => {
-    const auth = authServicesOf(t.node);
-    const created = await auth.accounts.createUser({
-      handle: 'alice',
+  /** The id of a new person `handle`. */
+  async function person(handle: string): Promise<string> {
+    const created = await authServicesOf(t.node).accounts.createUser({
+      handle,
       password: 'correct horse battery',
       isAdmin: false,
     });
     if (!created.ok) throw new Error(created.reason.message);
-    const userId = created.value.user.id;
+    return created.value.user.id;
+  }
+
+  it('removes expired sessions and keeps live ones', async () => {
+    const auth = authServicesOf(t.node);
+    const userId = await person('alice');
     const old = await auth.sessions.create(userId);
     t.clock.advance(SESSION_TTL_MS + 1);
     const fresh = await auth.sessions.create(userId);
@@ -35,13 +40,7 @@ describe('housekeeping', () => {
 
   it('removes photos never posted after a day, and those of deleted posts', async () => {
     const auth = authServicesOf(t.node);
-    const created = await auth.accounts.createUser({
-      handle: 'bob',
-      password: 'correct horse battery',
-      isAdmin: false,
-    });
-    if (!created.ok) throw new Error(created.reason.message);
-    const ownerId = created.value.user.id;
+    const ownerId = await person('bob');
     const { uploads } = t.node;
     const upload = async () => {
       const result = await uploads.accept({
@@ -92,13 +91,7 @@ describe('housekeeping', () => {
   it('removes a replaced avatar even when more than a page of current ones come before it', async () => {
     const auth = authServicesOf(t.node);
     const { uploads, db } = t.node;
-    const created = await auth.accounts.createUser({
-      handle: 'carol',
-      password: 'correct horse battery',
-      isAdmin: false,
-    });
-    if (!created.ok) throw new Error(created.reason.message);
-    const carol = created.value.user.id;
+    const carol = await person('carol');
     const accepted = await uploads.accept({
       ownerId: carol,
       purpose: 'avatar',

@@ -189,14 +189,25 @@ export function createUploadService(deps: {
       .finally(() => (sweeping = undefined));
   }
 
+  /** Every row `read` finds, a page (by id) at a time, so a busy node is swept in full. */
+  async function inPages<T extends { id: string }>(
+    read: (after: { id?: { gt: string } }) => Promise<T[]>,
+  ): Promise<T[]> {
+    const rows: T[] = [];
+    for (;;) {
+      const last = rows.at(-1);
+      const page = await read(last ? { id: { gt: last.id } } : {});
+      rows.push(...page);
+      if (page.length < UPLOADS.sweepBatch) return rows;
+    }
+  }
+
   async function runSweep() {
     const cutoff = new Date(clock.now().getTime() - UPLOADS.unattachedTtlMs);
-    const doomed: { id: string }[] = [];
-    // Every row, in pages (by id), so a node with more than a page of them is swept in full.
-    for (let after: string | undefined; ; ) {
-      const page = await prisma.upload.findMany({
+    const doomed = await inPages((after) =>
+      prisma.upload.findMany({
         where: {
-          ...(after ? { id: { gt: after } } : {}),
+          ...after,
           OR: [
             { discardedAt: { not: null } },
             { ownerId: null },
@@ -208,17 +219,14 @@ export function createUploadService(deps: {
         select: { id: true },
         orderBy: { id: 'asc' },
         take: UPLOADS.sweepBatch,
-      });
-      doomed.push(...page);
-      if (page.length < UPLOADS.sweepBatch) break;
-      after = page.at(-1)!.id;
-    }
+      }),
+    );
     // Avatars and headers no longer on their owner's profile (changed in the settings form):
-    // all of them, in pages, since the current ones (most rows) are never removed.
-    for (let after: string | undefined; ; ) {
-      const profileImages = await prisma.upload.findMany({
+    // all of them, since the current ones (most rows) stay and would fill any first page.
+    const profileImages = await inPages((after) =>
+      prisma.upload.findMany({
         where: {
-          ...(after ? { id: { gt: after } } : {}),
+          ...after,
           purpose: { in: ['avatar', 'header'] },
           attachedAt: { not: null },
           discardedAt: null,
@@ -231,16 +239,14 @@ export function createUploadService(deps: {
         },
         orderBy: { id: 'asc' },
         take: UPLOADS.sweepBatch,
-      });
-      for (const upload of profileImages) {
-        const current =
-          upload.purpose === 'avatar' ? upload.owner?.avatarUrl : upload.owner?.headerUrl;
-        // Set at least a minute ago: a profile being written right now is left alone.
-        const settled = upload.attachedAt!.getTime() < clock.now().getTime() - 60_000;
-        if (settled && current !== `${base}${upload.id}.webp`) doomed.push({ id: upload.id });
-      }
-      if (profileImages.length < UPLOADS.sweepBatch) break;
-      after = profileImages.at(-1)!.id;
+      }),
+    );
+    for (const upload of profileImages) {
+      const current =
+        upload.purpose === 'avatar' ? upload.owner?.avatarUrl : upload.owner?.headerUrl;
+      // Set at least a minute ago: a profile being written right now is left alone.
+      const settled = upload.attachedAt!.getTime() < clock.now().getTime() - 60_000;
+      if (settled && current !== `${base}${upload.id}.webp`) doomed.push({ id: upload.id });
     }
     let removed = 0;
     let failed = 0;
