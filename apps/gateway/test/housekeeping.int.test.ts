@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authServicesOf, SESSION_TTL_MS } from '@swarm/auth';
 import { UPLOADS } from '@swarm/domain';
@@ -11,15 +12,20 @@ describe('housekeeping', () => {
   });
   afterAll(() => t.close());
 
-  it('removes expired sessions and keeps live ones', async () => {
-    const auth = authServicesOf(t.node);
-    const created = await auth.accounts.createUser({
-      handle: 'alice',
+  /** The id of a new person `handle`. */
+  async function person(handle: string): Promise<string> {
+    const created = await authServicesOf(t.node).accounts.createUser({
+      handle,
       password: 'correct horse battery',
       isAdmin: false,
     });
     if (!created.ok) throw new Error(created.reason.message);
-    const userId = created.value.user.id;
+    return created.value.user.id;
+  }
+
+  it('removes expired sessions and keeps live ones', async () => {
+    const auth = authServicesOf(t.node);
+    const userId = await person('alice');
     const old = await auth.sessions.create(userId);
     t.clock.advance(SESSION_TTL_MS + 1);
     const fresh = await auth.sessions.create(userId);
@@ -34,13 +40,7 @@ describe('housekeeping', () => {
 
   it('removes photos never posted after a day, and those of deleted posts', async () => {
     const auth = authServicesOf(t.node);
-    const created = await auth.accounts.createUser({
-      handle: 'bob',
-      password: 'correct horse battery',
-      isAdmin: false,
-    });
-    if (!created.ok) throw new Error(created.reason.message);
-    const ownerId = created.value.user.id;
+    const ownerId = await person('bob');
     const { uploads } = t.node;
     const upload = async () => {
       const result = await uploads.accept({
@@ -86,5 +86,62 @@ describe('housekeeping', () => {
     await housekeeping.runOnce();
     expect(await files(posted.id)).toBe(0);
     expect(await t.node.db.prisma.upload.count({ where: { ownerId } })).toBe(0);
+  });
+
+  it('removes a replaced avatar even when more than a page of current ones come before it', async () => {
+    const auth = authServicesOf(t.node);
+    const { uploads, db } = t.node;
+    const carol = await person('carol');
+    const accepted = await uploads.accept({
+      ownerId: carol,
+      purpose: 'avatar',
+      declaredLength: null,
+      body: new Blob([await smallPng()]).stream(),
+    });
+    if (!accepted.ok) throw new Error(accepted.reason.message);
+    const base = accepted.value.url.slice(0, -`${accepted.value.id}.webp`.length);
+    // More current avatars than one page of the sweep, all set before carol's.
+    const earlier = new Date(t.clock.now().getTime() - 60 * 60_000);
+    const people = Array.from({ length: UPLOADS.sweepBatch + 5 }, (_, i) => ({
+      userId: randomUUID(),
+      uploadId: randomUUID(),
+      handle: `avatar${i}`,
+    }));
+    await db.prisma.user.createMany({
+      data: people.map((p) => ({
+        id: p.userId,
+        handle: p.handle,
+        displayName: p.handle,
+        passwordHash: 'x',
+        avatarUrl: `${base}${p.uploadId}.webp`,
+      })),
+    });
+    await db.prisma.upload.createMany({
+      data: people.map((p) => ({
+        id: p.uploadId,
+        ownerId: p.userId,
+        purpose: 'avatar',
+        mimeType: 'image/webp',
+        width: 1,
+        height: 1,
+        blurhash: '',
+        bytes: 1,
+        attachedAt: earlier,
+        createdAt: earlier,
+      })),
+    });
+    // carol sets another avatar (an address elsewhere): her upload is no longer on her profile.
+    await db.prisma.user.update({
+      where: { id: carol },
+      data: { avatarUrl: 'https://elsewhere.example/me.png' },
+    });
+    t.clock.advance(2 * 60_000);
+
+    const housekeeping = createHousekeeping({ node: t.node, sessions: auth.sessions });
+    expect((await housekeeping.runOnce()).uploads).toBe(1);
+    expect(await db.prisma.upload.findUnique({ where: { id: accepted.value.id } })).toBeNull();
+    expect(await uploads.storage.get(`${accepted.value.id}.webp`)).toBeFalsy();
+    // The current ones all stay.
+    expect(await db.prisma.upload.count({ where: { purpose: 'avatar' } })).toBe(people.length);
   });
 });

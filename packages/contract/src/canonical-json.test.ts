@@ -1,7 +1,7 @@
 import canonicalize from 'canonicalize';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { canonicalJson } from './canonical-json.ts';
+import { CANONICAL_MAX_DEPTH, canonicalJson } from './canonical-json.ts';
 
 function fromBits(hex: string): number {
   const view = new DataView(new ArrayBuffer(8));
@@ -118,6 +118,20 @@ describe('canonicalJson (RFC 8785)', () => {
     const cyclic: Record<string, unknown> = {};
     cyclic.self = cyclic;
     expect(() => canonicalJson(cyclic)).toThrow(/cyclic/);
+  });
+
+  it('refuses nesting past its bound, so a hostile body costs linear time (red team, issue 22)', () => {
+    const nest = (depth: number, inner: unknown): unknown =>
+      depth === 0 ? inner : { a: nest(depth - 1, inner) };
+    expect(canonicalJson(nest(CANONICAL_MAX_DEPTH - 1, []))).toMatch(/^\{"a":/);
+    expect(() => canonicalJson(nest(CANONICAL_MAX_DEPTH, []))).toThrow(/nested deeper than/);
+    // 1,000 deep with 100,000 empty arrays at the bottom: once seconds of CPU (every array
+    // searched the path above it), now refused at depth 64.
+    const leaves = Array.from({ length: 100_000 }, () => []);
+    expect(() => canonicalJson(nest(1_000, leaves))).toThrow(/nested deeper than/);
+    // The same array twice (not a cycle) is fine.
+    const shared = [1];
+    expect(canonicalJson({ a: shared, b: shared })).toBe('{"a":[1],"b":[1]}');
   });
 
   it('agrees with the canonicalize package and round-trips through JSON.parse', () => {

@@ -7,15 +7,20 @@
  * non-finite numbers, bigint, lone surrogates and cycles throw. ECMAScript's `JSON.stringify`
  * already produces the JCS forms of numbers (shortest round-trip, `1e+30`, `-0` → `0`) and of
  * strings (escape only `"`, `\` and controls; `\b \f \n \r \t` short forms, else `\u00xx`).
+ * Nesting deeper than `CANONICAL_MAX_DEPTH` throws too: nothing we sign is nearly that deep, and
+ * a hostile body nested thousands deep must cost linear time, not exhaust the stack.
  */
 export function canonicalJson(value: unknown): string {
-  const text = serialize(value, []);
+  const text = serialize(value, new Set());
   if (text === undefined)
     throw new TypeError(
       'canonicalJson: top-level value is not JSON (undefined, function or symbol)',
     );
   return text;
 }
+
+/** Arrays and objects inside one another, at most (the archive and every body are far below). */
+export const CANONICAL_MAX_DEPTH = 64;
 
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
@@ -25,7 +30,7 @@ function serializeString(s: string): string {
   return JSON.stringify(s);
 }
 
-function serialize(value: unknown, stack: object[]): string | undefined {
+function serialize(value: unknown, stack: Set<object>): string | undefined {
   switch (typeof value) {
     case 'undefined':
     case 'function':
@@ -48,8 +53,10 @@ function serialize(value: unknown, stack: object[]): string | undefined {
   const obj = value as { toJSON?: unknown };
   if (typeof obj.toJSON === 'function')
     return serialize((obj.toJSON as () => unknown).call(obj), stack);
-  if (stack.includes(obj)) throw new TypeError('canonicalJson: cyclic structure');
-  stack.push(obj);
+  if (stack.has(obj)) throw new TypeError('canonicalJson: cyclic structure');
+  if (stack.size >= CANONICAL_MAX_DEPTH)
+    throw new TypeError(`canonicalJson: nested deeper than ${CANONICAL_MAX_DEPTH}`);
+  stack.add(obj);
   let out: string;
   if (Array.isArray(obj)) {
     out = `[${obj.map((item) => serialize(item, stack) ?? 'null').join(',')}]`;
@@ -63,6 +70,6 @@ function serialize(value: unknown, stack: object[]): string | undefined {
     }
     out = `{${parts.join(',')}}`;
   }
-  stack.pop();
+  stack.delete(obj);
   return out;
 }

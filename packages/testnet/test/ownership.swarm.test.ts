@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
+  ARCHIVE_LIMITS,
   SWARM_PATHS,
   generateSigningKeyPair,
   interactionResponseSchema,
@@ -601,5 +602,150 @@ describe('deleting', () => {
     });
     expect(signUp.ok).toBe(false);
     if (!signUp.ok) expect(signUp.reason.message).toMatch(/taken/);
+  });
+});
+
+// Red team (issue 22): hostile archives and moves the cases above leave out.
+describe('hostile archives and moves', () => {
+  let hana: KeyedUser;
+  let hanaArchive: Record<string, unknown> & { signature: string };
+  const counts = async () => ({
+    users: await gamma.node.db.prisma.user.count(),
+    posts: await gamma.node.db.prisma.post.count(),
+  });
+
+  beforeAll(async () => {
+    hana = await keyedWithBackup(alpha, 'hana');
+    await on(alpha, hana).posts.create({ content: 'hana was here' });
+    await on(gamma, carol).interactions.follow({ address: `hana@${A}` });
+    hanaArchive = await exportArchive(alpha, hana);
+  });
+
+  it('refuses huge, overfull and deeply nested archives with 400, writing nothing', async () => {
+    const before = await counts();
+    const proof = await proofFor(hana.privateKey, hanaArchive, C);
+    const refused = async (archive: string) =>
+      trpcFailure(on(gamma, null).account.import({ archive, password: PASSWORD, proof }));
+    // Over the byte bound: refused by the input's own limit.
+    const huge = await refused(' '.repeat(ARCHIVE_LIMITS.bytes + 1));
+    expect(huge.code).toBe('BAD_REQUEST');
+    // More posts than an archive may hold.
+    const post = (hanaArchive.posts as Record<string, unknown>[])[0]!;
+    const overfull = await refused(
+      JSON.stringify({
+        ...hanaArchive,
+        posts: Array.from({ length: ARCHIVE_LIMITS.posts + 1 }, () => post),
+      }),
+    );
+    expect(overfull).toMatchObject({
+      code: 'BAD_REQUEST',
+      message: expect.stringMatching(/posts/),
+    });
+    // A member nested 1,000 deep over 100,000 arrays (seconds of CPU before canonicalJson had
+    // a depth bound, see its unit test): refused as not what was signed.
+    const nested = `${'['.repeat(1_000)}${Array(100_000).fill('[]').join(',')}${']'.repeat(1_000)}`;
+    const text = JSON.stringify(hanaArchive).replace(/^\{/, `{"extra":${nested},`);
+    expect(await refused(text)).toMatchObject({
+      code: 'BAD_REQUEST',
+      message: expect.stringMatching(/changed after it was exported/),
+    });
+    expect(await counts()).toEqual(before);
+  });
+
+  it('a proof made for another node is refused (a replayed import)', async () => {
+    const before = await counts();
+    const forBeta = await proofFor(hana.privateKey, hanaArchive, B);
+    const replayed = await trpcFailure(
+      on(gamma, null).account.import({
+        archive: JSON.stringify(hanaArchive),
+        password: PASSWORD,
+        proof: forBeta,
+      }),
+    );
+    expect(replayed).toMatchObject({ code: 'FORBIDDEN' });
+    expect(await counts()).toEqual(before);
+  });
+
+  it('someone else’s archive re-signed with one’s own key makes only one’s own account, which cannot move theirs', async () => {
+    const mallory = await generateSigningKeyPair();
+    const malloryDid = await publicKeyToDidKey(mallory.publicKey);
+    const { signature: _theirs, ...content } = hanaArchive;
+    const account = { ...(content.account as Record<string, unknown>), did: malloryDid };
+    const body = { ...content, account: { ...account, publicKey: null } };
+    const resigned = {
+      ...body,
+      signature: await signUserAction({
+        privateKey: mallory.privateKey,
+        action: 'export',
+        targetDomain: A,
+        body,
+      }),
+    };
+    // It is a valid archive of mallory's key: it makes an account of hers on beta.
+    const imported = await on(beta, null).account.import({
+      archive: JSON.stringify(resigned),
+      password: PASSWORD,
+      proof: await proofFor(mallory.privateKey, resigned, B),
+    });
+    expect(imported).toMatchObject({ handle: 'hana' });
+    const theirs = await user(beta, 'hana');
+    expect(theirs).toMatchObject({ did: malloryDid, movedFrom: `hana@${A}` });
+
+    // Her move, signed with her key: beta sees that alpha's hana has another key and refuses.
+    const asMallory = on(beta, {
+      user: { ...hana.user, id: theirs!.id, did: malloryDid },
+      privateKey: mallory.privateKey,
+    });
+    const prepared = await asMallory.account.prepareMove();
+    const refused = await trpcFailure(
+      asMallory.account.move({ signed: await sign(mallory, prepared) }),
+    );
+    expect(refused).toMatchObject({ code: 'FORBIDDEN' });
+    expect(refused.message).toMatch(/another account/);
+    // A dishonest beta sending it anyway: alpha refuses it (not signed with hana's key).
+    const forced = await beta.node.peers.postJson(
+      A,
+      SWARM_PATHS.moves,
+      { ...prepared.body, signature: (await sign(mallory, prepared)).signature },
+      interactionResponseSchema,
+    );
+    expect(!forced.ok && forced.error.kind === 'http' && forced.error.status).toBe(401);
+    await net.processAll();
+    expect((await user(alpha, 'hana'))?.movedTo).toBeNull();
+    const follows = await gamma.node.db.prisma.follow.findMany({
+      where: { followerUserId: carol.user.id, followeeKey: { contains: 'hana' } },
+    });
+    expect(follows.map((f) => f.followeeKey)).toEqual([`swarm://${A}/hana`]);
+  });
+
+  it('a move signed by another real account of the same node is refused', async () => {
+    const ivan = await keyedWithBackup(alpha, 'ivan');
+    const body = {
+      move: {
+        did: ivan.user.did,
+        from: `hana@${A}`,
+        to: `hana@${B}`,
+        interactionId: crypto.randomUUID(),
+        timestamp: new Date(net.clock.now()).toISOString(),
+      },
+    };
+    const signature = await signUserAction({
+      privateKey: ivan.privateKey,
+      action: 'move',
+      targetDomain: A,
+      body,
+    });
+    for (const target of [A, C]) {
+      const answer = await beta.node.peers.postJson(
+        target,
+        SWARM_PATHS.moves,
+        { ...body, signature },
+        interactionResponseSchema,
+      );
+      expect(answer.ok, target).toBe(false);
+      if (!answer.ok && answer.error.kind === 'http') expect(answer.error.status).toBe(401);
+    }
+    expect((await user(alpha, 'hana'))?.movedTo).toBeNull();
+    expect((await user(alpha, 'ivan'))?.movedTo).toBeNull();
   });
 });

@@ -17,6 +17,8 @@ export const RETRY_JITTER = 0.2;
 /** Retryable failures are retried for at least this long after the delivery was made. */
 export const GIVE_UP_AFTER_MS = 48 * 60 * 60_000;
 export const GIVE_UP_REASON = 'gave up after 48 h';
+/** `lastError` of a row held because its account was suspended after it was queued. */
+export const HELD_SUSPENDED = 'held while the account is suspended';
 
 /**
  * Delay before the next attempt after `attempts` failed ones (1 → ~30 s, 2 → ~1 min, … capped

@@ -29,6 +29,8 @@ import type { DeliveryView } from '../views/index.ts';
 import {
   GIVE_UP_AFTER_MS,
   GIVE_UP_REASON,
+  HELD_SUSPENDED,
+  RETRY_CAP_MS,
   failureText,
   judgeFailure,
   messageFailureReason,
@@ -222,8 +224,32 @@ export function createDeliveryService(deps: DeliveryServiceDeps): DeliveryServic
 
   /** Sends one claimed row and records the outcome (only while the claim is still ours). */
   async function send(id: string, owner: string): Promise<DeliveryView | null> {
-    const row = await prisma.outboxDelivery.findUnique({ where: { id } });
+    const row = await prisma.outboxDelivery.findUnique({
+      where: { id },
+      include: { createdBy: { select: { suspendedAt: true } } },
+    });
     if (!row) return null;
+    if (row.createdBy?.suspendedAt) {
+      // Suspended after it was queued: nothing of the account leaves. Held (not an attempt) so
+      // that an unsuspension lets it go, and given up as any row after 48 h.
+      const now = clock.now();
+      if (now.getTime() - row.createdAt.getTime() >= GIVE_UP_AFTER_MS) {
+        const error = failureText(GIVE_UP_REASON, HELD_SUSPENDED);
+        await record(row, owner, { status: 'failed', httpStatus: null, error });
+      } else {
+        await prisma.outboxDelivery.updateMany({
+          where: { id, lockedBy: owner },
+          data: {
+            nextAttemptAt: new Date(now.getTime() + RETRY_CAP_MS),
+            lastError: HELD_SUSPENDED,
+            lockedBy: null,
+            lockedUntil: null,
+            updatedAt: now,
+          },
+        });
+      }
+      return loadView(id);
+    }
     let outcome: Outcome;
     let body: unknown;
     try {

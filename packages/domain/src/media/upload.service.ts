@@ -29,7 +29,7 @@ export const UPLOADS = {
   maxPending: 40,
   /** An upload never put into a post is removed after this long. */
   unattachedTtlMs: 24 * 60 * 60_000,
-  /** Rows one sweep looks at, per kind. */
+  /** Rows one query of the sweep reads (it pages through all of them). */
   sweepBatch: 200,
   /** Browsers and proxies may keep a file this long (seconds): a file never changes. */
   maxAgeSec: 365 * 24 * 60 * 60,
@@ -189,37 +189,58 @@ export function createUploadService(deps: {
       .finally(() => (sweeping = undefined));
   }
 
+  /** Every row `read` finds, a page (by id) at a time, so a busy node is swept in full. */
+  async function inPages<T extends { id: string }>(
+    read: (after: { id?: { gt: string } }) => Promise<T[]>,
+  ): Promise<T[]> {
+    const rows: T[] = [];
+    for (;;) {
+      const last = rows.at(-1);
+      const page = await read(last ? { id: { gt: last.id } } : {});
+      rows.push(...page);
+      if (page.length < UPLOADS.sweepBatch) return rows;
+    }
+  }
+
   async function runSweep() {
     const cutoff = new Date(clock.now().getTime() - UPLOADS.unattachedTtlMs);
-    const doomed = await prisma.upload.findMany({
-      where: {
-        OR: [
-          { discardedAt: { not: null } },
-          { ownerId: null },
-          { attachedAt: null, createdAt: { lt: cutoff } },
-          // Its post was removed outright (the account went, a moderator purged it).
-          { purpose: 'post', attachedAt: { not: null }, postId: null },
-        ],
-      },
-      select: { id: true },
-      take: UPLOADS.sweepBatch,
-    });
-    // Avatars and headers no longer on their owner's profile (changed in the settings form).
-    const profileImages = await prisma.upload.findMany({
-      where: {
-        purpose: { in: ['avatar', 'header'] },
-        attachedAt: { not: null },
-        discardedAt: null,
-      },
-      select: {
-        id: true,
-        purpose: true,
-        attachedAt: true,
-        owner: { select: { avatarUrl: true, headerUrl: true } },
-      },
-      orderBy: { attachedAt: 'asc' },
-      take: UPLOADS.sweepBatch,
-    });
+    const doomed = await inPages((after) =>
+      prisma.upload.findMany({
+        where: {
+          ...after,
+          OR: [
+            { discardedAt: { not: null } },
+            { ownerId: null },
+            { attachedAt: null, createdAt: { lt: cutoff } },
+            // Its post was removed outright (the account went, a moderator purged it).
+            { purpose: 'post', attachedAt: { not: null }, postId: null },
+          ],
+        },
+        select: { id: true },
+        orderBy: { id: 'asc' },
+        take: UPLOADS.sweepBatch,
+      }),
+    );
+    // Avatars and headers no longer on their owner's profile (changed in the settings form):
+    // all of them, since the current ones (most rows) stay and would fill any first page.
+    const profileImages = await inPages((after) =>
+      prisma.upload.findMany({
+        where: {
+          ...after,
+          purpose: { in: ['avatar', 'header'] },
+          attachedAt: { not: null },
+          discardedAt: null,
+        },
+        select: {
+          id: true,
+          purpose: true,
+          attachedAt: true,
+          owner: { select: { avatarUrl: true, headerUrl: true } },
+        },
+        orderBy: { id: 'asc' },
+        take: UPLOADS.sweepBatch,
+      }),
+    );
     for (const upload of profileImages) {
       const current =
         upload.purpose === 'avatar' ? upload.owner?.avatarUrl : upload.owner?.headerUrl;
