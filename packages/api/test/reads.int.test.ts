@@ -190,15 +190,25 @@ describe('profiles.get (local)', () => {
     expect(page.profile).toMatchObject({
       actor: { handle: 'bob', address: 'bob', domain: 'alpha.test', isRemote: false },
       followersCount: 1,
-      viewer: { isSelf: false, followState: 'accepted' },
+      viewer: { isSelf: false, followState: 'accepted', muted: false, blocked: false },
     });
     // alice follows bob: she sees his followers-only post; replies stay on their threads.
     expect(contents(page.posts)).toEqual(['carol-1', 'bob-followers-only', 'bob-2', 'bob-1']);
     const stranger = await callerAs(users.carol!).profiles.get({ address: '@BOB', limit: 2 });
-    expect(stranger.profile.viewer).toEqual({ isSelf: false, followState: 'none' });
+    expect(stranger.profile.viewer).toEqual({
+      isSelf: false,
+      followState: 'none',
+      muted: false,
+      blocked: false,
+    });
     expect(contents(stranger.posts)).toEqual(['carol-1', 'bob-2']);
     const self = await callerAs(users.bob!).profiles.get({ address: 'bob@alpha.test' });
-    expect(self.profile.viewer).toEqual({ isSelf: true, followState: 'none' });
+    expect(self.profile.viewer).toEqual({
+      isSelf: true,
+      followState: 'none',
+      muted: false,
+      blocked: false,
+    });
     expect(self.isSwarm).toBe(false);
     expect((await callerAs(null).profiles.get({ address: 'bob' })).profile.viewer).toBeNull();
   });

@@ -137,6 +137,7 @@ export async function createNodeContext(
     invalidations: shared.invalidations,
     lifecycle,
     options: { maxStreams: config.liveStreamsMax, maxPerUser: config.liveStreamsPerUser },
+    domain: config.domain,
   });
   const actions = createActionServices({
     ...base,

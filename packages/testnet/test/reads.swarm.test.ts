@@ -109,7 +109,7 @@ describe('remote profiles', () => {
       bio: 'Lives on beta',
       postsCount: 2,
       did: beta.users.find((u) => u.handle === 'bob')!.did,
-      viewer: { isSelf: false, followState: 'none' },
+      viewer: { isSelf: false, followState: 'none', muted: false, blocked: false },
     });
     expect(contents(page.posts)).toEqual(['b2-nsfw', 'b1']);
     expect(page.posts[1]).toMatchObject({

@@ -5,7 +5,7 @@ import { twoNodeSuite, type Person } from './browser-harness.ts';
 // Issue #15 in Chromium through the real process: a report goes to the admin queue and the
 // admin acts on it (suspension: the user cannot log in, the audit log says who, what and why);
 // registrations in each mode (open, approval with its queue, closed with an invite link); a mute
-// hides a person from the muter's timeline. Needs `pnpm build`.
+// hides a person from the muter's timeline, and their profile offers "Unmute". Needs `pnpm build`.
 
 const PASSWORD = 'correct horse battery staple';
 
@@ -76,6 +76,10 @@ describe('moderation in a browser', () => {
     await dave.page.getByRole('main').getByText('More', { exact: true }).click();
     await dave.page.getByRole('button', { name: 'Mute @carol' }).click();
     await dave.page.waitForURL(`${a.url}/@carol`);
+    // Her profile says so and offers to undo it there (issue #22), not "Mute" again.
+    await dave.page.getByText('You muted @carol').waitFor();
+    await dave.page.getByRole('button', { name: 'Unmute', exact: true }).waitFor();
+    expect(await dave.page.getByRole('button', { name: 'Mute @carol' }).count()).toBe(0);
     await dave.visit(a.url, '/public', 'muted');
     await dave.page.getByRole('heading', { level: 1 }).first().waitFor();
     expect(await card(dave, 'Buy cheap watches here').count()).toBe(0);

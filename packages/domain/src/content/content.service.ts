@@ -17,7 +17,13 @@ import {
 import type { Db, Prisma } from '@swarm/db';
 import type { Clock } from '../clock.ts';
 import type { NodeConfig } from '../config.ts';
-import { ACCOUNT_FLAGS_SELECT, SHOWN_ACCOUNT, isHiddenAccount } from '../moderation/accounts.ts';
+import {
+  ACCOUNT_FLAGS_SELECT,
+  LISTED_ACCOUNT,
+  SHOWN_ACCOUNT,
+  SHOWN_POST_AUTHOR,
+  isHiddenAccount,
+} from '../views/visibility.ts';
 import {
   authoredPostSelect,
   postSelect,
@@ -80,7 +86,7 @@ export const VISIBLE = {
 
 /**
  * A live post written on this node (not a copy from a peer, not soft-deleted) by an account that
- * is shown (not suspended, not waiting for approval: moderation/accounts.ts).
+ * is shown (views/visibility.ts).
  */
 export const LOCAL_LIVE = {
   apId: null,
@@ -89,15 +95,13 @@ export const LOCAL_LIVE = {
   author: SHOWN_ACCOUNT,
 } as const satisfies Prisma.PostWhereInput;
 
-/** Timelines (local, public swarm one) leave out silenced accounts too (issue #15). */
+/**
+ * Timelines (local, public swarm one) list only listed accounts (not moved away) and leave out
+ * silenced ones too (issue #15).
+ */
 export const TIMELINE_LIVE = {
   ...LOCAL_LIVE,
-  author: { ...SHOWN_ACCOUNT, silencedAt: null },
-} as const satisfies Prisma.PostWhereInput;
-
-/** Replies by hidden local accounts are left out; remote authors' replies stay. */
-export const REPLY_AUTHOR_SHOWN = {
-  OR: [{ authorId: null }, { author: SHOWN_ACCOUNT }],
+  author: { ...LISTED_ACCOUNT, silencedAt: null },
 } as const satisfies Prisma.PostWhereInput;
 
 /** Top-level: neither a reply nor a repost (their list shapes cannot say what they answer). */
@@ -220,7 +224,7 @@ export function createContentService(deps: ContentServiceDeps): ContentService {
         replyToId: parent.id,
         deletedAt: null,
         ...VISIBLE,
-        ...REPLY_AUTHOR_SHOWN,
+        ...SHOWN_POST_AUTHOR,
         ...before(cursor),
       },
       orderBy: NEWEST_FIRST,

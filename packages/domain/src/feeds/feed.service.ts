@@ -9,8 +9,7 @@ import { localActorKey, type Db, type Prisma } from '@swarm/db';
 import type { Clock } from '../clock.ts';
 import type { NodeConfig } from '../config.ts';
 import { LISTED, NEWEST_FIRST, TIMELINE_LIVE, TOP_LEVEL } from '../content/content.service.ts';
-import { SHOWN_ACCOUNT } from '../moderation/accounts.ts';
-import { viewerFilter } from '../moderation/safety.service.ts';
+import { LISTED_ACCOUNT, viewerFilter } from '../views/visibility.ts';
 import type { ContentService } from '../content/index.ts';
 import type { RegistryService } from '../registry/index.ts';
 import { createReadCache } from '../read-cache.ts';
@@ -213,10 +212,7 @@ export function createFeedService(deps: FeedServiceDeps): FeedService {
         registry.blockedDomains(),
         viewerFilter(prisma, { viewer, self, operatorMutes: false }),
       ]);
-      const localAuthors = [
-        viewer.id,
-        ...follows.flatMap((f) => (f.followeeUserId ? [f.followeeUserId] : [])),
-      ];
+      const followees = follows.flatMap((f) => (f.followeeUserId ? [f.followeeUserId] : []));
       const remotes = follows.flatMap((f) =>
         f.followeeRemoteActor &&
         f.followeeRemoteActor.nodeDomain !== self &&
@@ -232,8 +228,8 @@ export function createFeedService(deps: FeedServiceDeps): FeedService {
         // know if there is a next page.
         keptEntries(
           {
-            authorId: { in: localAuthors },
-            author: SHOWN_ACCOUNT,
+            // Their own, and listed people they follow (views/visibility.ts).
+            OR: [{ authorId: viewer.id }, { authorId: { in: followees }, author: LISTED_ACCOUNT }],
             apId: null,
             deletedAt: null,
             replyToId: null,

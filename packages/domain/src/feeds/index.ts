@@ -4,4 +4,3 @@ export * from './post-views.ts';
 export * from './read-errors.ts';
 export * from './seen-posts.ts';
 export * from './thread.service.ts';
-export * from './visibility.ts';

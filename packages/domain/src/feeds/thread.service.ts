@@ -10,9 +10,13 @@ import {
   type Result,
 } from '@swarm/contract';
 import type { Prisma } from '@swarm/db';
-import { REPLIES_PAGE_SIZE, REPLY_AUTHOR_SHOWN } from '../content/content.service.ts';
-import { SHOWN_ACCOUNT } from '../moderation/accounts.ts';
-import { viewerFilter } from '../moderation/safety.service.ts';
+import { REPLIES_PAGE_SIZE } from '../content/content.service.ts';
+import {
+  SHOWN_ACCOUNT,
+  SHOWN_POST_AUTHOR,
+  viewerFilter,
+  visibilityFor,
+} from '../views/visibility.ts';
 import { describePeerError, type VisitorFetchGate } from '../peers/index.ts';
 import type { RegistryService } from '../registry/index.ts';
 import type { PostView } from '../views/index.ts';
@@ -31,7 +35,6 @@ import {
   readError,
   type ReadError,
 } from './read-errors.ts';
-import { visibilityFor } from './visibility.ts';
 import type { SeenPosts } from './seen-posts.ts';
 import type { PeerServiceDeps } from '../service-deps.ts';
 
@@ -94,7 +97,7 @@ export function createThreadService(deps: ThreadServiceDeps): ThreadService {
       where: {
         replyToId: id,
         deletedAt: null,
-        ...REPLY_AUTHOR_SHOWN,
+        ...SHOWN_POST_AUTHOR,
         AND: [
           {
             OR: [
@@ -170,15 +173,22 @@ export function createThreadService(deps: ThreadServiceDeps): ThreadService {
     }
     const ownRows = copy
       ? await prisma.post.findMany({
-          where: { replyToId: copy.id, apId: null, authorId: { not: null }, deletedAt: null },
+          where: {
+            replyToId: copy.id,
+            apId: null,
+            authorId: { not: null },
+            deletedAt: null,
+            author: SHOWN_ACCOUNT,
+          },
           orderBy: OLDEST_FIRST,
           take: REPLIES_PAGE_SIZE,
           select: postViewSelect,
         })
       : [];
-    const replies = [...remoteReplies, ...views(ownRows)].sort(
-      (a, b) => Date.parse(a.createdAt) - Date.parse(b.createdAt),
-    );
+    const filter = await viewerFilter(prisma, { viewer, self, operatorMutes: false });
+    const replies = [...remoteReplies, ...views(ownRows)]
+      .filter((reply) => !filter.hides(reply))
+      .sort((a, b) => Date.parse(a.createdAt) - Date.parse(b.createdAt));
     const shown = await withViewerState(prisma, viewer, [post, ...replies]);
     return ok({ post: shown[0]!, replies: shown.slice(1), isSwarm: true });
   }

@@ -15,8 +15,7 @@ import type {
 } from './inbound-interaction.service.ts';
 import type { Actor, DidPin } from './inbound-verification.ts';
 import { inTransaction as inTx, RefusalError } from '../refusal.ts';
-import { REPLY_AUTHOR_SHOWN } from '../content/content.service.ts';
-import { ACCOUNT_FLAGS_SELECT, isHiddenAccount } from '../moderation/accounts.ts';
+import { ACCOUNT_FLAGS_SELECT, SHOWN_POST_AUTHOR, isHiddenAccount } from '../views/visibility.ts';
 import { isBlockedBy } from '../moderation/blocks.ts';
 
 /** 403 for someone the local user blocked: the same words whatever they tried. */
@@ -86,7 +85,7 @@ export function createInboundEffects(deps: Pick<InboundInteractionDeps, 'db' | '
 
   async function findPost(tx: Tx, postId: string) {
     const post = await tx.post.findFirst({
-      where: { id: postId, deletedAt: null, ...REPLY_AUTHOR_SHOWN },
+      where: { id: postId, deletedAt: null, ...SHOWN_POST_AUTHOR },
       select: { id: true, authorId: true },
     });
     if (!post) throw new RefusalError(postNotFound(postId));

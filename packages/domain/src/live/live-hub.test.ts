@@ -17,6 +17,7 @@ function hub() {
     invalidations: createLocalInvalidations(),
     lifecycle,
     options: { maxStreams: 10, maxPerUser: 5 },
+    domain: 'node.example',
   });
   return { lifecycle, live };
 }

@@ -112,6 +112,8 @@ export function createLiveHub(deps: {
   invalidations: Invalidations;
   lifecycle?: Lifecycle;
   options: LiveHubOptions;
+  /** This node's domain (addresses of mutes and blocks in the snapshot's counts). */
+  domain: string;
 }): LiveHub {
   const { db, clock, logger, invalidations } = deps;
   const options = { ...LIVE_DEFAULTS, ...deps.options };
@@ -218,7 +220,7 @@ export function createLiveHub(deps: {
       const states = new Map<string, string>();
       for (let i = 0; i < users.length; i += USERS_PER_QUERY) {
         const rows = await db.prisma.$queryRaw<Row[]>(
-          liveStateSql(users.slice(i, i + USERS_PER_QUERY)),
+          liveStateSql(users.slice(i, i + USERS_PER_QUERY), deps.domain),
         );
         for (const row of rows) states.set(row.user_id, JSON.stringify(stateOf(row)));
       }

@@ -11,7 +11,7 @@ import {
 import type { Prisma } from '@swarm/db';
 import { inTransaction, RefusalError, TX_OPTIONS, type Refusal } from '../refusal.ts';
 import { checkAcceptance } from './message-acceptance.ts';
-import { ACCOUNT_FLAGS_SELECT, isHiddenAccount } from '../moderation/accounts.ts';
+import { ACCOUNT_FLAGS_SELECT, isHiddenAccount } from '../views/visibility.ts';
 import type { MessageService } from './messages.service.ts';
 import {
   advance,

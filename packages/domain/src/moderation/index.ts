@@ -4,7 +4,6 @@ import type { ReportServiceDeps } from './report-model.ts';
 import { createReportService, type ReportService } from './reports.service.ts';
 import { createSafetyService, type SafetyService } from './safety.service.ts';
 
-export * from './accounts.ts';
 export * from './audit.service.ts';
 export * from './registrations.service.ts';
 export * from './reports.service.ts';

@@ -1,5 +1,5 @@
 import { ok, parseDomain } from '@swarm/contract';
-import type { Db, Prisma } from '@swarm/db';
+import type { Db } from '@swarm/db';
 import type { Clock } from '../clock.ts';
 import type { NodeConfig } from '../config.ts';
 import type { ActionOutcome } from '../actions/action-support.ts';
@@ -26,14 +26,6 @@ export interface BlockEntryView {
   createdAt: string;
 }
 
-/** Who a viewer does not want to see: lower-cased addresses and domains. */
-export interface HiddenSet {
-  people: ReadonlySet<string>;
-  nodes: ReadonlySet<string>;
-  /** True when nothing is muted or blocked (no filtering needed). */
-  empty: boolean;
-}
-
 export interface SafetyService {
   mute(userId: string, target: string): Promise<ActionOutcome<MuteView[]>>;
   unmute(userId: string, target: string): Promise<ActionOutcome<MuteView[]>>;
@@ -41,8 +33,6 @@ export interface SafetyService {
   block(userId: string, address: string): Promise<ActionOutcome<BlockEntryView[]>>;
   unblock(userId: string, address: string): Promise<ActionOutcome<BlockEntryView[]>>;
   blocks(userId: string): Promise<BlockEntryView[]>;
-  /** Muted and blocked people and muted nodes of a viewer (for timelines, notifications). */
-  hiddenFor(userId: string): Promise<HiddenSet>;
   /** Whether the local user `ownerId` blocked `address` (`handle@domain`). */
   isBlockedBy(ownerId: string, address: string): Promise<boolean>;
   /** Ids of local users who blocked `address` among `ownerIds`. */
@@ -51,42 +41,6 @@ export interface SafetyService {
 
 export const MUTES_MAX = 5000;
 export const BLOCKS_MAX = 5000;
-
-/** `handle@domain`, lower-cased: how hidden sets are compared. */
-export function addressKey(handle: string, domain: string): string {
-  return `${handle}@${domain}`.toLowerCase();
-}
-
-/** Whether a post or actor by `handle@domain` is hidden by the set. */
-export function isHidden(set: HiddenSet, actor: { handle: string; domain: string }): boolean {
-  if (set.empty) return false;
-  return (
-    set.nodes.has(actor.domain.toLowerCase()) ||
-    set.people.has(addressKey(actor.handle, actor.domain))
-  );
-}
-
-/** `where` leaving out notifications whose actor is hidden (local actors have no node domain). */
-export function notificationsShownWhere(
-  set: HiddenSet,
-  self: string,
-): Prisma.NotificationWhereInput {
-  if (set.empty) return {};
-  const people = [...set.people].map((key) => {
-    const at = key.lastIndexOf('@');
-    const handle = key.slice(0, at);
-    const domain = key.slice(at + 1);
-    return domain === self
-      ? { actorHandle: { equals: handle, mode: 'insensitive' as const }, actorNodeDomain: null }
-      : { actorHandle: { equals: handle, mode: 'insensitive' as const }, actorNodeDomain: domain };
-  });
-  const nodes = [...set.nodes].filter((d) => d !== self);
-  return {
-    NOT: {
-      OR: [...people, ...(nodes.length > 0 ? [{ actorNodeDomain: { in: nodes } }] : [])],
-    },
-  };
-}
 
 export function createSafetyService(deps: {
   db: Db;
@@ -189,18 +143,6 @@ export function createSafetyService(deps: {
 
     blocks: listBlocks,
 
-    async hiddenFor(userId) {
-      const [mutes, blocks] = await Promise.all([
-        prisma.userMute.findMany({ where: { userId }, select: { kind: true, target: true } }),
-        prisma.userBlock.findMany({ where: { userId }, select: { blockedAddress: true } }),
-      ]);
-      const people = new Set<string>();
-      const nodes = new Set<string>();
-      for (const m of mutes) (m.kind === 'node' ? nodes : people).add(m.target.toLowerCase());
-      for (const b of blocks) people.add(b.blockedAddress.toLowerCase());
-      return { people, nodes, empty: people.size === 0 && nodes.size === 0 };
-    },
-
     async isBlockedBy(ownerId, address) {
       const row = await prisma.userBlock.findFirst({
         where: { userId: ownerId, blockedAddress: { equals: address, mode: 'insensitive' } },
@@ -220,58 +162,5 @@ export function createSafetyService(deps: {
       });
       return new Set(rows.map((r) => r.userId));
     },
-  };
-}
-
-/** What a viewer is not shown: muted/blocked people and nodes, operator-muted nodes (swarm). */
-export interface ViewerFilter {
-  /** Whether a post (by its author, or its reposter) is left out for this viewer. */
-  hides(view: {
-    author: { handle: string; domain: string };
-    repostedBy?: { handle: string; domain: string } | null;
-  }): boolean;
-}
-
-/**
- * The filter of one page view, from three lists: the viewer's mutes and blocks, the local
- * people who blocked the viewer (their posts are not shown to them here), and, for the swarm
- * timeline, the nodes the operator muted.
- */
-export async function viewerFilter(
-  prisma: Db['prisma'],
-  input: { viewer: { id: string; handle: string } | null; self: string; operatorMutes: boolean },
-): Promise<ViewerFilter> {
-  const { viewer, self } = input;
-  const [mutes, blocks, blockers, nodeMutes] = await Promise.all([
-    viewer
-      ? prisma.userMute.findMany({
-          where: { userId: viewer.id },
-          select: { kind: true, target: true },
-        })
-      : [],
-    viewer
-      ? prisma.userBlock.findMany({
-          where: { userId: viewer.id },
-          select: { blockedAddress: true },
-        })
-      : [],
-    viewer
-      ? prisma.userBlock.findMany({
-          where: { blockedAddress: { equals: `${viewer.handle}@${self}`, mode: 'insensitive' } },
-          select: { user: { select: { handle: true } } },
-        })
-      : [],
-    input.operatorMutes ? prisma.nodeMute.findMany({ select: { domain: true } }) : [],
-  ]);
-  const people = new Set<string>();
-  const nodes = new Set<string>();
-  for (const m of mutes) (m.kind === 'node' ? nodes : people).add(m.target.toLowerCase());
-  for (const b of blocks) people.add(b.blockedAddress.toLowerCase());
-  for (const b of blockers) people.add(addressKey(b.user.handle, self));
-  for (const n of nodeMutes) nodes.add(n.domain.toLowerCase());
-  const set: HiddenSet = { people, nodes, empty: people.size === 0 && nodes.size === 0 };
-  return {
-    hides: (view) =>
-      isHidden(set, view.author) || (view.repostedBy ? isHidden(set, view.repostedBy) : false),
   };
 }

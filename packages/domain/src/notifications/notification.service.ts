@@ -5,7 +5,11 @@ import type { NodeConfig } from '../config.ts';
 import { pageNewestFirst } from '../content/content.service.ts';
 import { actorView, postPath } from '../feeds/post-views.ts';
 import type { NotificationView } from '../views/index.ts';
-import { createSafetyService, notificationsShownWhere } from '../moderation/safety.service.ts';
+import {
+  SHOWN_NOTIFICATION_ACTOR,
+  hiddenSetFor,
+  notificationsShownWhere,
+} from '../views/visibility.ts';
 
 /**
  * A user's notifications (likes, reposts, follows, mentions, replies from local and remote
@@ -78,10 +82,14 @@ export function toNotificationView(row: NotificationRow, self: string): Notifica
 export function createNotificationService(deps: NotificationServiceDeps): NotificationService {
   const { db, clock, config } = deps;
   const prisma = db.prisma;
-  // Muted and blocked people and muted nodes: their notifications are silently left out.
-  const safety = createSafetyService({ db, clock, config });
-  const shown = async (userId: string) =>
-    notificationsShownWhere(await safety.hiddenFor(userId), config.domain);
+  // Who may be seen (views/visibility.ts): notifications by hidden accounts, by people and nodes
+  // the recipient muted or blocked, or by people who blocked them, are silently left out.
+  const shown = async (userId: string): Promise<Prisma.NotificationWhereInput> => {
+    const user = await prisma.user.findUnique({ where: { id: userId }, select: { handle: true } });
+    const viewer = user ? { id: userId, handle: user.handle } : null;
+    const set = await hiddenSetFor(prisma, { viewer, self: config.domain, operatorMutes: false });
+    return { AND: [SHOWN_NOTIFICATION_ACTOR, notificationsShownWhere(set, config.domain)] };
+  };
 
   return {
     async list(userId, query) {

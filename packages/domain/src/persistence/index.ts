@@ -13,3 +13,4 @@ export * from './ops.sql.ts';
 export * from './registry.sql.ts';
 export * from './ownership.sql.ts';
 export * from './search.sql.ts';
+export * from './visibility.sql.ts';

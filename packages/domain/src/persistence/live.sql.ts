@@ -1,5 +1,6 @@
 import { Prisma } from '@swarm/db';
 import { sqlStatement } from './catalog.ts';
+import { listedPostSql, shownNotificationSql } from './visibility.sql.ts';
 
 // Live updates (live/live-hub.ts): what each open stream's snapshot is made of.
 
@@ -11,16 +12,21 @@ export const liveSessionsSql = sqlStatement(
     SELECT id FROM sessions WHERE id = ANY(${ids}::text[]) AND expires_at > ${now}`,
 );
 
-/** The snapshot of each user in `userIds`, one statement. */
+/**
+ * The snapshot of each user in `userIds` on node `self`, one statement. Notifications and posts
+ * count only who may be seen (visibility.sql.ts), as the pages they lead to show them.
+ */
 export const liveStateSql = sqlStatement(
   'live.state',
-  [['00000000-0000-0000-0000-000000000000'] as readonly string[]],
-  (userIds: readonly string[]) => Prisma.sql`
+  [['00000000-0000-0000-0000-000000000000'] as readonly string[], 'node.example'],
+  (userIds: readonly string[], self: string) => Prisma.sql`
     SELECT u.id::text AS user_id,
       (SELECT count(*)::int FROM notifications n
-        WHERE n.recipient_id = u.id AND n.read_at IS NULL) AS unread_notifications,
+        WHERE n.recipient_id = u.id AND n.read_at IS NULL
+          AND ${shownNotificationSql('n', 'u', self)}) AS unread_notifications,
       (SELECT max(n.created_at) FROM notifications n
-        WHERE n.recipient_id = u.id) AS latest_notification,
+        WHERE n.recipient_id = u.id
+          AND ${shownNotificationSql('n', 'u', self)}) AS latest_notification,
       (SELECT count(*)::int FROM messages m
         WHERE m.local_recipient_id = u.id AND m.read_at IS NULL
           AND NOT EXISTS (SELECT 1 FROM user_blocks b
@@ -34,6 +40,7 @@ export const liveStateSql = sqlStatement(
         FROM outbox_deliveries d WHERE d.created_by_id = u.id) AS deliveries_version,
       (SELECT max(p.created_at) FROM posts p
         WHERE p.ap_id IS NULL AND p.deleted_at IS NULL AND p.reply_to_id IS NULL
+          AND ${listedPostSql('p')}
           AND (p.author_id = u.id OR p.author_id IN (
             SELECT f.followee_user_id FROM follows f
             WHERE f.follower_key = 'local:' || u.id::text AND f.followee_user_id IS NOT NULL))

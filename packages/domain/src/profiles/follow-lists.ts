@@ -21,6 +21,7 @@ import { gatedReadError, readError, type ReadError } from '../feeds/read-errors.
 import type { VisitorFetchGate } from '../peers/index.ts';
 import type { RegistryService } from '../registry/index.ts';
 import type { ActorView } from '../views/index.ts';
+import { SHOWN_ACCOUNT, listedFollowSide, viewerFilter } from '../views/visibility.ts';
 import { parseProfileAddress } from './profile.service.ts';
 
 /**
@@ -28,7 +29,9 @@ import { parseProfileAddress } from './profile.service.ts';
  * `GET /api/swarm/users/[handle]/followers|following` (docs/protocol.md "Follower lists"), and
  * shown to people for local users (from the database) and remote ones (read from their node's
  * same endpoints). Only accepted follows are listed; pages are bounded (at most 100 entries)
- * and paged by an opaque cursor over (follow time, id), newest first.
+ * and paged by an opaque cursor over (follow time, id), newest first. Who may be seen
+ * (views/visibility.ts): a hidden user has no lists, hidden and moved people are not listed, and
+ * people see no one they muted or blocked (nor who blocked them).
  */
 
 export type FollowListKind = 'followers' | 'following';
@@ -124,6 +127,7 @@ export function createFollowListService(deps: FollowListDeps): FollowListService
     const where: Prisma.FollowWhereInput = {
       state: 'accepted',
       ...(kind === 'followers' ? { followeeKey: key } : { followerKey: key }),
+      ...listedFollowSide(kind),
       ...(cursor
         ? {
             OR: [
@@ -178,21 +182,29 @@ export function createFollowListService(deps: FollowListDeps): FollowListService
     return { entries, nextCursor };
   }
 
-  /** Wire entries from the node `domain` as people. */
-  function people(entries: readonly FollowListEntry[], domain: string): PersonView[] {
+  /** Wire entries from the node `domain` as people, less those the viewer does not see. */
+  async function people(
+    viewer: Viewer | null,
+    entries: readonly FollowListEntry[],
+    domain: string,
+  ): Promise<PersonView[]> {
+    const filter = await viewerFilter(prisma, { viewer, self, operatorMutes: false });
     return entries.flatMap((entry) => {
       const actor = wireActor(
         { handle: entry.handle, displayName: entry.displayName, avatarUrl: entry.avatarUrl },
         domain,
         self,
       );
-      return actor ? [{ ...actor, bio: entry.bio, isBot: entry.isBot }] : [];
+      return actor && !filter.hides({ author: actor })
+        ? [{ ...actor, bio: entry.bio, isBot: entry.isBot }]
+        : [];
     });
   }
 
+  /** A local user who may be seen (a hidden one has no lists, as if unknown). */
   async function localUser(handle: string) {
-    return prisma.user.findUnique({
-      where: { handle: handle.toLowerCase() },
+    return prisma.user.findFirst({
+      where: { handle: handle.toLowerCase(), ...SHOWN_ACCOUNT },
       select: { id: true },
     });
   }
@@ -237,7 +249,7 @@ export function createFollowListService(deps: FollowListDeps): FollowListService
         }
         const result = await page(kind, user.id, limit, cursor);
         return ok({
-          people: people(result.entries, self),
+          people: await people(viewer, result.entries, self),
           nextCursor: result.nextCursor ?? null,
           isSwarm: false,
         });
@@ -257,7 +269,7 @@ export function createFollowListService(deps: FollowListDeps): FollowListService
         });
         if (!answer.ok) return gatedReadError(answer, domain, notFound);
         return ok({
-          people: people(answer.value.followers.slice(0, limit), domain),
+          people: await people(viewer, answer.value.followers.slice(0, limit), domain),
           nextCursor: answer.value.nextCursor ?? null,
           isSwarm: true,
         });
@@ -267,7 +279,7 @@ export function createFollowListService(deps: FollowListDeps): FollowListService
       });
       if (!answer.ok) return gatedReadError(answer, domain, notFound);
       return ok({
-        people: people(answer.value.following.slice(0, limit), domain),
+        people: await people(viewer, answer.value.following.slice(0, limit), domain),
         nextCursor: answer.value.nextCursor ?? null,
         isSwarm: true,
       });

@@ -21,13 +21,17 @@ import {
   type Viewer,
 } from '../feeds/post-views.ts';
 import { gatedReadError, readError, type ReadError } from '../feeds/read-errors.ts';
-import { visibilityFor } from '../feeds/visibility.ts';
 import type { SeenPosts } from '../feeds/seen-posts.ts';
 import { upsertRemoteActor } from '../interactions/interaction-effects.ts';
 import type { VisitorFetchGate } from '../peers/index.ts';
 import type { RegistryService } from '../registry/index.ts';
 import type { PostView, ProfileView } from '../views/index.ts';
-import { ACCOUNT_FLAGS_SELECT, isHiddenAccount } from '../moderation/accounts.ts';
+import {
+  ACCOUNT_FLAGS_SELECT,
+  isHiddenAccount,
+  viewerChoices,
+  visibilityFor,
+} from '../views/visibility.ts';
 import type { PeerServiceDeps } from '../service-deps.ts';
 
 /**
@@ -109,6 +113,21 @@ export function createProfileService(deps: ProfileServiceDeps): ProfileService {
     return follow?.state ?? 'none';
   }
 
+  /** What the signed-in viewer has to do with the person: follow, mute, block. */
+  async function viewerState(
+    viewer: Viewer | null,
+    followeeKey: string,
+    address: { handle: string; domain: string },
+    isSelf: boolean,
+  ): Promise<ProfileView['viewer']> {
+    if (!viewer) return null;
+    const [state, choices] = await Promise.all([
+      followState(viewer, followeeKey),
+      viewerChoices(prisma, viewer.id, address),
+    ]);
+    return { isSelf, followState: state, ...choices };
+  }
+
   async function local(
     viewer: Viewer | null,
     handle: string,
@@ -127,9 +146,14 @@ export function createProfileService(deps: ProfileServiceDeps): ProfileService {
     });
     if (!user || isHiddenAccount(user))
       return readError('USER_NOT_FOUND', `There is no user ${handle} on this node.`);
-    const [visible, state] = await Promise.all([
+    const [visible, viewerView] = await Promise.all([
       visibilityFor(prisma, viewer, user.id, false, self),
-      followState(viewer, localActorKey(user.id)),
+      viewerState(
+        viewer,
+        localActorKey(user.id),
+        { handle: user.handle, domain: self },
+        viewer?.id === user.id,
+      ),
     ]);
     const rows =
       limit === 0
@@ -168,7 +192,7 @@ export function createProfileService(deps: ProfileServiceDeps): ProfileService {
         movedFrom: user.movedFrom,
         isNsfw: user.isNsfw,
         isBot: user.isBot,
-        viewer: viewer ? { isSelf: viewer.id === user.id, followState: state } : null,
+        viewer: viewerView,
       },
       posts: await withViewerState(prisma, viewer, views),
       isSwarm: false,
@@ -248,7 +272,7 @@ export function createProfileService(deps: ProfileServiceDeps): ProfileService {
         .sort((a, b) => Date.parse(b.createdAt) - Date.parse(a.createdAt))
         .slice(0, limit);
     }
-    const state = await followState(viewer, stored.actorUrl);
+    const viewerView = await viewerState(viewer, stored.actorUrl, { handle, domain }, false);
     return ok({
       profile: {
         actor: author,
@@ -264,7 +288,7 @@ export function createProfileService(deps: ProfileServiceDeps): ProfileService {
         movedFrom: null,
         isNsfw: false, // the spec's profile carries no such flag
         isBot: profile.isBot,
-        viewer: viewer ? { isSelf: false, followState: state } : null,
+        viewer: viewerView,
       },
       posts: await withViewerState(prisma, viewer, views),
       isSwarm: true,

@@ -15,7 +15,12 @@ import {
   type Viewer,
 } from '../feeds/post-views.ts';
 import { readError, type ReadError } from '../feeds/read-errors.ts';
-import { viewerFilter, type ViewerFilter } from '../moderation/safety.service.ts';
+import {
+  LISTED_ACCOUNT,
+  LISTED_REMOTE_ACTOR,
+  viewerFilter,
+  type ViewerFilter,
+} from '../views/visibility.ts';
 import { postSearchSql, tagCountsSql, tagPageSql } from '../persistence/search.sql.ts';
 import { localPerson, type PersonView } from '../profiles/follow-lists.ts';
 import type { ProfileService } from '../profiles/profile.service.ts';
@@ -31,6 +36,8 @@ import type { PostView } from '../views/index.ts';
  *   each as a prefix), newest first;
  * - hashtags: the tag the query names, with its post count, and the tags of the posts found.
  * A tag page lists the public posts with that tag that this node holds, newest first.
+ * Every part shows only who may be seen (views/visibility.ts): listed accounts and their posts,
+ * less the viewer's mutes and blocks.
  * Queries are cleaned, not refused: what is not a word is ignored, so garbage finds nothing.
  */
 
@@ -153,6 +160,7 @@ export function createSearchService(deps: SearchServiceDeps): SearchService {
     const [users, actors, handles] = await Promise.all([
       prisma.user.findMany({
         where: {
+          ...LISTED_ACCOUNT,
           OR: [
             { handle: { startsWith: word.toLowerCase() } },
             { displayName: { contains: word, mode: 'insensitive' } },
@@ -164,6 +172,7 @@ export function createSearchService(deps: SearchServiceDeps): SearchService {
       }),
       prisma.remoteActor.findMany({
         where: {
+          ...LISTED_REMOTE_ACTOR,
           OR: [
             { handle: { startsWith: word, mode: 'insensitive' } },
             { displayName: { contains: word, mode: 'insensitive' } },

@@ -86,8 +86,16 @@ export interface ProfileView {
   movedFrom: string | null;
   isNsfw: boolean;
   isBot: boolean;
-  /** Null when nobody is signed in. `followState` is `pending` until the remote node accepted. */
-  viewer: { isSelf: boolean; followState: 'none' | 'pending' | 'accepted' } | null;
+  /**
+   * Null when nobody is signed in. `followState` is `pending` until the remote node accepted;
+   * `muted` / `blocked`: the viewer muted or blocked this person (the page offers to undo it).
+   */
+  viewer: {
+    isSelf: boolean;
+    followState: 'none' | 'pending' | 'accepted';
+    muted: boolean;
+    blocked: boolean;
+  } | null;
 }
 
 /** State of one delivery to another node, as the acting user and admins see it. */
