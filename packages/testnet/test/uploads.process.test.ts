@@ -529,7 +529,7 @@ describe('upload bounds on a running node', () => {
     expect(files).toEqual(ids.flatMap((id) => [`${id}-thumb.webp`, `${id}.webp`]).sort());
     const { users } = await expectRowsMatchFiles();
     expect(byHandle(users, 'carol').uploads).toBe(40);
-  });
+  }, 180_000);
 
   it('takes an image sent without a Content-Type, and says so when the body is empty', async () => {
     const dave = await as('dave');
