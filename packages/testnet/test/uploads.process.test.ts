@@ -504,6 +504,16 @@ describe('upload bounds on a running node', () => {
     return { users, storage };
   }
 
+  /** The same 290 KB photo, one upload after the other, until one is refused (at most 10). */
+  async function uploadUntilRefused(node: Node): Promise<Response> {
+    const noise = await noisePng();
+    for (let i = 0; i < 10; i++) {
+      const res = await upload(node, noise, 'image/png');
+      if (res.status !== 201) return res;
+    }
+    throw new Error('10 uploads of 290 KB were all stored');
+  }
+
   const byHandle = (users: UsageRow[], handle: string) => users.find((u) => u.handle === handle)!;
 
   it('stores exactly 40 of 50 uploads sent at once by one account', async () => {
@@ -549,15 +559,10 @@ describe('upload bounds on a running node', () => {
 
   it("refuses an account's uploads past its daily bytes with 429", async () => {
     const erin = await as('erin');
-    const noise = await noisePng();
-    let last: Response | undefined;
-    for (let i = 0; i < 10; i++) {
-      last = await upload(erin, noise, 'image/png');
-      if (last.status !== 201) break;
-    }
-    expect(last!.status).toBe(429);
-    expect(Number(last!.headers.get('retry-after'))).toBeGreaterThan(23 * 3600);
-    expect(await last!.json()).toMatchObject({
+    const last = await uploadUntilRefused(erin);
+    expect(last.status).toBe(429);
+    expect(Number(last.headers.get('retry-after'))).toBeGreaterThan(23 * 3600);
+    expect(await last.json()).toMatchObject({
       code: 'UPLOAD_QUOTA_EXCEEDED',
       error: expect.stringMatching(/of the 977 KB an account may upload in a day/),
       details: { quotaBytes: DAILY },
@@ -571,14 +576,9 @@ describe('upload bounds on a running node', () => {
 
   it('refuses an upload the node has no room for with 413', async () => {
     const frank = await as('frank');
-    const noise = await noisePng();
-    let last: Response | undefined;
-    for (let i = 0; i < 10; i++) {
-      last = await upload(frank, noise, 'image/png');
-      if (last.status !== 201) break;
-    }
-    expect(last!.status).toBe(413);
-    expect(await last!.json()).toMatchObject({
+    const last = await uploadUntilRefused(frank);
+    expect(last.status).toBe(413);
+    expect(await last.json()).toMatchObject({
       code: 'STORAGE_FULL',
       error: expect.stringContaining("This node's storage for photos is full"),
       details: { budgetBytes: BUDGET },
