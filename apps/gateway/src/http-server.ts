@@ -38,6 +38,21 @@ export interface NodeHttpServer extends Server {
   drain(timeoutMs: number): Promise<DrainReport>;
 }
 
+/** Where people upload photos (the web app's `routes/api/uploads`). */
+const UPLOADS_PATH = '/api/uploads';
+
+/**
+ * adapter-node gives the web app no body at all for a request without a `Content-Type`. An
+ * upload's type is read from its bytes (docs/security.md "Uploads"), so an untyped upload that
+ * has a body gets a neutral type and reaches the route, which sniffs it like any other.
+ */
+function typeUntypedUpload(req: IncomingMessage, pathname: string) {
+  if (pathname !== UPLOADS_PATH || req.headers['content-type'] !== undefined) return;
+  const length = req.headers['content-length'];
+  const hasBody = length !== undefined ? length.trim() !== '0' : !!req.headers['transfer-encoding'];
+  if (hasBody) req.headers['content-type'] = 'application/octet-stream';
+}
+
 /**
  * One port for what this process serves: with both, the gateway's paths go to Hono and the rest
  * to the web app (embedded mode), exactly as the production reverse proxy routes them; with one,
@@ -99,6 +114,7 @@ export function createHttpServer(opts: {
       // The web app's hook sets these on what SvelteKit renders; its static files (/_app/*,
       // robots.txt) never pass the hook.
       for (const [name, value] of Object.entries(WEB_SECURITY_HEADERS)) res.setHeader(name, value);
+      typeUntypedUpload(req, pathname);
       web!(req, res);
     }
   }) as NodeHttpServer;

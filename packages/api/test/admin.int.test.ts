@@ -4,6 +4,7 @@ import {
   TEST_NETWORK_ADMIN_TOKEN,
   createTestNetwork,
   signedInCaller,
+  smallPng,
   trpcFailure,
   type NetworkNode,
   type TestNetwork,
@@ -476,5 +477,28 @@ describe('users', () => {
       ]),
     );
     expect(JSON.stringify(users)).not.toContain('passwordHash');
+  });
+  it("shows what each account's photos store, and the node's total against its budget", async () => {
+    const png = await smallPng();
+    const uploaded = await alpha.node.uploads.accept({
+      ownerId: mallory.id,
+      purpose: 'post',
+      declaredLength: png.byteLength,
+      body: new Blob([png]).stream(),
+    });
+    expect(uploaded.ok).toBe(true);
+    const { users, storage } = await asAdmin().admin.users.list();
+    const stored = await alpha.node.db.prisma.upload.findMany({ where: { ownerId: mallory.id } });
+    expect(stored).toHaveLength(1);
+    expect(users.find((u) => u.handle === 'mallory')).toMatchObject({
+      uploads: 1,
+      uploadBytes: stored[0]!.bytes,
+    });
+    expect(users.find((u) => u.handle === 'root')).toMatchObject({ uploads: 0, uploadBytes: 0 });
+    expect(storage).toEqual({
+      usedBytes: stored[0]!.bytes,
+      budgetBytes: alpha.node.config.uploadStorageBytes,
+      dailyQuotaBytes: alpha.node.config.uploadDailyBytes,
+    });
   });
 });

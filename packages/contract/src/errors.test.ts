@@ -27,6 +27,8 @@ describe('error body', () => {
         'PAYLOAD_TOO_LARGE',
         'UNSUPPORTED_MEDIA_TYPE',
         'RATE_LIMITED',
+        'STORAGE_FULL',
+        'UPLOAD_QUOTA_EXCEEDED',
         'PEER_UNAVAILABLE',
         'PEER_TIMEOUT',
         'UNAVAILABLE',

@@ -17,8 +17,10 @@ export const ERROR_STATUS = {
   DELIVERY_CONFLICT: 409, // outbox: the delivery is delivered, cancelled or being sent right now
   METHOD_NOT_ALLOWED: 405, // the endpoint exists but does not answer this HTTP method
   PAYLOAD_TOO_LARGE: 413,
+  STORAGE_FULL: 413, // uploads: the node's storage budget has no room for this file
   UNSUPPORTED_MEDIA_TYPE: 415,
   RATE_LIMITED: 429,
+  UPLOAD_QUOTA_EXCEEDED: 429, // uploads: the account's bytes of the last 24 hours are used up
   INTERNAL: 500,
   PEER_UNAVAILABLE: 502,
   UNAVAILABLE: 503, // this node's database is unreachable (outage, restart); try again

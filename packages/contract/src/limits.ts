@@ -39,3 +39,10 @@ export const LIMITS = {
   messageMaxAgeMs: 7 * 24 * 60 * 60 * 1000,
   messageMaxFutureMs: 5 * 60 * 1000,
 } as const;
+
+/** A byte count for people: `820 KB`, `2.4 MB`, `20 GB` (binary units, one decimal). */
+export function formatBytes(bytes: number): string {
+  if (bytes >= 1024 ** 3) return `${Math.round((bytes / 1024 ** 3) * 10) / 10} GB`;
+  if (bytes >= 1024 * 1024) return `${Math.round((bytes / (1024 * 1024)) * 10) / 10} MB`;
+  return `${Math.round(bytes / 1024)} KB`;
+}

@@ -40,6 +40,8 @@ describe('parseConfig', () => {
         liveStreamsPerUser: 8,
         uploadMaxBytes: 10 * 1024 * 1024,
         uploadMaxPixels: 50_000_000,
+        uploadDailyBytes: 200 * 1024 * 1024,
+        uploadStorageBytes: 20 * 1024 ** 3,
         s3: undefined,
       },
     });
@@ -49,6 +51,8 @@ describe('parseConfig', () => {
     const result = parseConfig({
       UPLOAD_MAX_BYTES: '2000000',
       UPLOAD_MAX_PIXELS: '20000000',
+      UPLOAD_DAILY_BYTES: '50000000',
+      UPLOAD_STORAGE_BYTES: '1000000000000',
       S3_BUCKET: ' media ',
       S3_ENDPOINT: 'http://127.0.0.1:9000',
       S3_ACCESS_KEY_ID: 'key',
@@ -59,6 +63,8 @@ describe('parseConfig', () => {
     expect(result.ok && result.value).toMatchObject({
       uploadMaxBytes: 2_000_000,
       uploadMaxPixels: 20_000_000,
+      uploadDailyBytes: 50_000_000,
+      uploadStorageBytes: 1_000_000_000_000,
       s3: {
         bucket: 'media',
         region: 'us-east-1',

@@ -52,6 +52,10 @@ export interface NodeConfig {
   uploadMaxBytes: number;
   /** Most pixels (width × height) an uploaded image may have (UPLOAD_MAX_PIXELS). */
   uploadMaxPixels: number;
+  /** Bytes one account may store from its uploads of the last 24 hours (UPLOAD_DAILY_BYTES). */
+  uploadDailyBytes: number;
+  /** Bytes all uploads of the node may take in the media storage (UPLOAD_STORAGE_BYTES). */
+  uploadStorageBytes: number;
   /** Uploaded media in S3-compatible object storage; undefined: on disk under `dataDir`. */
   s3: S3Config | undefined;
 }
@@ -178,6 +182,8 @@ const envSchema = z.object({
   UPLOAD_MAX_BYTES: integer('UPLOAD_MAX_BYTES', 10_000, 100 * 1024 * 1024, 10 * 1024 * 1024),
   // sharp refuses more than 0x3FFF × 0x3FFF pixels by default; this is the node's own bound.
   UPLOAD_MAX_PIXELS: integer('UPLOAD_MAX_PIXELS', 10_000, 268_402_689, 50_000_000),
+  UPLOAD_DAILY_BYTES: integer('UPLOAD_DAILY_BYTES', 10_000, 2 ** 40, 200 * 1024 * 1024),
+  UPLOAD_STORAGE_BYTES: integer('UPLOAD_STORAGE_BYTES', 10_000, 2 ** 50, 20 * 1024 ** 3),
   S3_BUCKET: z.string().optional(),
   S3_REGION: z.string().optional(),
   S3_ENDPOINT: z
@@ -269,6 +275,8 @@ export function parseConfig(env: Record<string, string | undefined>): ConfigResu
       liveStreamsPerUser: e.SWARM_LIVE_STREAMS_PER_USER,
       uploadMaxBytes: e.UPLOAD_MAX_BYTES,
       uploadMaxPixels: e.UPLOAD_MAX_PIXELS,
+      uploadDailyBytes: e.UPLOAD_DAILY_BYTES,
+      uploadStorageBytes: e.UPLOAD_STORAGE_BYTES,
       s3: s3.value,
     },
   };

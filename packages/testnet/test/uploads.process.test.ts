@@ -50,11 +50,11 @@ async function startNode(env: Record<string, string>, db?: Db): Promise<Omit<Nod
   return { process, base: `http://localhost:${port}`, dataDir };
 }
 
-async function signUp(base: string, handle: string): Promise<string> {
+async function signUp(base: string, handle: string, admin = false): Promise<string> {
   const created = await fetch(`${base}/api/swarm/admin/users`, {
     method: 'POST',
     headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ handle, password: PASSWORD }),
+    body: JSON.stringify({ handle, password: PASSWORD, admin }),
   });
   expect(created.status, await created.clone().text()).toBe(201);
   const res = await fetch(`${base}/login`, {
@@ -74,10 +74,15 @@ async function signUp(base: string, handle: string): Promise<string> {
     .split(';', 1)[0]!;
 }
 
-function upload(node: Node, body: Uint8Array, type: string, purpose = 'post') {
+/** `type` null: no Content-Type header at all. */
+function upload(node: Node, body: Uint8Array, type: string | null, purpose = 'post') {
   return fetch(`${node.base}/api/uploads?purpose=${purpose}`, {
     method: 'POST',
-    headers: { cookie: node.cookie, origin: node.base, 'content-type': type },
+    headers: {
+      cookie: node.cookie,
+      origin: node.base,
+      ...(type === null ? {} : { 'content-type': type }),
+    },
     body: body as Uint8Array<ArrayBuffer>,
   });
 }
@@ -422,5 +427,191 @@ describe('photo uploads on running nodes', () => {
     expect(await storedFiles(alpha)).toEqual([]);
     expect((await fetch(posted.url)).status).toBe(404);
     if (db) expect(await db.prisma.upload.count()).toBe(0);
+  });
+});
+
+/** A PNG of noise (a fixed seed): it stores as about 290 KB, nearly all of it the display file. */
+async function noisePng(width = 400, height = 300): Promise<Uint8Array<ArrayBuffer>> {
+  let seed = 42;
+  const pixels = Buffer.alloc(width * height * 3);
+  for (let i = 0; i < pixels.length; i++) {
+    seed = (seed * 1_103_515_245 + 12_345) >>> 0;
+    pixels[i] = seed >>> 24;
+  }
+  const png = await sharp(pixels, { raw: { width, height, channels: 3 } })
+    .png()
+    .toBuffer();
+  return new Uint8Array(png);
+}
+
+interface UsageRow {
+  handle: string;
+  uploads: number;
+  uploadBytes: number;
+}
+
+// The bounds on what uploads take (issue 22): the pending bound under 50 concurrent uploads, an
+// account's daily bytes and the node's storage budget (small values given through the
+// environment), an upload without a Content-Type, and the admin's view of the storage used.
+describe('upload bounds on a running node', () => {
+  const DAILY = 1_000_000;
+  const BUDGET = 1_600_000;
+  let db: Db | undefined;
+  let gamma: Omit<Node, 'cookie'>;
+  let admin: Node;
+  const as = async (handle: string): Promise<Node> => ({
+    ...gamma,
+    cookie: await signUp(gamma.base, handle),
+  });
+
+  beforeAll(async () => {
+    db = process.env.TEST_DATABASE_URL ? await createTestDb() : undefined;
+    gamma = await startNode(
+      { UPLOAD_DAILY_BYTES: String(DAILY), UPLOAD_STORAGE_BYTES: String(BUDGET) },
+      db,
+    );
+    admin = { ...gamma, cookie: await signUp(gamma.base, 'root', true) };
+  }, START_MS);
+
+  afterAll(async () => {
+    await gamma?.process.stop();
+    if (gamma) await rm(gamma.dataDir, { recursive: true, force: true });
+    if (db && 'drop' in db) await (db as Db & { drop(): Promise<void> }).drop();
+  });
+
+  /** The admin's listing of the accounts, through tRPC on the running node. */
+  async function usage(): Promise<{
+    users: UsageRow[];
+    storage: { usedBytes: number; budgetBytes: number; dailyQuotaBytes: number };
+  }> {
+    const res = await fetch(`${gamma.base}/trpc/admin.users.list`, {
+      headers: { cookie: admin.cookie, origin: gamma.base },
+    });
+    const body = (await res.json()) as { result: { data: Awaited<ReturnType<typeof usage>> } };
+    expect(res.status, JSON.stringify(body)).toBe(200);
+    return body.result.data;
+  }
+
+  /** Every row has its two files and every file its row: nothing half-written. */
+  async function expectRowsMatchFiles() {
+    const { users, storage } = await usage();
+    const rows = users.reduce((n, u) => n + u.uploads, 0);
+    const files = await storedFiles(gamma as Node);
+    expect(files.every((f) => /^[0-9a-f-]{36}(-thumb)?\.webp$/.test(f))).toBe(true);
+    expect(files).toHaveLength(rows * 2);
+    expect(storage.usedBytes).toBe(users.reduce((n, u) => n + u.uploadBytes, 0));
+    if (db) expect(await db.prisma.upload.count()).toBe(rows);
+    return { users, storage };
+  }
+
+  /** The same 290 KB photo, one upload after the other, until one is refused (at most 10). */
+  async function uploadUntilRefused(node: Node): Promise<Response> {
+    const noise = await noisePng();
+    for (let i = 0; i < 10; i++) {
+      const res = await upload(node, noise, 'image/png');
+      if (res.status !== 201) return res;
+    }
+    throw new Error('10 uploads of 290 KB were all stored');
+  }
+
+  const byHandle = (users: UsageRow[], handle: string) => users.find((u) => u.handle === handle)!;
+
+  it('stores exactly 40 of 50 uploads sent at once by one account', async () => {
+    const carol = await as('carol');
+    const png = await smallPng();
+    const answers = await Promise.all(
+      Array.from({ length: 50 }, () => upload(carol, png, 'image/png')),
+    );
+    const statuses = answers.map((r) => r.status);
+    expect(statuses.filter((s) => s === 201)).toHaveLength(40);
+    expect(statuses.filter((s) => s !== 201)).toEqual(Array(10).fill(429));
+    const refused = answers.find((r) => r.status === 429)!;
+    expect(await refused.json()).toMatchObject({
+      code: 'RATE_LIMITED',
+      error: expect.stringContaining('40 photos waiting to be posted'),
+    });
+    const ids = await Promise.all(
+      answers
+        .filter((r) => r.status === 201)
+        .map(async (r) => ((await r.json()) as { id: string }).id),
+    );
+    const files = await storedFiles(gamma as Node);
+    expect(files).toEqual(ids.flatMap((id) => [`${id}-thumb.webp`, `${id}.webp`]).sort());
+    const { users } = await expectRowsMatchFiles();
+    expect(byHandle(users, 'carol').uploads).toBe(40);
+  }, 180_000);
+
+  it('takes an image sent without a Content-Type, and says so when the body is empty', async () => {
+    const dave = await as('dave');
+    const res = await upload(dave, await phoneJpeg({ width: 300, height: 200 }), null);
+    expect(res.status, await res.clone().text()).toBe(201);
+    expect(await res.json()).toMatchObject({ mimeType: 'image/webp', width: 200, height: 300 });
+    for (const type of [null, 'image/png']) {
+      const empty = await upload(dave, new Uint8Array(0), type);
+      expect(empty.status).toBe(400);
+      expect(await empty.json()).toEqual({
+        code: 'INVALID_REQUEST',
+        error: 'The upload is empty: send the image file itself as the request body.',
+      });
+    }
+    expect(byHandle((await expectRowsMatchFiles()).users, 'dave').uploads).toBe(1);
+  });
+
+  it("refuses an account's uploads past its daily bytes with 429", async () => {
+    const erin = await as('erin');
+    const last = await uploadUntilRefused(erin);
+    expect(last.status).toBe(429);
+    expect(Number(last.headers.get('retry-after'))).toBeGreaterThan(23 * 3600);
+    expect(await last.json()).toMatchObject({
+      code: 'UPLOAD_QUOTA_EXCEEDED',
+      error: expect.stringMatching(/of the 977 KB an account may upload in a day/),
+      details: { quotaBytes: DAILY },
+    });
+    const mine = byHandle((await expectRowsMatchFiles()).users, 'erin');
+    expect(mine.uploads).toBeGreaterThanOrEqual(2);
+    expect(mine.uploadBytes).toBeLessThanOrEqual(DAILY);
+    // Refused because one more would not fit, not before.
+    expect(mine.uploadBytes + mine.uploadBytes / mine.uploads).toBeGreaterThan(DAILY);
+  });
+
+  it('refuses an upload the node has no room for with 413', async () => {
+    const frank = await as('frank');
+    const last = await uploadUntilRefused(frank);
+    expect(last.status).toBe(413);
+    expect(await last.json()).toMatchObject({
+      code: 'STORAGE_FULL',
+      error: expect.stringContaining("This node's storage for photos is full"),
+      details: { budgetBytes: BUDGET },
+    });
+    const { users, storage } = await expectRowsMatchFiles();
+    const mine = byHandle(users, 'frank');
+    expect(mine.uploadBytes).toBeLessThanOrEqual(DAILY);
+    expect(storage).toEqual({
+      usedBytes: expect.any(Number),
+      budgetBytes: BUDGET,
+      dailyQuotaBytes: DAILY,
+    });
+    expect(storage.usedBytes).toBeLessThanOrEqual(BUDGET);
+    expect(storage.usedBytes + mine.uploadBytes / mine.uploads).toBeGreaterThan(BUDGET);
+  });
+
+  it("shows each account's stored photos on the admin's users page", async () => {
+    const { users, storage } = await usage();
+    const page = await fetch(`${gamma.base}/admin/users`, {
+      headers: { cookie: admin.cookie, accept: 'text/html' },
+    });
+    expect(page.status).toBe(200);
+    const html = await page.text();
+    expect(html).toMatch(/Photos take [\d.]+ [KMG]B of the node's\s+1\.5 MB storage budget/);
+    expect(storage.usedBytes).toBeGreaterThan(0);
+    for (const handle of ['carol', 'erin', 'frank']) {
+      const row = byHandle(users, handle);
+      expect(html).toContain(`data-bytes="${row.uploadBytes}"`);
+    }
+    // Not for people who are not admins.
+    const member = await fetch(`${gamma.base}/trpc/admin.users.list`, {
+      headers: { cookie: (await as('gina')).cookie, origin: gamma.base },
+    });
+    expect(member.status).toBe(403);
   });
 });

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { baseUrlForDomain, ok, uuidSchema } from '@swarm/contract';
+import { baseUrlForDomain, err, formatBytes, ok, uuidSchema } from '@swarm/contract';
 import type { Db } from '@swarm/db';
 import type { Clock } from '../clock.ts';
 import type { NodeConfig } from '../config.ts';
@@ -12,6 +12,7 @@ import {
   type UploadPurpose,
 } from './image-processing.ts';
 import type { MediaStorage } from './media-storage.ts';
+import { lockAdmissions, quotaRefusal, uploadUsage, type QuotaConfig } from './upload-quota.ts';
 
 /**
  * Uploaded images (issue #14 "Photos"; docs/protocol.md "Uploads and media URLs"). An upload is
@@ -100,7 +101,7 @@ export function createUploadService(deps: {
   db: Db;
   clock: Clock;
   logger: Logger;
-  config: Pick<NodeConfig, 'domain' | 'uploadMaxBytes' | 'uploadMaxPixels'>;
+  config: Pick<NodeConfig, 'domain' | 'uploadMaxBytes' | 'uploadMaxPixels'> & QuotaConfig;
   storage: MediaStorage;
 }): UploadService {
   const { db, clock, logger, config, storage } = deps;
@@ -160,6 +161,13 @@ export function createUploadService(deps: {
       blurhash,
     };
   }
+
+  const empty = () =>
+    refuse(
+      'INVALID_REQUEST',
+      'The upload is empty: send the image file itself as the request body.',
+      { field: 'file' },
+    );
 
   async function removeFiles(id: string) {
     for (const key of keysOf(id)) await storage.delete(key);
@@ -278,24 +286,16 @@ export function createUploadService(deps: {
         );
       }
       if (declaredLength !== null && declaredLength > config.uploadMaxBytes) return tooLarge();
-      if (purpose === 'post') {
-        const pending = await prisma.upload.count({
-          where: { ownerId, attachedAt: null, discardedAt: null },
-        });
-        if (pending >= UPLOADS.maxPending) {
-          return refuse(
-            'RATE_LIMITED',
-            `You have ${pending} photos waiting to be posted; post or remove some first (unused ones go after a day).`,
-            { details: { retryAfterSec: 3600 } },
-          );
-        }
-      }
-      if (!body) return refuse('INVALID_REQUEST', 'The upload is empty.', { field: 'file' });
-      const read = await readCapped(body);
+      // Early: an account or a node already at a bound is refused before the body is read.
+      const early = quotaRefusal(
+        await uploadUsage(prisma, ownerId, clock.now()),
+        { purpose, bytes: 0, maxPending: UPLOADS.maxPending, now: clock.now() },
+        config,
+      );
+      if (early) return err(early);
+      const read = body ? await readCapped(body) : ok(new Uint8Array(0));
       if (!read.ok) return read;
-      if (read.value.byteLength === 0) {
-        return refuse('INVALID_REQUEST', 'The upload is empty.', { field: 'file' });
-      }
+      if (read.value.byteLength === 0) return empty();
       const processed = await processImage(read.value, {
         purpose,
         maxPixels: config.uploadMaxPixels,
@@ -325,6 +325,14 @@ export function createUploadService(deps: {
       let written: Refused<unknown>;
       try {
         written = await inTransaction(db, async (tx) => {
+          // Again with the real size, under the lock: concurrent uploads pass one at a time.
+          await lockAdmissions(tx);
+          const refused = quotaRefusal(
+            await uploadUsage(tx, ownerId, now),
+            { purpose, bytes: row.bytes, maxPending: UPLOADS.maxPending, now },
+            config,
+          );
+          if (refused) throw new RefusalError(refused);
           if (purpose === 'post') {
             await tx.upload.create({ data: row });
             return;
@@ -432,10 +440,4 @@ export function createUploadService(deps: {
 
     sweepSoon,
   };
-}
-
-function formatBytes(bytes: number): string {
-  return bytes >= 1024 * 1024
-    ? `${Math.round((bytes / (1024 * 1024)) * 10) / 10} MB`
-    : `${Math.round(bytes / 1024)} KB`;
 }

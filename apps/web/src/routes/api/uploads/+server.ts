@@ -4,7 +4,7 @@ import { errorJson } from '$lib/server/api-errors';
 import type { RequestHandler } from './$types';
 
 // Photo uploads (issue #14 "Photos"; docs/protocol.md "Uploads and media URLs"): the image's
-// bytes are the request body (any declared type: the node reads the type from the bytes), the
+// bytes are the request body (any declared type, or none: the node reads the type from the bytes), the
 // purpose in the query (`post`, `avatar`, `header`). Signed in, from this origin (the hook's
 // origin check), a budget per person. A body declared larger than UPLOAD_MAX_BYTES is refused
 // before any of it is read; one that grows past it while being read is cut off there.
@@ -39,9 +39,15 @@ export const POST: RequestHandler = async ({ request, url, locals }) => {
   });
   if (!result.ok) {
     const { code, message, details } = result.reason;
+    const headers = new Headers({
+      'content-type': 'application/json',
+      'cache-control': 'no-store',
+    });
+    const retryAfter = (details as { retryAfterSec?: number } | undefined)?.retryAfterSec;
+    if (retryAfter !== undefined) headers.set('retry-after', String(retryAfter));
     return new Response(JSON.stringify(errorBody(code, message, details)), {
       status: ERROR_STATUS[code],
-      headers: { 'content-type': 'application/json', 'cache-control': 'no-store' },
+      headers,
     });
   }
   return new Response(JSON.stringify(result.value), {
