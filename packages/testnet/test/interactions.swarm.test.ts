@@ -666,6 +666,8 @@ describe('refusals change nothing', () => {
     await withHistory();
     const [postId] = s.postIds as [string];
     const body = await bodies.like(s.carol, postId);
+    // Without our headers the body reads as the origin profile's format, which a peer known to
+    // speak ours may never use (docs/security.md "What each kind of peer can forge").
     await expectRefused(
       () =>
         t.alpha.request(paths.like, {
@@ -674,7 +676,7 @@ describe('refusals change nothing', () => {
           body: JSON.stringify(body),
         }),
       401,
-      'INVALID_SIGNATURE',
+      'PROFILE_MISMATCH',
     );
     const stranger = (await generateSigningKeyPair()).privateKey;
     await expectRefused(
