@@ -34,6 +34,7 @@ const databaseIndependent = [
   'apps/web/test/web-hardening.int.test.ts',
   'packages/testnet/test/origin-peer.int.test.ts',
   'packages/testnet/test/origin-web.swarm.test.ts',
+  'packages/testnet/test/invite-guessing.process.test.ts',
 ];
 
 export default defineConfig({
