@@ -197,16 +197,21 @@ export function createUploadService(deps: {
       .finally(() => (sweeping = undefined));
   }
 
-  /** Every row `read` finds, a page (by id) at a time, so a busy node is swept in full. */
+  /**
+   * The ids of every row `read` finds that `pick` keeps, a page (by id) at a time, so a busy
+   * node is swept in full while only the ids to remove are held.
+   */
   async function inPages<T extends { id: string }>(
     read: (after: { id?: { gt: string } }) => Promise<T[]>,
-  ): Promise<T[]> {
-    const rows: T[] = [];
+    pick: (row: T) => boolean = () => true,
+  ): Promise<{ id: string }[]> {
+    const ids: { id: string }[] = [];
+    let after: string | undefined;
     for (;;) {
-      const last = rows.at(-1);
-      const page = await read(last ? { id: { gt: last.id } } : {});
-      rows.push(...page);
-      if (page.length < UPLOADS.sweepBatch) return rows;
+      const page = await read(after ? { id: { gt: after } } : {});
+      for (const row of page) if (pick(row)) ids.push({ id: row.id });
+      after = page.at(-1)?.id;
+      if (page.length < UPLOADS.sweepBatch) return ids;
     }
   }
 
@@ -231,31 +236,34 @@ export function createUploadService(deps: {
     );
     // Avatars and headers no longer on their owner's profile (changed in the settings form):
     // all of them, since the current ones (most rows) stay and would fill any first page.
-    const profileImages = await inPages((after) =>
-      prisma.upload.findMany({
-        where: {
-          ...after,
-          purpose: { in: ['avatar', 'header'] },
-          attachedAt: { not: null },
-          discardedAt: null,
-        },
-        select: {
-          id: true,
-          purpose: true,
-          attachedAt: true,
-          owner: { select: { avatarUrl: true, headerUrl: true } },
-        },
-        orderBy: { id: 'asc' },
-        take: UPLOADS.sweepBatch,
-      }),
+    const settledBefore = clock.now().getTime() - 60_000;
+    const replaced = await inPages(
+      (after) =>
+        prisma.upload.findMany({
+          where: {
+            ...after,
+            purpose: { in: ['avatar', 'header'] },
+            attachedAt: { not: null },
+            discardedAt: null,
+          },
+          select: {
+            id: true,
+            purpose: true,
+            attachedAt: true,
+            owner: { select: { avatarUrl: true, headerUrl: true } },
+          },
+          orderBy: { id: 'asc' },
+          take: UPLOADS.sweepBatch,
+        }),
+      (upload) => {
+        const current =
+          upload.purpose === 'avatar' ? upload.owner?.avatarUrl : upload.owner?.headerUrl;
+        // Set at least a minute ago: a profile being written right now is left alone.
+        const settled = upload.attachedAt!.getTime() < settledBefore;
+        return settled && current !== `${base}${upload.id}.webp`;
+      },
     );
-    for (const upload of profileImages) {
-      const current =
-        upload.purpose === 'avatar' ? upload.owner?.avatarUrl : upload.owner?.headerUrl;
-      // Set at least a minute ago: a profile being written right now is left alone.
-      const settled = upload.attachedAt!.getTime() < clock.now().getTime() - 60_000;
-      if (settled && current !== `${base}${upload.id}.webp`) doomed.push({ id: upload.id });
-    }
+    doomed.push(...replaced);
     let removed = 0;
     let failed = 0;
     for (const { id } of doomed) {
