@@ -67,6 +67,8 @@ export default defineConfig({
         test: {
           name: 'levels',
           include: levelFiles,
+          // The migrated templates of test databases and test nodes, built once before the files.
+          globalSetup: ['packages/db/src/testing/global-setup.ts'],
           exclude: [...configDefaults.exclude, ...(databaseOnly ? databaseIndependent : [])],
         },
       },
