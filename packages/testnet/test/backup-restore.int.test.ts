@@ -8,7 +8,12 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDb, createPostgresDb, localActorKey } from '@swarm/db';
 import { SWARM_PATHS } from '@swarm/contract';
-import { freePort, startNodeProcess, type NodeProcess } from '../src/node-process.ts';
+import {
+  freePort,
+  startNodeProcess,
+  withMigratedDataDir,
+  type NodeProcess,
+} from '../src/node-process.ts';
 
 // `swarm backup` while the node runs and serves writes, `swarm restore` into a fresh node
 // (issue 13): the restored node has the same users, posts, follows and node key. Embedded
@@ -20,9 +25,9 @@ import { freePort, startNodeProcess, type NodeProcess } from '../src/node-proces
 const gatewayDir = dirname(dirname(createRequire(import.meta.url).resolve('@swarm/gateway')));
 const ADMIN_TOKEN = 'backup-test-admin-token-0123456789';
 
-/** `pnpm swarm …`, as an operator runs it (without pnpm: the CLI's entry point under tsx). */
+/** `pnpm swarm …`, as an operator runs it (without pnpm: the compiled CLI it runs). */
 async function swarm(args: string[], env: Record<string, string>) {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
+  const child = spawn(process.execPath, [join('dist', 'cli.js'), ...args], {
     cwd: gatewayDir,
     env: { PATH: process.env.PATH ?? '', ADMIN_TOKEN, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -101,7 +106,12 @@ for (const mode of modes) {
 
     const start = async (where: Where) => {
       node = await startNodeProcess(
-        { ...where.env, PORT: String(port), SWARM_DOMAIN: `localhost:${port}`, ADMIN_TOKEN },
+        await withMigratedDataDir({
+          ...where.env,
+          PORT: String(port),
+          SWARM_DOMAIN: `localhost:${port}`,
+          ADMIN_TOKEN,
+        }),
         [],
       );
     };
