@@ -1,4 +1,5 @@
 import { ok, uuidSchema } from '@swarm/contract';
+import { createPostInteractions, type ApplyToPost } from '../interactions/post-interaction.ts';
 import { BLOCKED_MESSAGE, isBlockedBy } from '../moderation/blocks.ts';
 import { inTransaction, refusal, refuse, RefusalError, type Refused, type Tx } from '../refusal.ts';
 import type { ActionResult } from '../views/index.ts';
@@ -53,6 +54,8 @@ export interface InteractionKit extends SignedInteractions {
   deps: ActionDeps;
   self: string;
   targets: TargetResolver;
+  /** A like or repost onto a post here: the same path as another node's (post-interaction.ts). */
+  applyToPost: ApplyToPost;
   /** The action's user and target post, with the rule that remote ids must be UUIDs (spec). */
   begin(
     userId: string,
@@ -109,6 +112,7 @@ export function createInteractionKit(deps: ActionDeps): InteractionKit {
   const self = config.domain;
   const targets = createTargetResolver(deps);
   const signed = createSignedInteractions({ db, clock, self });
+  const applyToPost = createPostInteractions(db);
 
   /** After an action reached (or is queued for) `domain`: reads ask it again, not the cache. */
   function changed<T>(domain: string, result: T): T {
@@ -249,6 +253,7 @@ export function createInteractionKit(deps: ActionDeps): InteractionKit {
     deps,
     self,
     targets,
+    applyToPost,
     begin,
     beginOnPerson,
     settled,

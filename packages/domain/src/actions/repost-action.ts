@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { ok } from '@swarm/contract';
-import { addRepost, notify } from '../interactions/interaction-effects.ts';
 import { inTransaction, type Tx } from '../refusal.ts';
 import type { ActionResult } from '../views/index.ts';
 import { localEffectActor, type ActionOutcome } from './action-support.ts';
@@ -23,7 +22,7 @@ export function createRepostAction(kit: InteractionKit) {
     const { user, target } = begun.value;
     const actor = localEffectActor(user);
     const at = clock.now();
-    /** The repost's own post row (what shows it in feeds), then the repost record. */
+    /** The repost's own post row (what shows it in feeds), then the repost (count, notification). */
     const write = async (
       tx: Tx,
       postId: string,
@@ -39,18 +38,12 @@ export function createRepostAction(kit: InteractionKit) {
           updatedAt: at,
         },
       });
-      return addRepost(tx, { postId, actor, interactionId, at, repostPostId });
+      const repost = { postId, actor: { local: actor }, interactionId, at, repostPostId };
+      return (await kit.applyToPost('repost', repost, tx)).added;
     };
     if (target.kind === 'local') {
       await inTransaction(db, async (tx) => {
         if (!(await write(tx, target.postId, randomUUID(), null))) repeated(null);
-        await notify(tx, {
-          recipientId: target.authorId,
-          type: 'repost',
-          actor,
-          at,
-          postId: target.postId,
-        });
       });
       return ok(nothing);
     }
