@@ -12,8 +12,8 @@ import type { NodeConfig } from '../config.ts';
 import type { Logger } from '../logger.ts';
 import type { NodeInfoService } from '../node-info.service.ts';
 import type { PeerClient } from '../peers/index.ts';
-import type { ContactReport, DiscoveredVia, NodeContacts } from './node-contacts.ts';
-import type { NodeHints } from './node-hints.ts';
+import type { ContactReport, NodeContacts } from './node-contacts.ts';
+import type { DiscoveredVia, NodeHints } from './node-hints.ts';
 import type { NodeLists } from './node-lists.ts';
 import { refuseSender } from './refuse-sender.ts';
 

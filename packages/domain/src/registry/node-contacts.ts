@@ -19,7 +19,7 @@ import {
 } from '../persistence/registry.sql.ts';
 import { mapBounded } from './bounded.ts';
 import type { ChangeStamper } from './change-stamp.ts';
-import { HINT_BOUNDS, type NodeHints } from './node-hints.ts';
+import { HINT_BOUNDS, type DiscoveredVia, type NodeHints } from './node-hints.ts';
 
 /** What happened when this node contacted one peer (admin reports, scheduler logs). */
 export interface ContactReport {
@@ -31,10 +31,6 @@ export interface ContactReport {
   /** The peer answered with a refusal (4xx): recorded, not counted as a failed contact. */
   refused?: boolean;
 }
-
-/** How a node entered the registry (`discovered_via`). */
-export type DiscoveredVia =
-  'seed' | 'announce' | 'admin' | 'discover' | 'gossip' | `gossip:${string}` | `hint:${string}`;
 
 const ERROR_CHARS = 500;
 

@@ -4,8 +4,11 @@ import type { Logger } from '../logger.ts';
 import { advisoryXactLockSql } from '../persistence/ops.sql.ts';
 import { hintCountsSql } from '../persistence/registry.sql.ts';
 import type { ChangeStamper } from './change-stamp.ts';
-import type { DiscoveredVia } from './node-contacts.ts';
 import { PROBE_BACKOFF } from './trust.ts';
+
+/** How a node entered the registry (`discovered_via`). */
+export type DiscoveredVia =
+  'seed' | 'announce' | 'admin' | 'discover' | 'gossip' | `gossip:${string}` | `hint:${string}`;
 
 /**
  * Bounds on nodes known only by hearsay (docs/protocol.md, "Registry bounds"): unverified rows

@@ -17,18 +17,13 @@ import type { NodeInfoService } from '../node-info.service.ts';
 import type { PeerClient, PeerProfiles } from '../peers/index.ts';
 import { createChangeStamper, type ChangeStamper } from './change-stamp.ts';
 import { createNodeAnnounce, type AnnounceOutcome } from './node-announce.ts';
-import { createNodeContacts, type ContactReport, type DiscoveredVia } from './node-contacts.ts';
-import { createNodeHints } from './node-hints.ts';
+import { createNodeContacts, type ContactReport } from './node-contacts.ts';
+import { createNodeHints, type DiscoveredVia } from './node-hints.ts';
 import { createNodeLists } from './node-lists.ts';
 
 export type { AnnounceOutcome } from './node-announce.ts';
-export {
-  PROBE_CONCURRENCY,
-  PROBES_PER_ROUND,
-  type ContactReport,
-  type DiscoveredVia,
-} from './node-contacts.ts';
-export { HINT_BOUNDS, isUnsignedHint } from './node-hints.ts';
+export { PROBE_CONCURRENCY, PROBES_PER_ROUND, type ContactReport } from './node-contacts.ts';
+export { HINT_BOUNDS, isUnsignedHint, type DiscoveredVia } from './node-hints.ts';
 export { refuseSender } from './refuse-sender.ts';
 
 export interface RegistryService {
