@@ -130,7 +130,7 @@ async function respond(
   const ops = await opsResponse(node, event.request, event.url.pathname);
   if (ops) return ops;
   // Other people's apps (docs/clients.md): bearer tokens, never the session cookie, which is
-  // why these paths skip the same-origin check below (docs/security.md, "Client API").
+  // why these paths skip the same-origin check below (docs/security.md, "Sessions and forms").
   if (clientApi && isClientApiPath(event.url.pathname)) {
     return clientApi.fetch(event.request, { clientIp: event.locals.clientAddress });
   }

@@ -339,4 +339,17 @@ describe('the edge: CORS, no cookies, JSON everywhere', () => {
     expect(refused.status).toBe(404);
     expect(response.headers.get('access-control-allow-origin')).toBe('*');
   });
+
+  it('logs client-API requests under one route label, whatever the path', async () => {
+    const path = `/api/v1/accounts/${crypto.randomUUID()}`;
+    expect((await fetch(`${node.url}${path}`)).status).toBe(404);
+    await expect
+      .poll(() =>
+        node
+          .output()
+          .split('\n')
+          .find((line) => line.includes(path)),
+      )
+      .toMatch(/"route":"client-api"/);
+  });
 });
