@@ -40,7 +40,9 @@ function readmeDirections(readme: string): Directions {
 function tableDirections(doc: string): { source: Directions; tests: Directions } {
   const source: Directions = {};
   const tests: Directions = {};
-  for (const [, layer, may, testsMay] of doc.matchAll(/^\| `([\w/-]+)`\s*\|([^|]*)\|([^|]*)\|$/gm)) {
+  for (const [, layer, may, testsMay] of doc.matchAll(
+    /^\| `([\w/-]+)`\s*\|([^|]*)\|([^|]*)\|$/gm,
+  )) {
     source[layerOf(layer!)] = names(may!);
     // "`domain` (in-memory limits)": the names, not the reasons.
     tests[layerOf(layer!)] = names(testsMay!);
