@@ -69,13 +69,13 @@ export interface InteractionKit extends SignedInteractions {
   /** The answer to an action on `domain`: the new delivery attempted, or a repeat's earlier one. */
   settled(domain: string, outcome: Refused<string | null>): Promise<ActionOutcome<ActionResult>>;
   /**
-   * An undo (unlike, unfollow) of an action whose own delivery is `undoneInteractionId`: when
+   * An undo (unlike, unrepost, unfollow) of an action whose own delivery is `undoneInteractionId`: when
    * that delivery never left this node it is cancelled and nothing is sent; otherwise `send`.
    */
   undoRemotely(
     tx: Tx,
     undoneInteractionId: string | null,
-    send: () => Promise<string>,
+    send: () => Promise<string | null>,
   ): Promise<string | null>;
   /** The outbox row of a signed action, exactly as the user signed it. */
   enqueueSigned(
@@ -194,7 +194,7 @@ export function createInteractionKit(deps: ActionDeps): InteractionKit {
   async function undoRemotely(
     tx: Tx,
     undoneInteractionId: string | null,
-    send: () => Promise<string>,
+    send: () => Promise<string | null>,
   ): Promise<string | null> {
     if (undoneInteractionId) {
       const cancelled = await delivery.cancelPending(tx, undoneInteractionId);
