@@ -176,6 +176,9 @@ export function createOAuthService(deps: { db: Db; clock: AuthClock }): OAuthSer
     async issueCode(userId, request) {
       const code = randomSecret();
       const at = now();
+      // Consents are rare and codes short-lived: each one sweeps the codes never exchanged, so
+      // the table stays small without a housekeeping step (expired codes are refused anyway).
+      await prisma.oAuthCode.deleteMany({ where: { expiresAt: { lte: at } } });
       await prisma.oAuthCode.create({
         data: {
           codeHash: hashOAuthSecret(code),

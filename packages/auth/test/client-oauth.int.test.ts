@@ -116,6 +116,15 @@ describe('the authorization server (codes, tokens, revocation)', () => {
     });
   });
 
+  it('sweeps codes never exchanged once they expire', async () => {
+    const { request } = await consent(client);
+    clock.advance(OAUTH_CODE_TTL_MS);
+    await auth.oauth.issueCode(userId, request);
+    const left = await db.prisma.oAuthCode.findMany({ where: { userId } });
+    expect(left).toHaveLength(1);
+    expect(left[0]!.expiresAt.getTime()).toBe(clock.now().getTime() + OAUTH_CODE_TTL_MS);
+  });
+
   it('checks the authorization request: redirect, scopes, PKCE method', async () => {
     const base = {
       response_type: 'code',
