@@ -27,6 +27,8 @@ let callbackServer: Server;
 let redirectUri: string;
 /** The query of each request the loopback redirect received, in order. */
 const callbacks: URLSearchParams[] = [];
+/** Alice's session cookie, for the consent form posted without a browser. */
+let aliceCookie: string;
 let nextAddress = 1;
 const address = () => `198.51.100.${nextAddress++}`;
 
@@ -125,6 +127,7 @@ beforeAll(async () => {
     redirect: 'manual',
   });
   expect(signup.status).toBe(303);
+  aliceCookie = /swarm_session=[^;]+/.exec(signup.headers.get('set-cookie') ?? '')![0];
   browser = await chromium.launch({
     executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
@@ -274,6 +277,50 @@ describe('authorization code through Chromium', () => {
       await expect.poll(() => page.getByRole('alert').innerText()).toMatch(/cannot be used/);
       expect(await page.getByRole('button', { name: 'Allow' }).count()).toBe(0);
     }
+  });
+});
+
+describe('the consent form without a browser', () => {
+  const allow = (url: string, origin: string) =>
+    fetch(url, {
+      method: 'POST',
+      headers: {
+        accept: 'text/html',
+        origin,
+        cookie: aliceCookie,
+        'content-type': 'application/x-www-form-urlencoded',
+      },
+      body: new URLSearchParams({ decision: 'allow' }),
+    });
+
+  it("hands a custom scheme's code over by a refresh to the app's own address", async () => {
+    const scheme = 'com.example.app:/callback';
+    const app = await registerApp('read', scheme);
+    const url = new URL(authorizeUrl(app, { scope: 'read' }));
+    url.searchParams.set('redirect_uri', scheme);
+    const response = await allow(url.href, node.url);
+    expect(response.status).toBe(200);
+    const html = await response.text();
+    const refresh = /<meta http-equiv="refresh" content="0;url=([^"]+)"/.exec(html);
+    const target = new URL(refresh![1]!.replaceAll('&amp;', '&'));
+    expect(`${target.protocol}${target.pathname}`).toBe(scheme);
+    expect(target.searchParams.get('state')).toBe('state-123');
+    const issued = await tokenForm({
+      grant_type: 'authorization_code',
+      client_id: app.clientId,
+      client_secret: app.clientSecret,
+      redirect_uri: scheme,
+      code: target.searchParams.get('code')!,
+      code_verifier: VERIFIER,
+    });
+    expect(issued.status).toBe(200);
+  });
+
+  it('refuses a consent posted from another origin (the CSRF check)', async () => {
+    const app = await registerApp('read');
+    const response = await allow(authorizeUrl(app, { scope: 'read' }), 'https://evil.example');
+    expect(response.status).toBe(403);
+    expect(await response.text()).not.toContain('http-equiv="refresh"');
   });
 });
 
