@@ -1,4 +1,6 @@
-import { redirect } from '@sveltejs/kit';
+import { fail, redirect } from '@sveltejs/kit';
+import { TRPCError } from '@trpc/server';
+import { getHTTPStatusCodeFromError } from '@trpc/server/http';
 import { loginPath } from '$lib/next-path';
 import { describeScope } from '$lib/oauth-scopes';
 import type { Actions, PageServerLoad } from './$types';
@@ -24,7 +26,12 @@ export const actions: Actions = {
     const form = await request.formData();
     const appId = String(form.get('appId') ?? '');
     const name = String(form.get('name') ?? '');
-    await locals.api.settings.revokeApp({ appId });
+    try {
+      await locals.api.settings.revokeApp({ appId });
+    } catch (error) {
+      if (!(error instanceof TRPCError)) throw error;
+      return fail(getHTTPStatusCodeFromError(error), { error: error.message });
+    }
     return { revoked: name };
   },
 };
