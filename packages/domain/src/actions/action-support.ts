@@ -8,9 +8,6 @@ import type { SeenPosts } from '../feeds/seen-posts.ts';
 import type { UploadService } from '../media/upload.service.ts';
 import type { PeerServiceDeps } from '../service-deps.ts';
 
-/** What a user action answers: its value, or a refusal (the one error model, `refusal.ts`). */
-export type ActionOutcome<T> = Refused<T>;
-
 export interface ActionDeps extends PeerServiceDeps {
   delivery: DeliveryService;
   /** Photos uploaded here: a post takes them, a deletion discards them (issue #14). */
@@ -33,7 +30,7 @@ export interface ActingUser {
   showNsfw: boolean;
 }
 
-export async function loadActingUser(db: Db, userId: string): Promise<ActionOutcome<ActingUser>> {
+export async function loadActingUser(db: Db, userId: string): Promise<Refused<ActingUser>> {
   const user = await db.prisma.user.findUnique({
     where: { id: userId },
     select: {

@@ -32,7 +32,6 @@ import {
   localKey,
   wireUrlMember,
   type ActionDeps,
-  type ActionOutcome,
   type ActingUser,
 } from './action-support.ts';
 import { createTargetResolver, type PostTarget } from './action-targets.ts';
@@ -83,12 +82,12 @@ export interface InteractionActions {
   prepare(
     userId: string,
     input: { kind: SignedKind; postId: string },
-  ): Promise<ActionOutcome<PreparedInteraction>>;
-  like(userId: string, input: InteractionInput): Promise<ActionOutcome<ActionResult>>;
-  unlike(userId: string, input: InteractionInput): Promise<ActionOutcome<ActionResult>>;
-  repost(userId: string, input: InteractionInput): Promise<ActionOutcome<ActionResult>>;
-  follow(userId: string, input: { address: string }): Promise<ActionOutcome<ActionResult>>;
-  unfollow(userId: string, input: { address: string }): Promise<ActionOutcome<ActionResult>>;
+  ): Promise<Refused<PreparedInteraction>>;
+  like(userId: string, input: InteractionInput): Promise<Refused<ActionResult>>;
+  unlike(userId: string, input: InteractionInput): Promise<Refused<ActionResult>>;
+  repost(userId: string, input: InteractionInput): Promise<Refused<ActionResult>>;
+  follow(userId: string, input: { address: string }): Promise<Refused<ActionResult>>;
+  unfollow(userId: string, input: { address: string }): Promise<Refused<ActionResult>>;
 }
 
 type RemoteTarget = Extract<PostTarget, { kind: 'remote' }>;
@@ -129,7 +128,7 @@ export function createInteractionActions(deps: ActionDeps): InteractionActions {
   async function begin(
     userId: string,
     postId: string,
-  ): Promise<ActionOutcome<{ user: ActingUser; target: PostTarget }>> {
+  ): Promise<Refused<{ user: ActingUser; target: PostTarget }>> {
     const user = await loadActingUser(db, userId);
     if (!user.ok) return user;
     const target = await targets.post(postId);
@@ -155,8 +154,8 @@ export function createInteractionActions(deps: ActionDeps): InteractionActions {
   /** The action's user and the person it is about (`resolve` finds them from the address). */
   async function beginOnPerson<P>(
     userId: string,
-    resolve: () => Promise<ActionOutcome<P>>,
-  ): Promise<ActionOutcome<{ user: ActingUser; followee: P }>> {
+    resolve: () => Promise<Refused<P>>,
+  ): Promise<Refused<{ user: ActingUser; followee: P }>> {
     const user = await loadActingUser(db, userId);
     if (!user.ok) return user;
     const person = await resolve();
@@ -210,9 +209,7 @@ export function createInteractionActions(deps: ActionDeps): InteractionActions {
     user: ActingUser,
     target: RemoteTarget,
     signed: SignedBody | null | undefined,
-  ): Promise<
-    ActionOutcome<{ raw: Record<string, unknown>; interactionId: string; repostId?: string }>
-  > {
+  ): Promise<Refused<{ raw: Record<string, unknown>; interactionId: string; repostId?: string }>> {
     if (!signed) {
       return refuse(
         'INVALID_REQUEST',
@@ -317,7 +314,7 @@ export function createInteractionActions(deps: ActionDeps): InteractionActions {
   async function settled(
     domain: string,
     outcome: Refused<string | null>,
-  ): Promise<ActionOutcome<ActionResult>> {
+  ): Promise<Refused<ActionResult>> {
     if (outcome.ok) return ok(changed(domain, await sent(outcome.value)));
     const details = outcome.reason.details;
     if (!details || !('repeatOf' in details)) return outcome;
@@ -382,7 +379,7 @@ export function createInteractionActions(deps: ActionDeps): InteractionActions {
       copyId: string,
       checked: { interactionId: string; repostId?: string },
     ) => Promise<boolean>,
-  ): Promise<ActionOutcome<ActionResult>> {
+  ): Promise<Refused<ActionResult>> {
     const checked = await verifySigned(kind, user, target, input.signed);
     if (!checked.ok) return checked;
     const copy = await targets.remoteCopy(target, input);
@@ -399,10 +396,7 @@ export function createInteractionActions(deps: ActionDeps): InteractionActions {
 
   // ---- like ---------------------------------------------------------------------------------
 
-  async function like(
-    userId: string,
-    input: InteractionInput,
-  ): Promise<ActionOutcome<ActionResult>> {
+  async function like(userId: string, input: InteractionInput): Promise<Refused<ActionResult>> {
     const begun = await begin(userId, input.postId);
     if (!begun.ok) return begun;
     const { user, target } = begun.value;
@@ -426,10 +420,7 @@ export function createInteractionActions(deps: ActionDeps): InteractionActions {
     );
   }
 
-  async function unlike(
-    userId: string,
-    input: InteractionInput,
-  ): Promise<ActionOutcome<ActionResult>> {
+  async function unlike(userId: string, input: InteractionInput): Promise<Refused<ActionResult>> {
     const begun = await begin(userId, input.postId);
     if (!begun.ok) return begun;
     const { user, target } = begun.value;
@@ -454,10 +445,7 @@ export function createInteractionActions(deps: ActionDeps): InteractionActions {
 
   // ---- repost -------------------------------------------------------------------------------
 
-  async function repost(
-    userId: string,
-    input: InteractionInput,
-  ): Promise<ActionOutcome<ActionResult>> {
+  async function repost(userId: string, input: InteractionInput): Promise<Refused<ActionResult>> {
     const begun = await begin(userId, input.postId);
     if (!begun.ok) return begun;
     const { user, target } = begun.value;
@@ -504,7 +492,7 @@ export function createInteractionActions(deps: ActionDeps): InteractionActions {
   async function follow(
     userId: string,
     input: { address: string },
-  ): Promise<ActionOutcome<ActionResult>> {
+  ): Promise<Refused<ActionResult>> {
     const begun = await beginOnPerson(userId, () => targets.person(input.address));
     if (!begun.ok) return begun;
     const { user, followee } = begun.value;
@@ -576,7 +564,7 @@ export function createInteractionActions(deps: ActionDeps): InteractionActions {
   async function unfollow(
     userId: string,
     input: { address: string },
-  ): Promise<ActionOutcome<ActionResult>> {
+  ): Promise<Refused<ActionResult>> {
     const begun = await beginOnPerson(userId, () => targets.known(input.address));
     if (!begun.ok) return begun;
     const { user, followee } = begun.value;

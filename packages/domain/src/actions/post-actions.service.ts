@@ -18,10 +18,9 @@ import {
   localEffectActor,
   wireUrlMember,
   type ActionDeps,
-  type ActionOutcome,
   type ActingUser,
 } from './action-support.ts';
-import { inTransaction, refuse } from '../refusal.ts';
+import { inTransaction, refuse, type Refused } from '../refusal.ts';
 import { createTargetResolver, type PostTarget, type RemotePost } from './action-targets.ts';
 import type { AttachedUpload } from '../media/upload.service.ts';
 import { findMentions, type Mention } from './post-input.ts';
@@ -38,9 +37,9 @@ export interface CreatedPost {
 }
 
 export interface PostActions {
-  create(userId: string, input: CreatePostInput): Promise<ActionOutcome<CreatedPost>>;
+  create(userId: string, input: CreatePostInput): Promise<Refused<CreatedPost>>;
   /** Soft delete of one's own post (its thread keeps its shape; counters go down). */
-  delete(userId: string, postId: string): Promise<ActionOutcome<{ id: string }>>;
+  delete(userId: string, postId: string): Promise<Refused<{ id: string }>>;
 }
 
 export function createPostActions(deps: ActionDeps): PostActions {
@@ -54,9 +53,7 @@ export function createPostActions(deps: ActionDeps): PostActions {
     replyToId: string,
     authorAddress: string | null | undefined,
   ): Promise<
-    ActionOutcome<
-      { kind: 'local'; postId: string; authorId: string } | ({ kind: 'remote' } & RemotePost)
-    >
+    Refused<{ kind: 'local'; postId: string; authorId: string } | ({ kind: 'remote' } & RemotePost)>
   > {
     const target = await targets.post(replyToId);
     if (!target.ok) return target;

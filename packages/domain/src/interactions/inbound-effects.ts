@@ -1,13 +1,12 @@
 import { formatActorUrl, uuidSchema } from '@swarm/contract';
 import { createBatchedStatement } from '../persistence/batched-statement.ts';
-import { postInteractionSql, type PostInteraction } from '../persistence/interactions.sql.ts';
 import {
-  remoteEffectActor,
-  upsertRemoteActor,
+  postInteractionSql,
+  type PostInteraction,
   type RemoteActorFields,
   type RemoteActorUpsertOptions,
-  type Tx,
-} from './interaction-effects.ts';
+} from '../persistence/interactions.sql.ts';
+import { remoteEffectActor, upsertRemoteActor, type Tx } from './interaction-effects.ts';
 import type {
   InboundInteractionDeps,
   InboundInteractionError,

@@ -11,7 +11,7 @@ import { createBatchedStatement } from '../persistence/batched-statement.ts';
 import { interactionLookUpSql } from '../persistence/interactions.sql.ts';
 import { importDidKey } from '../security/key-cache.ts';
 import { createUserDids } from '../security/user-dids.ts';
-import type { RemoteActorFields } from './interaction-effects.ts';
+import type { RemoteActorFields } from '../persistence/interactions.sql.ts';
 import type {
   InboundInteractionDeps,
   InboundInteractionError,

@@ -13,8 +13,7 @@ import {
   verifyReceipt,
 } from '@swarm/contract';
 import type { Prisma } from '@swarm/db';
-import type { ActionOutcome } from '../actions/action-support.ts';
-import { refuse, TX_OPTIONS } from '../refusal.ts';
+import { refuse, TX_OPTIONS, type Refused } from '../refusal.ts';
 import { upsertRemoteActor } from '../interactions/interaction-effects.ts';
 import { describePeerError } from '../peers/index.ts';
 import { checkAcceptance } from './message-acceptance.ts';
@@ -56,10 +55,7 @@ export function createOutboundMessages(
     return info.value.capabilities.includes('messages') ? 'yes' : 'no';
   }
 
-  async function recipient(
-    userId: string,
-    input: string,
-  ): Promise<ActionOutcome<MessageRecipientView>> {
+  async function recipient(userId: string, input: string): Promise<Refused<MessageRecipientView>> {
     const caller = await loadUser(userId);
     if (!caller.ok) return caller;
     const address = parseMessageAddress(input, self);

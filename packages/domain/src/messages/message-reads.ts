@@ -1,7 +1,6 @@
 import { formatTimestamp, ok, type MessageEnvelope } from '@swarm/contract';
 import type { Prisma } from '@swarm/db';
-import type { ActionOutcome } from '../actions/action-support.ts';
-import { refuse } from '../refusal.ts';
+import { refuse, type Refused } from '../refusal.ts';
 import { toDeliveryView } from '../delivery/delivery-policy.ts';
 import { latestPerConversationSql } from '../persistence/messages.sql.ts';
 import type { MessageService } from './messages.service.ts';
@@ -127,7 +126,7 @@ export function createMessageReads(ctx: MessageContext): Pick<
     };
   }
 
-  async function me(userId: string): Promise<ActionOutcome<MessageMeView>> {
+  async function me(userId: string): Promise<Refused<MessageMeView>> {
     const user = await loadUser(userId);
     if (!user.ok) return user;
     return ok({

@@ -5,7 +5,6 @@ import type {
   MessageReceipt,
   Result,
 } from '@swarm/contract';
-import type { ActionOutcome } from '../actions/action-support.ts';
 import { createInboundMessages } from './message-inbound.ts';
 import type { InboundMessageError, InboundReceiptError } from './message-inbound.ts';
 import { createOutboundMessages } from './message-outbound.ts';
@@ -34,6 +33,7 @@ export {
   UNSUPPORTED_REASON,
   type MessageServiceDeps,
 } from './message-support.ts';
+import type { Refused } from '../refusal.ts';
 
 /**
  * Direct messages (issue #5, docs/protocol.md "Direct messages"). The node stores and relays
@@ -58,26 +58,26 @@ export interface MessageService {
     rawBody: unknown,
   ): Promise<Result<{ changed: boolean }, InboundReceiptError>>;
 
-  me(userId: string): Promise<ActionOutcome<MessageMeView>>;
-  recipient(userId: string, address: string): Promise<ActionOutcome<MessageRecipientView>>;
+  me(userId: string): Promise<Refused<MessageMeView>>;
+  recipient(userId: string, address: string): Promise<Refused<MessageRecipientView>>;
   setEncryptionKey(
     userId: string,
     input: EncryptionKey & { encryptedKeyBackup: string },
-  ): Promise<ActionOutcome<MessageMeView>>;
-  send(userId: string, envelope: unknown): Promise<ActionOutcome<SendResult>>;
-  conversations(userId: string): Promise<ActionOutcome<ConversationView[]>>;
+  ): Promise<Refused<MessageMeView>>;
+  send(userId: string, envelope: unknown): Promise<Refused<SendResult>>;
+  conversations(userId: string): Promise<Refused<ConversationView[]>>;
   unreadCount(userId: string): Promise<number>;
   thread(
     userId: string,
     query: { with: string; before?: string | null },
-  ): Promise<ActionOutcome<ThreadView>>;
+  ): Promise<Refused<ThreadView>>;
   /** A receipt signed by the recipient's browser; recorded here and sent to a remote sender. */
-  receipt(userId: string, receipt: unknown): Promise<ActionOutcome<{ status: MessageStatusView }>>;
-  block(userId: string, address: string): Promise<ActionOutcome<BlockView[]>>;
-  unblock(userId: string, address: string): Promise<ActionOutcome<BlockView[]>>;
+  receipt(userId: string, receipt: unknown): Promise<Refused<{ status: MessageStatusView }>>;
+  block(userId: string, address: string): Promise<Refused<BlockView[]>>;
+  unblock(userId: string, address: string): Promise<Refused<BlockView[]>>;
   blocks(userId: string): Promise<BlockView[]>;
   privacy(userId: string): Promise<MessagePrivacy>;
-  setPrivacy(userId: string, privacy: MessagePrivacy): Promise<ActionOutcome<MessagePrivacy>>;
+  setPrivacy(userId: string, privacy: MessagePrivacy): Promise<Refused<MessagePrivacy>>;
   /** Can `domain` take direct messages? `unknown` when it cannot be asked now. */
   peerSupportsMessages(domain: string): Promise<'yes' | 'no' | 'unknown'>;
 }

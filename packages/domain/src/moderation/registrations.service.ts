@@ -8,8 +8,7 @@ import {
 } from '@swarm/contract';
 import type { Db, Prisma } from '@swarm/db';
 import type { Clock } from '../clock.ts';
-import type { ActionOutcome } from '../actions/action-support.ts';
-import { refuse } from '../refusal.ts';
+import { refuse, type Refused } from '../refusal.ts';
 import type { AuditService } from './audit.service.ts';
 
 /**
@@ -52,22 +51,18 @@ export interface PendingSignUp {
 
 export interface RegistrationService {
   settings(): Promise<RegistrationSettings>;
-  setMode(
-    actor: string,
-    mode: string,
-    reason?: string,
-  ): Promise<ActionOutcome<RegistrationSettings>>;
-  setRules(actor: string, rules: string): Promise<ActionOutcome<RegistrationSettings>>;
+  setMode(actor: string, mode: string, reason?: string): Promise<Refused<RegistrationSettings>>;
+  setRules(actor: string, rules: string): Promise<Refused<RegistrationSettings>>;
   /** A new invite; its code is shown once (only its hash is kept). */
   createInvite(
     actor: { handle: string; userId?: string | null },
     input: { maxUses?: number; expiresInDays?: number | null },
-  ): Promise<ActionOutcome<{ code: string; invite: InviteView }>>;
+  ): Promise<Refused<{ code: string; invite: InviteView }>>;
   invites(): Promise<InviteView[]>;
-  revokeInvite(actor: string, id: string): Promise<ActionOutcome<InviteView[]>>;
+  revokeInvite(actor: string, id: string): Promise<Refused<InviteView[]>>;
   pending(): Promise<PendingSignUp[]>;
-  approve(actor: string, userId: string, reason?: string): Promise<ActionOutcome<PendingSignUp[]>>;
-  reject(actor: string, userId: string, reason?: string): Promise<ActionOutcome<PendingSignUp[]>>;
+  approve(actor: string, userId: string, reason?: string): Promise<Refused<PendingSignUp[]>>;
+  reject(actor: string, userId: string, reason?: string): Promise<Refused<PendingSignUp[]>>;
 }
 
 export function createRegistrationService(deps: {
@@ -163,7 +158,7 @@ export function createRegistrationService(deps: {
     userId: string,
     decision: 'approve' | 'reject',
     reason: string | undefined,
-  ): Promise<ActionOutcome<PendingSignUp[]>> {
+  ): Promise<Refused<PendingSignUp[]>> {
     if (!isUuid(userId)) return refuse('NOT_FOUND', 'No sign-up waiting with that id.');
     const user = await prisma.user.findFirst({
       where: { id: userId, pendingApproval: true },

@@ -12,8 +12,7 @@ import {
   type ForwardedReportBody,
   type ReportCategory,
 } from '@swarm/contract';
-import type { ActionOutcome } from '../actions/action-support.ts';
-import { inTransaction, refuse } from '../refusal.ts';
+import { inTransaction, refuse, type Refused } from '../refusal.ts';
 import { describePeerError } from '../peers/index.ts';
 import { parseMessageAddress } from '../messages/messages.service.ts';
 import { isUuid } from './registrations.service.ts';
@@ -83,7 +82,7 @@ export function createReportFiling(
   }
 
   /** What is reported: the person, the post (ids, excerpt) and the node hosting it. */
-  async function resolveTarget(input: ReportInput): Promise<ActionOutcome<Target>> {
+  async function resolveTarget(input: ReportInput): Promise<Refused<Target>> {
     if (input.postId !== undefined && input.postId !== '') {
       const raw = input.postId.trim();
       if (isUuid(raw)) {
@@ -192,7 +191,7 @@ export function createReportFiling(
     };
   }
 
-  async function file(reporterId: string, input: ReportInput): Promise<ActionOutcome<FiledReport>> {
+  async function file(reporterId: string, input: ReportInput): Promise<Refused<FiledReport>> {
     const bad = checkCategory(input.category, input.comment);
     if (bad) return bad;
     const reporter = await prisma.user.findUnique({

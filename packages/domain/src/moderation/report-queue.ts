@@ -1,7 +1,6 @@
 import { ok, parseHandleAddress } from '@swarm/contract';
 import type { Prisma } from '@swarm/db';
-import type { ActionOutcome } from '../actions/action-support.ts';
-import { refuse } from '../refusal.ts';
+import { refuse, type Refused } from '../refusal.ts';
 import { parseMessageAddress } from '../messages/messages.service.ts';
 import { checkReason, createReportViews, reportSelect } from './report-views.ts';
 import {
@@ -51,7 +50,7 @@ export function createReportModeration(
     on: boolean,
     reasonText: string,
     tx?: Prisma.TransactionClient,
-  ): Promise<ActionOutcome<string>> {
+  ): Promise<Refused<string>> {
     const reason = checkReason(reasonText);
     if (!reason.ok) return reason;
     const user = await localUser(handle);

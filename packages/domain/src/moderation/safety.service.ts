@@ -2,8 +2,7 @@ import { ok, parseDomain } from '@swarm/contract';
 import type { Db } from '@swarm/db';
 import type { Clock } from '../clock.ts';
 import type { NodeConfig } from '../config.ts';
-import type { ActionOutcome } from '../actions/action-support.ts';
-import { refuse } from '../refusal.ts';
+import { refuse, type Refused } from '../refusal.ts';
 import { applyBlock } from './blocks.ts';
 import { parseMessageAddress } from '../messages/message-support.ts';
 
@@ -27,11 +26,11 @@ export interface BlockEntryView {
 }
 
 export interface SafetyService {
-  mute(userId: string, target: string): Promise<ActionOutcome<MuteView[]>>;
-  unmute(userId: string, target: string): Promise<ActionOutcome<MuteView[]>>;
+  mute(userId: string, target: string): Promise<Refused<MuteView[]>>;
+  unmute(userId: string, target: string): Promise<Refused<MuteView[]>>;
   mutes(userId: string): Promise<MuteView[]>;
-  block(userId: string, address: string): Promise<ActionOutcome<BlockEntryView[]>>;
-  unblock(userId: string, address: string): Promise<ActionOutcome<BlockEntryView[]>>;
+  block(userId: string, address: string): Promise<Refused<BlockEntryView[]>>;
+  unblock(userId: string, address: string): Promise<Refused<BlockEntryView[]>>;
   blocks(userId: string): Promise<BlockEntryView[]>;
   /** Whether the local user `ownerId` blocked `address` (`handle@domain`). */
   isBlockedBy(ownerId: string, address: string): Promise<boolean>;
@@ -74,7 +73,7 @@ export function createSafetyService(deps: {
   }
 
   /** A person (`alice`, `@bob@beta.example`) or a node (`beta.example`). */
-  function parseTarget(input: string): ActionOutcome<{ kind: 'person' | 'node'; target: string }> {
+  function parseTarget(input: string): Refused<{ kind: 'person' | 'node'; target: string }> {
     const text = typeof input === 'string' ? input.trim().replace(/^@/, '') : '';
     if (text === '') return refuse('INVALID_REQUEST', 'Say whom to mute: a person or a node.');
     if (text.includes('@') || !/[.:]/.test(text)) {

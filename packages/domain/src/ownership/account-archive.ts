@@ -14,8 +14,7 @@ import {
   type UserAction,
 } from '@swarm/contract';
 import type { Db } from '@swarm/db';
-import type { ActionOutcome } from '../actions/action-support.ts';
-import { inTransaction, refusal, refuse, RefusalError } from '../refusal.ts';
+import { inTransaction, refusal, refuse, RefusalError, type Refused } from '../refusal.ts';
 import type { Clock } from '../clock.ts';
 import type { NodeConfig } from '../config.ts';
 import type { Logger } from '../logger.ts';
@@ -32,10 +31,10 @@ export const IMPORT_IP_LIMIT = 'import-ip';
  * export, and the import that creates the account from it on another node, all or nothing.
  */
 export interface AccountArchives {
-  prepareExport(userId: string): Promise<ActionOutcome<PreparedStatement>>;
+  prepareExport(userId: string): Promise<Refused<PreparedStatement>>;
   importArchive(
     input: ImportInput,
-  ): Promise<ActionOutcome<{ handle: string; posts: number; pending: boolean }>>;
+  ): Promise<Refused<{ handle: string; posts: number; pending: boolean }>>;
 }
 
 export function createAccountArchives(deps: {

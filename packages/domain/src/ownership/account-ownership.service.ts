@@ -14,8 +14,7 @@ import {
   type UserAction,
 } from '@swarm/contract';
 import type { Prisma } from '@swarm/db';
-import type { ActionOutcome } from '../actions/action-support.ts';
-import { inTransaction, refuse, type Refusal } from '../refusal.ts';
+import { inTransaction, refuse, type Refusal, type Refused } from '../refusal.ts';
 import type { PostActions } from '../actions/post-actions.service.ts';
 import type { NodeConfig } from '../config.ts';
 import type { DeliveryService } from '../delivery/index.ts';
@@ -91,32 +90,29 @@ export interface AccountOwnershipService {
   prepareDeletion(
     userId: string,
     input: { kind: 'account' } | { kind: 'post'; postId: string },
-  ): Promise<ActionOutcome<PreparedStatement>>;
+  ): Promise<Refused<PreparedStatement>>;
   /**
    * Deletes the account here (posts, media, likes, reposts, follows, notifications, messages,
    * sessions; counters of others set right), keeps its handle out of use, and sends the signed
    * deletion to the nodes holding its content. The password is checked by the caller.
    */
-  deleteAccount(
-    userId: string,
-    signed: SignedStatement | null,
-  ): Promise<ActionOutcome<NoticeReport>>;
+  deleteAccount(userId: string, signed: SignedStatement | null): Promise<Refused<NoticeReport>>;
   /** Deletes a post here and, with a signed statement, tells the nodes holding a copy. */
   deletePost(
     userId: string,
     postId: string,
     signed: SignedStatement | null,
-  ): Promise<ActionOutcome<NoticeReport & { id: string }>>;
+  ): Promise<Refused<NoticeReport & { id: string }>>;
   /** The archive to sign (action `export`, this node): everything of the account. */
-  prepareExport(userId: string): Promise<ActionOutcome<PreparedStatement>>;
+  prepareExport(userId: string): Promise<Refused<PreparedStatement>>;
   /** Creates the archived account here, posts marked moved in; all or nothing. */
   importArchive(
     input: ImportInput,
-  ): Promise<ActionOutcome<{ handle: string; posts: number; pending: boolean }>>;
+  ): Promise<Refused<{ handle: string; posts: number; pending: boolean }>>;
   /** The move statement to sign: from the node the account was imported from, to here. */
-  prepareMove(userId: string): Promise<ActionOutcome<PreparedStatement>>;
+  prepareMove(userId: string): Promise<Refused<PreparedStatement>>;
   /** Sends the signed move to the old node and to the followers' nodes the archive named. */
-  move(userId: string, signed: SignedStatement): Promise<ActionOutcome<NoticeReport>>;
+  move(userId: string, signed: SignedStatement): Promise<Refused<NoticeReport>>;
 }
 
 export interface AccountOwnershipDeps extends PeerServiceDeps {

@@ -41,7 +41,7 @@ import {
 } from '../persistence/registry.sql.ts';
 import { mapBounded } from './bounded.ts';
 import { createChangeStamper, type ChangeStamper } from './change-stamp.ts';
-import { PROBE_BACKOFF } from './trust.ts';
+import { PROBE_BACKOFF } from '../persistence/registry.sql.ts';
 
 /** What happened when this node contacted one peer (admin reports, scheduler logs). */
 export interface ContactReport {
