@@ -11,7 +11,7 @@ import type {
   InboundInteractionDeps,
   InboundInteractionError,
   InboundInteractionErrorCode,
-} from './inbound-interaction.service.ts';
+} from './inbound-types.ts';
 import type { Actor, DidPin } from './inbound-verification.ts';
 import { inTransaction as inTx, RefusalError } from '../refusal.ts';
 import { ACCOUNT_FLAGS_SELECT, SHOWN_POST_AUTHOR, isHiddenAccount } from '../views/visibility.ts';

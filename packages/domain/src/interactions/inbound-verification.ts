@@ -16,7 +16,7 @@ import type {
   InboundInteractionDeps,
   InboundInteractionError,
   InboundInteractionErrorCode,
-} from './inbound-interaction.service.ts';
+} from './inbound-types.ts';
 
 // Verification of an inbound interaction, before any write: the actor belongs to the sending
 // node, the time is acceptable, the user signature verifies under the actor's pinned did (or a

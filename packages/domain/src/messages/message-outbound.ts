@@ -17,7 +17,7 @@ import { refuse, TX_OPTIONS, type Refused } from '../refusal.ts';
 import { upsertRemoteActor } from '../interactions/interaction-effects.ts';
 import { describePeerError } from '../peers/index.ts';
 import { checkAcceptance } from './message-acceptance.ts';
-import type { MessageService } from './messages.service.ts';
+import type { MessageService } from './message-types.ts';
 import {
   advance,
   domainOf,

@@ -3,7 +3,7 @@ import type { Prisma } from '@swarm/db';
 import { refuse, type Refused } from '../refusal.ts';
 import { toDeliveryView } from '../delivery/delivery-policy.ts';
 import { latestPerConversationSql } from '../persistence/messages.sql.ts';
-import type { MessageService } from './messages.service.ts';
+import type { MessageService } from './message-types.ts';
 import {
   CONVERSATIONS_MAX,
   domainOf,

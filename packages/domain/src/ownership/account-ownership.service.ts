@@ -13,7 +13,6 @@ import {
   verifyUserAction,
   type UserAction,
 } from '@swarm/contract';
-import type { Prisma } from '@swarm/db';
 import { inTransaction, refuse, type Refusal, type Refused } from '../refusal.ts';
 import type { PostActions } from '../actions/post-actions.service.ts';
 import type { NodeConfig } from '../config.ts';
@@ -24,6 +23,7 @@ import { importDidKey } from '../security/key-cache.ts';
 import type { DeliveryView } from '../views/index.ts';
 import { localUserCounterFixesSql } from '../persistence/ownership.sql.ts';
 import { createAccountArchives } from './account-archive.ts';
+import type { ImportInput, PreparedStatement, SignedStatement } from './ownership-types.ts';
 import { holderDomains, withCapability } from './holders.ts';
 import type { InboundOwnershipService } from './inbound-ownership.service.ts';
 import type { PeerServiceDeps } from '../service-deps.ts';
@@ -40,18 +40,6 @@ import type { PeerServiceDeps } from '../service-deps.ts';
 /** A handle of a deleted account stays out of use this long (docs/protocol.md). */
 export const HANDLE_RESERVED_MS = 365 * 24 * 3_600_000;
 
-/** What the browser signs: `userSignaturePayload({ action, targetDomain, body })`. */
-export interface PreparedStatement {
-  action: UserAction;
-  targetDomain: string;
-  body: Record<string, unknown>;
-}
-
-export interface SignedStatement {
-  body: Record<string, unknown>;
-  signature: string;
-}
-
 export interface NoticeReport {
   /** Nodes the statement was sent to (outbox rows). */
   told: string[];
@@ -59,31 +47,6 @@ export interface NoticeReport {
   skipped: string[];
   deliveries: DeliveryView[];
 }
-
-export interface ImportInput {
-  /** The archive as uploaded (JSON text). */
-  archiveText: string;
-  /** The importer's proof of holding the archive's key: action `import`, this node, `{ archiveSignature }`. */
-  proof: string;
-  /**
-   * argon2id hash of the password (the one the key backup is encrypted with): asked for only
-   * once the archive passed the cheap checks and the rate limit (hashing is the costly part).
-   */
-  hashPassword: () => Promise<string>;
-  /** The importer's address: imports create accounts, limited like sign-ups per address. */
-  clientIp: string;
-  /**
-   * The node's registrations mode, applied inside the import's transaction as for a sign-up
-   * (auth's `admitSignUp`, given by the edge: domain does not depend on auth): an import is a
-   * new account here, so approval and invites hold for it too.
-   */
-  admit: (tx: Prisma.TransactionClient) => Promise<ImportAdmission>;
-}
-
-/** What the registrations mode says of an import (the shape of auth's `Admission`). */
-export type ImportAdmission =
-  | { ok: true; pending: boolean; reason: string | null }
-  | { ok: false; message: string; field: string };
 
 export interface AccountOwnershipService {
   /** The statement to sign for deleting the account or one post. */
