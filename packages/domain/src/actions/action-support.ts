@@ -6,7 +6,7 @@ import { refuse, type Refused } from '../refusal.ts';
 import type { PeerReader } from '../feeds/peer-reads.ts';
 import type { SeenPosts } from '../feeds/seen-posts.ts';
 import type { UploadService } from '../media/upload.service.ts';
-import type { PeerServiceDeps } from '../service-deps.ts';
+import type { PeerServiceDeps } from '../peers/service-deps.ts';
 
 export interface ActionDeps extends PeerServiceDeps {
   delivery: DeliveryService;

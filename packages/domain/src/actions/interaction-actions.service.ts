@@ -1,7 +1,7 @@
 // Over 500 lines on purpose: the signed user actions (like, repost, follow and their undo)
 // share one check-then-apply-then-deliver shape, written once per action side by side.
 
-import { BLOCKED_MESSAGE, isBlockedBy } from '../moderation/blocks.ts';
+import { BLOCKED_MESSAGE, isBlockedBy } from '../views/blocks.ts';
 import { randomUUID } from 'node:crypto';
 import {
   LIMITS,

@@ -1,4 +1,4 @@
-import { BLOCKED_MESSAGE, isBlockedBy } from '../moderation/blocks.ts';
+import { BLOCKED_MESSAGE, isBlockedBy } from '../views/blocks.ts';
 import { randomUUID } from 'node:crypto';
 import {
   createPostInputSchema,

@@ -15,7 +15,7 @@ import type {
 import type { Actor, DidPin } from './inbound-verification.ts';
 import { inTransaction as inTx, RefusalError } from '../refusal.ts';
 import { ACCOUNT_FLAGS_SELECT, SHOWN_POST_AUTHOR, isHiddenAccount } from '../views/visibility.ts';
-import { isBlockedBy } from '../moderation/blocks.ts';
+import { isBlockedBy } from '../views/blocks.ts';
 
 /** 403 for someone the local user blocked: the same words whatever they tried. */
 export const blockedRefusal = (): InboundInteractionError => ({

@@ -1,6 +1,6 @@
 import type { ErrorCode, Result } from '@swarm/contract';
 import type { Refusal } from '../refusal.ts';
-import type { PeerServiceDeps } from '../service-deps.ts';
+import type { PeerServiceDeps } from '../peers/service-deps.ts';
 
 // What the receiver of peers' interactions (inbound-interaction.service.ts) and its parts
 // (verification, effects, origin holds) share: its answers, options and dependencies.

@@ -9,7 +9,7 @@ import {
 } from '@swarm/contract';
 import { createBatchedStatement } from '../persistence/batched-statement.ts';
 import { interactionLookUpSql } from '../persistence/interactions.sql.ts';
-import { importDidKey } from '../security/key-cache.ts';
+import { importDidKey } from '../peers/key-cache.ts';
 import { createUserDids } from '../security/user-dids.ts';
 import type { RemoteActorFields } from '../persistence/interactions.sql.ts';
 import type {

@@ -7,7 +7,7 @@ import {
 import type { OriginPendingEffect } from '@swarm/db';
 import type { NodeConfig } from '../config.ts';
 import type { Limits } from '../replicas/index.ts';
-import type { PeerServiceDeps } from '../service-deps.ts';
+import type { PeerServiceDeps } from '../peers/service-deps.ts';
 import type { InboundInteractionService } from './inbound-interaction.service.ts';
 import type { InboundOptions } from './inbound-types.ts';
 import {

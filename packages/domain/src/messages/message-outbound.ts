@@ -25,7 +25,6 @@ import {
   handleOf,
   isTimeAcceptable,
   messageRow,
-  parseMessageAddress,
   storedEncryptionKey,
   UNSUPPORTED_REASON,
   userSelect,
@@ -33,6 +32,7 @@ import {
 } from './message-support.ts';
 import { parseCapabilities } from '../registry/capabilities.ts';
 import type { MessageRecipientView, MessageStatusView, SendResult } from './message-views.ts';
+import { parsePersonAddress } from '../views/addresses.ts';
 
 // What a user sends: messages and receipts, with the recipient's key and node looked up first.
 
@@ -58,7 +58,7 @@ export function createOutboundMessages(
   async function recipient(userId: string, input: string): Promise<Refused<MessageRecipientView>> {
     const caller = await loadUser(userId);
     if (!caller.ok) return caller;
-    const address = parseMessageAddress(input, self);
+    const address = parsePersonAddress(input, self);
     if (!address.ok) return refuse('INVALID_REQUEST', `Not a valid address: ${address.reason}.`);
     const target = address.value;
     const handle = handleOf(target);

@@ -9,7 +9,6 @@ import {
   domainOf,
   handleOf,
   messageSelect,
-  parseMessageAddress,
   storedEncryptionKey,
   THREAD_PAGE,
   type MessageContext,
@@ -24,6 +23,7 @@ import type {
   SendResult,
   ThreadView,
 } from './message-views.ts';
+import { parsePersonAddress } from '../views/addresses.ts';
 
 // What a user reads: their messaging identity, conversations, threads, unread counts.
 
@@ -196,7 +196,7 @@ export function createMessageReads(ctx: MessageContext): Pick<
     async thread(userId, query) {
       const user = await loadUser(userId);
       if (!user.ok) return user;
-      const other = parseMessageAddress(query.with, self);
+      const other = parsePersonAddress(query.with, self);
       if (!other.ok) return refuse('INVALID_REQUEST', `Not a valid address: ${other.reason}.`);
       let before: Date | undefined;
       if (query.before) {

@@ -6,7 +6,7 @@ import {
   verifyEncryptionKey,
 } from '@swarm/contract';
 import { refuse } from '../refusal.ts';
-import { createSafetyService } from '../moderation/safety.service.ts';
+import { createSafetyService } from '../safety/safety.service.ts';
 import { checkKeyBackup } from '@swarm/contract';
 import type { MessageService } from './message-types.ts';
 import type { MessageContext } from './message-support.ts';

@@ -7,7 +7,6 @@ import type { MessageService } from './message-types.ts';
 
 export {
   CONVERSATIONS_MAX,
-  parseMessageAddress,
   THREAD_PAGE,
   UNSUPPORTED_REASON,
   type MessageServiceDeps,

@@ -9,7 +9,7 @@ import {
 import type { Db, Prisma } from '@swarm/db';
 import type { Clock } from '../clock.ts';
 import { refuse, type Refused } from '../refusal.ts';
-import type { AuditService } from './audit.service.ts';
+import type { AuditService } from '../ops/audit.service.ts';
 
 /**
  * Who may join this node (issue #15): `open`; `approval` (a reason to give, an admin approves or

@@ -14,7 +14,7 @@ import {
 } from '@swarm/contract';
 import { inTransaction, refuse, type Refused } from '../refusal.ts';
 import { describePeerError } from '../peers/index.ts';
-import { parseMessageAddress } from '../messages/messages.service.ts';
+import { parsePersonAddress } from '../views/addresses.ts';
 import { isUuid } from './registrations.service.ts';
 import { EXCERPT_MAX } from './report-views.ts';
 import {
@@ -130,7 +130,7 @@ export function createReportFiling(
         excerpt: post.value.content.slice(0, EXCERPT_MAX),
       });
     }
-    const address = parseMessageAddress(input.target ?? '', self);
+    const address = parsePersonAddress(input.target ?? '', self);
     if (!address.ok) return refuse('INVALID_REQUEST', `Not a valid address: ${address.reason}.`);
     const parsed = parseHandleAddress(address.value);
     if (!parsed.ok) return refuse('INVALID_REQUEST', `Not a valid address: ${parsed.reason}.`);

@@ -1,8 +1,8 @@
 import type { ForwardedReportBody, Result } from '@swarm/contract';
 import type { PostActions } from '../actions/post-actions.service.ts';
 import type { DeliveryService } from '../delivery/delivery.service.ts';
-import type { AuditService } from './audit.service.ts';
-import type { PeerServiceDeps } from '../service-deps.ts';
+import type { AuditService } from '../ops/audit.service.ts';
+import type { PeerServiceDeps } from '../peers/service-deps.ts';
 import type { Refused } from '../refusal.ts';
 
 /** The reports' vocabulary and the service's shape (reports.service.ts puts it together). */

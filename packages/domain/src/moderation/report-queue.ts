@@ -1,7 +1,7 @@
 import { ok, parseHandleAddress } from '@swarm/contract';
 import type { Prisma } from '@swarm/db';
 import { refuse, type Refused } from '../refusal.ts';
-import { parseMessageAddress } from '../messages/messages.service.ts';
+import { parsePersonAddress } from '../views/addresses.ts';
 import { checkReason, createReportViews, reportSelect } from './report-views.ts';
 import {
   REPORT_ACTIONS,
@@ -33,7 +33,7 @@ export function createReportModeration(
   const loadView = views.load;
 
   async function localUser(handle: string) {
-    const address = parseMessageAddress(handle, self);
+    const address = parsePersonAddress(handle, self);
     if (!address.ok) return null;
     const parsed = parseHandleAddress(address.value);
     if (!parsed.ok || parsed.value.domain !== self) return null;

@@ -20,7 +20,7 @@ import type { NodeConfig } from '../config.ts';
 import type { Logger } from '../logger.ts';
 import { checkKeyBackup } from '@swarm/contract';
 import type { Limits } from '../replicas/limits.ts';
-import { BLOCKS_MAX, MUTES_MAX } from '../moderation/safety.service.ts';
+import { BLOCKS_MAX, MUTES_MAX } from '../safety/safety.service.ts';
 import type { ImportInput, PreparedStatement } from './ownership-types.ts';
 
 /** The rate limit of imports, per client address (an import creates an account). */

@@ -19,14 +19,14 @@ import type { NodeConfig } from '../config.ts';
 import type { DeliveryService } from '../delivery/index.ts';
 import type { Limits } from '../replicas/limits.ts';
 import { describePeerError } from '../peers/index.ts';
-import { importDidKey } from '../security/key-cache.ts';
+import { importDidKey } from '../peers/key-cache.ts';
 import type { DeliveryView } from '../views/index.ts';
 import { localUserCounterFixesSql } from '../persistence/ownership.sql.ts';
 import { createAccountArchives } from './account-archive.ts';
 import type { ImportInput, PreparedStatement, SignedStatement } from './ownership-types.ts';
 import { holderDomains, withCapability } from './holders.ts';
 import type { InboundOwnershipService } from './inbound-ownership.service.ts';
-import type { PeerServiceDeps } from '../service-deps.ts';
+import type { PeerServiceDeps } from '../peers/service-deps.ts';
 
 /**
  * What a local user does with their account as a whole (issue #15, docs/protocol.md "Deleting

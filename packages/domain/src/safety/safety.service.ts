@@ -4,7 +4,7 @@ import type { Clock } from '../clock.ts';
 import type { NodeConfig } from '../config.ts';
 import { refuse, type Refused } from '../refusal.ts';
 import { applyBlock } from './blocks.ts';
-import { parseMessageAddress } from '../messages/message-support.ts';
+import { parsePersonAddress } from '../views/addresses.ts';
 
 /**
  * What a person does to protect themselves (issue #15): mute a person or a whole node (silently
@@ -77,7 +77,7 @@ export function createSafetyService(deps: {
     const text = typeof input === 'string' ? input.trim().replace(/^@/, '') : '';
     if (text === '') return refuse('INVALID_REQUEST', 'Say whom to mute: a person or a node.');
     if (text.includes('@') || !/[.:]/.test(text)) {
-      const address = parseMessageAddress(text, self);
+      const address = parsePersonAddress(text, self);
       if (!address.ok) return refuse('INVALID_REQUEST', `Not a valid address: ${address.reason}.`);
       return ok({ kind: 'person', target: address.value });
     }
@@ -120,7 +120,7 @@ export function createSafetyService(deps: {
     mutes: listMutes,
 
     async block(userId, input) {
-      const address = parseMessageAddress(input, self);
+      const address = parsePersonAddress(input, self);
       if (!address.ok) return refuse('INVALID_REQUEST', `Not a valid address: ${address.reason}.`);
       const me = await ownAddress(userId);
       if (!me)
@@ -134,7 +134,7 @@ export function createSafetyService(deps: {
     },
 
     async unblock(userId, input) {
-      const address = parseMessageAddress(input, self);
+      const address = parsePersonAddress(input, self);
       if (!address.ok) return refuse('INVALID_REQUEST', `Not a valid address: ${address.reason}.`);
       await prisma.userBlock.deleteMany({ where: { userId, blockedAddress: address.value } });
       return ok(await listBlocks(userId));
