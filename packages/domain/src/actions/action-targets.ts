@@ -8,13 +8,14 @@ import {
   parseSwarmPostId,
   swarmUserResponseSchema,
   uuidSchema,
+  type Result,
 } from '@swarm/contract';
 import { parseProfileAddress } from '../profiles/index.ts';
 import { guessMimeType } from '../interactions/inbound-helpers.ts';
 import { upsertRemoteActor } from '../interactions/interaction-effects.ts';
 import type { RemoteActorFields } from '../persistence/interactions.sql.ts';
 import { describePeerError } from '../peers/index.ts';
-import { refuse, type Refused } from '../refusal.ts';
+import { refuse, type Refusal } from '../refusal.ts';
 import type { ActionDeps } from './action-support.ts';
 
 /**
@@ -53,7 +54,7 @@ export function createTargetResolver(deps: Omit<ActionDeps, 'delivery'>) {
   const self = config.domain;
 
   /** A post id as the app uses it: our UUID, or `swarm:{domain}:{postId}`. */
-  async function post(id: string): Promise<Refused<PostTarget>> {
+  async function post(id: string): Promise<Result<PostTarget, Refusal>> {
     if (id.startsWith('swarm:')) {
       const parsed = parseSwarmPostId(id);
       if (!parsed.ok)
@@ -67,7 +68,7 @@ export function createTargetResolver(deps: Omit<ActionDeps, 'delivery'>) {
     return local(id, id);
   }
 
-  async function local(postId: string, shown: string): Promise<Refused<PostTarget>> {
+  async function local(postId: string, shown: string): Promise<Result<PostTarget, Refusal>> {
     if (!uuidSchema.safeParse(postId).success) return notFound(shown);
     const row = await prisma.post.findFirst({
       where: { id: postId, deletedAt: null },
@@ -139,7 +140,7 @@ export function createTargetResolver(deps: Omit<ActionDeps, 'delivery'>) {
   async function remoteCopy(
     target: Extract<PostTarget, { kind: 'remote' }>,
     hint: { authorAddress?: string | null | undefined } = {},
-  ): Promise<Refused<RemotePost>> {
+  ): Promise<Result<RemotePost, Refusal>> {
     const base = { domain: target.domain, remotePostId: target.remotePostId, apId: target.apId };
     const hinted = hint.authorAddress ? parseHandleAddress(hint.authorAddress) : null;
     if (hinted && !hinted.ok) {
@@ -278,9 +279,10 @@ export function createTargetResolver(deps: Omit<ActionDeps, 'delivery'>) {
   async function person(
     address: string,
   ): Promise<
-    Refused<
+    Result<
       | { kind: 'local'; userId: string; handle: string }
-      | { kind: 'remote'; remoteActorId: string; actorUrl: string; handle: string; domain: string }
+      | { kind: 'remote'; remoteActorId: string; actorUrl: string; handle: string; domain: string },
+      Refusal
     >
   > {
     const parsed = parseProfileAddress(address, self);
@@ -377,9 +379,10 @@ export function createTargetResolver(deps: Omit<ActionDeps, 'delivery'>) {
   async function known(
     address: string,
   ): Promise<
-    Refused<
+    Result<
       | { kind: 'local'; userId: string; handle: string }
-      | { kind: 'remote'; actorUrl: string | null; handle: string; domain: string }
+      | { kind: 'remote'; actorUrl: string | null; handle: string; domain: string },
+      Refusal
     >
   > {
     const parsed = parseProfileAddress(address, self);

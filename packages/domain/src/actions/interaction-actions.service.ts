@@ -15,6 +15,7 @@ import {
   unlikeBodySchema,
   uuidSchema,
   verifyUserAction,
+  type Result,
 } from '@swarm/contract';
 import {
   addFollow,
@@ -35,7 +36,7 @@ import {
   type ActingUser,
 } from './action-support.ts';
 import { createTargetResolver, type PostTarget } from './action-targets.ts';
-import { inTransaction, refusal, refuse, RefusalError, type Refused, type Tx } from '../refusal.ts';
+import { inTransaction, refusal, refuse, RefusalError, type Refusal, type Tx } from '../refusal.ts';
 
 /**
  * Likes, unlikes, reposts and follows by a local user, on this node's posts and people or on
@@ -82,12 +83,12 @@ export interface InteractionActions {
   prepare(
     userId: string,
     input: { kind: SignedKind; postId: string },
-  ): Promise<Refused<PreparedInteraction>>;
-  like(userId: string, input: InteractionInput): Promise<Refused<ActionResult>>;
-  unlike(userId: string, input: InteractionInput): Promise<Refused<ActionResult>>;
-  repost(userId: string, input: InteractionInput): Promise<Refused<ActionResult>>;
-  follow(userId: string, input: { address: string }): Promise<Refused<ActionResult>>;
-  unfollow(userId: string, input: { address: string }): Promise<Refused<ActionResult>>;
+  ): Promise<Result<PreparedInteraction, Refusal>>;
+  like(userId: string, input: InteractionInput): Promise<Result<ActionResult, Refusal>>;
+  unlike(userId: string, input: InteractionInput): Promise<Result<ActionResult, Refusal>>;
+  repost(userId: string, input: InteractionInput): Promise<Result<ActionResult, Refusal>>;
+  follow(userId: string, input: { address: string }): Promise<Result<ActionResult, Refusal>>;
+  unfollow(userId: string, input: { address: string }): Promise<Result<ActionResult, Refusal>>;
 }
 
 type RemoteTarget = Extract<PostTarget, { kind: 'remote' }>;
@@ -128,7 +129,7 @@ export function createInteractionActions(deps: ActionDeps): InteractionActions {
   async function begin(
     userId: string,
     postId: string,
-  ): Promise<Refused<{ user: ActingUser; target: PostTarget }>> {
+  ): Promise<Result<{ user: ActingUser; target: PostTarget }, Refusal>> {
     const user = await loadActingUser(db, userId);
     if (!user.ok) return user;
     const target = await targets.post(postId);
@@ -154,8 +155,8 @@ export function createInteractionActions(deps: ActionDeps): InteractionActions {
   /** The action's user and the person it is about (`resolve` finds them from the address). */
   async function beginOnPerson<P>(
     userId: string,
-    resolve: () => Promise<Refused<P>>,
-  ): Promise<Refused<{ user: ActingUser; followee: P }>> {
+    resolve: () => Promise<Result<P, Refusal>>,
+  ): Promise<Result<{ user: ActingUser; followee: P }, Refusal>> {
     const user = await loadActingUser(db, userId);
     if (!user.ok) return user;
     const person = await resolve();
@@ -209,7 +210,9 @@ export function createInteractionActions(deps: ActionDeps): InteractionActions {
     user: ActingUser,
     target: RemoteTarget,
     signed: SignedBody | null | undefined,
-  ): Promise<Refused<{ raw: Record<string, unknown>; interactionId: string; repostId?: string }>> {
+  ): Promise<
+    Result<{ raw: Record<string, unknown>; interactionId: string; repostId?: string }, Refusal>
+  > {
     if (!signed) {
       return refuse(
         'INVALID_REQUEST',
@@ -313,8 +316,8 @@ export function createInteractionActions(deps: ActionDeps): InteractionActions {
   /** The answer to an action on `domain`: the new delivery attempted, or a repeat's earlier one. */
   async function settled(
     domain: string,
-    outcome: Refused<string | null>,
-  ): Promise<Refused<ActionResult>> {
+    outcome: Result<string | null, Refusal>,
+  ): Promise<Result<ActionResult, Refusal>> {
     if (outcome.ok) return ok(changed(domain, await sent(outcome.value)));
     const details = outcome.reason.details;
     if (!details || !('repeatOf' in details)) return outcome;
@@ -379,7 +382,7 @@ export function createInteractionActions(deps: ActionDeps): InteractionActions {
       copyId: string,
       checked: { interactionId: string; repostId?: string },
     ) => Promise<boolean>,
-  ): Promise<Refused<ActionResult>> {
+  ): Promise<Result<ActionResult, Refusal>> {
     const checked = await verifySigned(kind, user, target, input.signed);
     if (!checked.ok) return checked;
     const copy = await targets.remoteCopy(target, input);
@@ -396,7 +399,10 @@ export function createInteractionActions(deps: ActionDeps): InteractionActions {
 
   // ---- like ---------------------------------------------------------------------------------
 
-  async function like(userId: string, input: InteractionInput): Promise<Refused<ActionResult>> {
+  async function like(
+    userId: string,
+    input: InteractionInput,
+  ): Promise<Result<ActionResult, Refusal>> {
     const begun = await begin(userId, input.postId);
     if (!begun.ok) return begun;
     const { user, target } = begun.value;
@@ -420,7 +426,10 @@ export function createInteractionActions(deps: ActionDeps): InteractionActions {
     );
   }
 
-  async function unlike(userId: string, input: InteractionInput): Promise<Refused<ActionResult>> {
+  async function unlike(
+    userId: string,
+    input: InteractionInput,
+  ): Promise<Result<ActionResult, Refusal>> {
     const begun = await begin(userId, input.postId);
     if (!begun.ok) return begun;
     const { user, target } = begun.value;
@@ -445,7 +454,10 @@ export function createInteractionActions(deps: ActionDeps): InteractionActions {
 
   // ---- repost -------------------------------------------------------------------------------
 
-  async function repost(userId: string, input: InteractionInput): Promise<Refused<ActionResult>> {
+  async function repost(
+    userId: string,
+    input: InteractionInput,
+  ): Promise<Result<ActionResult, Refusal>> {
     const begun = await begin(userId, input.postId);
     if (!begun.ok) return begun;
     const { user, target } = begun.value;
@@ -492,7 +504,7 @@ export function createInteractionActions(deps: ActionDeps): InteractionActions {
   async function follow(
     userId: string,
     input: { address: string },
-  ): Promise<Refused<ActionResult>> {
+  ): Promise<Result<ActionResult, Refusal>> {
     const begun = await beginOnPerson(userId, () => targets.person(input.address));
     if (!begun.ok) return begun;
     const { user, followee } = begun.value;
@@ -564,7 +576,7 @@ export function createInteractionActions(deps: ActionDeps): InteractionActions {
   async function unfollow(
     userId: string,
     input: { address: string },
-  ): Promise<Refused<ActionResult>> {
+  ): Promise<Result<ActionResult, Refusal>> {
     const begun = await beginOnPerson(userId, () => targets.known(input.address));
     if (!begun.ok) return begun;
     const { user, followee } = begun.value;

@@ -7,6 +7,7 @@ import {
   parseWith,
   uuidSchema,
   type CreatePostInput,
+  type Result,
 } from '@swarm/contract';
 import { postViewSelect, rowToPostView, withViewerState } from '../feeds/post-views.ts';
 import { excerpt, guessMimeType } from '../interactions/inbound-helpers.ts';
@@ -20,7 +21,7 @@ import {
   type ActionDeps,
   type ActingUser,
 } from './action-support.ts';
-import { inTransaction, refuse, type Refused } from '../refusal.ts';
+import { inTransaction, refuse, type Refusal } from '../refusal.ts';
 import { createTargetResolver, type PostTarget, type RemotePost } from './action-targets.ts';
 import type { AttachedUpload } from '../media/upload.service.ts';
 import { findMentions, type Mention } from './post-input.ts';
@@ -37,9 +38,9 @@ export interface CreatedPost {
 }
 
 export interface PostActions {
-  create(userId: string, input: CreatePostInput): Promise<Refused<CreatedPost>>;
+  create(userId: string, input: CreatePostInput): Promise<Result<CreatedPost, Refusal>>;
   /** Soft delete of one's own post (its thread keeps its shape; counters go down). */
-  delete(userId: string, postId: string): Promise<Refused<{ id: string }>>;
+  delete(userId: string, postId: string): Promise<Result<{ id: string }, Refusal>>;
 }
 
 export function createPostActions(deps: ActionDeps): PostActions {
@@ -53,7 +54,10 @@ export function createPostActions(deps: ActionDeps): PostActions {
     replyToId: string,
     authorAddress: string | null | undefined,
   ): Promise<
-    Refused<{ kind: 'local'; postId: string; authorId: string } | ({ kind: 'remote' } & RemotePost)>
+    Result<
+      { kind: 'local'; postId: string; authorId: string } | ({ kind: 'remote' } & RemotePost),
+      Refusal
+    >
   > {
     const target = await targets.post(replyToId);
     if (!target.ok) return target;

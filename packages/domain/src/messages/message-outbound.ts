@@ -11,9 +11,10 @@ import {
   verifyEncryptionKey,
   verifyEnvelopeSignature,
   verifyReceipt,
+  type Result,
 } from '@swarm/contract';
 import type { Prisma } from '@swarm/db';
-import { refuse, TX_OPTIONS, type Refused } from '../refusal.ts';
+import { refuse, TX_OPTIONS, type Refusal } from '../refusal.ts';
 import { upsertRemoteActor } from '../interactions/interaction-effects.ts';
 import { describePeerError } from '../peers/index.ts';
 import { checkAcceptance } from './message-acceptance.ts';
@@ -55,7 +56,10 @@ export function createOutboundMessages(
     return info.value.capabilities.includes('messages') ? 'yes' : 'no';
   }
 
-  async function recipient(userId: string, input: string): Promise<Refused<MessageRecipientView>> {
+  async function recipient(
+    userId: string,
+    input: string,
+  ): Promise<Result<MessageRecipientView, Refusal>> {
     const caller = await loadUser(userId);
     if (!caller.ok) return caller;
     const address = parsePersonAddress(input, self);

@@ -1,6 +1,6 @@
-import { formatTimestamp, ok, type MessageEnvelope } from '@swarm/contract';
+import { formatTimestamp, ok, type MessageEnvelope, type Result } from '@swarm/contract';
 import type { Prisma } from '@swarm/db';
-import { refuse, type Refused } from '../refusal.ts';
+import { refuse, type Refusal } from '../refusal.ts';
 import { toDeliveryView } from '../delivery/delivery-policy.ts';
 import { latestPerConversationSql } from '../persistence/messages.sql.ts';
 import type { MessageService } from './message-types.ts';
@@ -126,7 +126,7 @@ export function createMessageReads(ctx: MessageContext): Pick<
     };
   }
 
-  async function me(userId: string): Promise<Refused<MessageMeView>> {
+  async function me(userId: string): Promise<Result<MessageMeView, Refusal>> {
     const user = await loadUser(userId);
     if (!user.ok) return user;
     return ok({

@@ -6,7 +6,7 @@ import type {
   MessageReceipt,
   Result,
 } from '@swarm/contract';
-import type { Refusal, Refused } from '../refusal.ts';
+import type { Refusal } from '../refusal.ts';
 import type {
   BlockView,
   ConversationView,
@@ -44,26 +44,29 @@ export interface MessageService {
     rawBody: unknown,
   ): Promise<Result<{ changed: boolean }, InboundReceiptError>>;
 
-  me(userId: string): Promise<Refused<MessageMeView>>;
-  recipient(userId: string, address: string): Promise<Refused<MessageRecipientView>>;
+  me(userId: string): Promise<Result<MessageMeView, Refusal>>;
+  recipient(userId: string, address: string): Promise<Result<MessageRecipientView, Refusal>>;
   setEncryptionKey(
     userId: string,
     input: EncryptionKey & { encryptedKeyBackup: string },
-  ): Promise<Refused<MessageMeView>>;
-  send(userId: string, envelope: unknown): Promise<Refused<SendResult>>;
-  conversations(userId: string): Promise<Refused<ConversationView[]>>;
+  ): Promise<Result<MessageMeView, Refusal>>;
+  send(userId: string, envelope: unknown): Promise<Result<SendResult, Refusal>>;
+  conversations(userId: string): Promise<Result<ConversationView[], Refusal>>;
   unreadCount(userId: string): Promise<number>;
   thread(
     userId: string,
     query: { with: string; before?: string | null },
-  ): Promise<Refused<ThreadView>>;
+  ): Promise<Result<ThreadView, Refusal>>;
   /** A receipt signed by the recipient's browser; recorded here and sent to a remote sender. */
-  receipt(userId: string, receipt: unknown): Promise<Refused<{ status: MessageStatusView }>>;
-  block(userId: string, address: string): Promise<Refused<BlockView[]>>;
-  unblock(userId: string, address: string): Promise<Refused<BlockView[]>>;
+  receipt(
+    userId: string,
+    receipt: unknown,
+  ): Promise<Result<{ status: MessageStatusView }, Refusal>>;
+  block(userId: string, address: string): Promise<Result<BlockView[], Refusal>>;
+  unblock(userId: string, address: string): Promise<Result<BlockView[], Refusal>>;
   blocks(userId: string): Promise<BlockView[]>;
   privacy(userId: string): Promise<MessagePrivacy>;
-  setPrivacy(userId: string, privacy: MessagePrivacy): Promise<Refused<MessagePrivacy>>;
+  setPrivacy(userId: string, privacy: MessagePrivacy): Promise<Result<MessagePrivacy, Refusal>>;
   /** Can `domain` take direct messages? `unknown` when it cannot be asked now. */
   peerSupportsMessages(domain: string): Promise<'yes' | 'no' | 'unknown'>;
 }

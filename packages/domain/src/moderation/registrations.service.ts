@@ -5,10 +5,11 @@ import {
   REGISTRATION_MODE_KEY,
   REGISTRATION_MODES,
   type RegistrationMode,
+  type Result,
 } from '@swarm/contract';
 import type { Db, Prisma } from '@swarm/db';
 import type { Clock } from '../clock.ts';
-import { refuse, type Refused } from '../refusal.ts';
+import { refuse, type Refusal } from '../refusal.ts';
 import type { AuditService } from '../ops/audit.service.ts';
 
 /**
@@ -51,18 +52,26 @@ export interface PendingSignUp {
 
 export interface RegistrationService {
   settings(): Promise<RegistrationSettings>;
-  setMode(actor: string, mode: string, reason?: string): Promise<Refused<RegistrationSettings>>;
-  setRules(actor: string, rules: string): Promise<Refused<RegistrationSettings>>;
+  setMode(
+    actor: string,
+    mode: string,
+    reason?: string,
+  ): Promise<Result<RegistrationSettings, Refusal>>;
+  setRules(actor: string, rules: string): Promise<Result<RegistrationSettings, Refusal>>;
   /** A new invite; its code is shown once (only its hash is kept). */
   createInvite(
     actor: { handle: string; userId?: string | null },
     input: { maxUses?: number; expiresInDays?: number | null },
-  ): Promise<Refused<{ code: string; invite: InviteView }>>;
+  ): Promise<Result<{ code: string; invite: InviteView }, Refusal>>;
   invites(): Promise<InviteView[]>;
-  revokeInvite(actor: string, id: string): Promise<Refused<InviteView[]>>;
+  revokeInvite(actor: string, id: string): Promise<Result<InviteView[], Refusal>>;
   pending(): Promise<PendingSignUp[]>;
-  approve(actor: string, userId: string, reason?: string): Promise<Refused<PendingSignUp[]>>;
-  reject(actor: string, userId: string, reason?: string): Promise<Refused<PendingSignUp[]>>;
+  approve(
+    actor: string,
+    userId: string,
+    reason?: string,
+  ): Promise<Result<PendingSignUp[], Refusal>>;
+  reject(actor: string, userId: string, reason?: string): Promise<Result<PendingSignUp[], Refusal>>;
 }
 
 export function createRegistrationService(deps: {
@@ -158,7 +167,7 @@ export function createRegistrationService(deps: {
     userId: string,
     decision: 'approve' | 'reject',
     reason: string | undefined,
-  ): Promise<Refused<PendingSignUp[]>> {
+  ): Promise<Result<PendingSignUp[], Refusal>> {
     if (!isUuid(userId)) return refuse('NOT_FOUND', 'No sign-up waiting with that id.');
     const user = await prisma.user.findFirst({
       where: { id: userId, pendingApproval: true },

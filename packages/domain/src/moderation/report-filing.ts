@@ -11,8 +11,9 @@ import {
   parseSwarmPostId,
   type ForwardedReportBody,
   type ReportCategory,
+  type Result,
 } from '@swarm/contract';
-import { inTransaction, refuse, type Refused } from '../refusal.ts';
+import { inTransaction, refuse, type Refusal } from '../refusal.ts';
 import { describePeerError } from '../peers/index.ts';
 import { parsePersonAddress } from '../views/addresses.ts';
 import { isUuid } from './registrations.service.ts';
@@ -82,7 +83,7 @@ export function createReportFiling(
   }
 
   /** What is reported: the person, the post (ids, excerpt) and the node hosting it. */
-  async function resolveTarget(input: ReportInput): Promise<Refused<Target>> {
+  async function resolveTarget(input: ReportInput): Promise<Result<Target, Refusal>> {
     if (input.postId !== undefined && input.postId !== '') {
       const raw = input.postId.trim();
       if (isUuid(raw)) {
@@ -191,7 +192,10 @@ export function createReportFiling(
     };
   }
 
-  async function file(reporterId: string, input: ReportInput): Promise<Refused<FiledReport>> {
+  async function file(
+    reporterId: string,
+    input: ReportInput,
+  ): Promise<Result<FiledReport, Refusal>> {
     const bad = checkCategory(input.category, input.comment);
     if (bad) return bad;
     const reporter = await prisma.user.findUnique({

@@ -1,6 +1,6 @@
-import { ok, parseHandleAddress } from '@swarm/contract';
+import { ok, parseHandleAddress, type Result } from '@swarm/contract';
 import type { Prisma } from '@swarm/db';
-import { refuse, type Refused } from '../refusal.ts';
+import { refuse, type Refusal } from '../refusal.ts';
 import { parsePersonAddress } from '../views/addresses.ts';
 import { checkReason, createReportViews, reportSelect } from './report-views.ts';
 import {
@@ -50,7 +50,7 @@ export function createReportModeration(
     on: boolean,
     reasonText: string,
     tx?: Prisma.TransactionClient,
-  ): Promise<Refused<string>> {
+  ): Promise<Result<string, Refusal>> {
     const reason = checkReason(reasonText);
     if (!reason.ok) return reason;
     const user = await localUser(handle);

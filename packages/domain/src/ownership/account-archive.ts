@@ -12,9 +12,10 @@ import {
   type AccountArchive,
   type AccountArchiveContent,
   type UserAction,
+  type Result,
 } from '@swarm/contract';
 import type { Db } from '@swarm/db';
-import { inTransaction, refusal, refuse, RefusalError, type Refused } from '../refusal.ts';
+import { inTransaction, refusal, refuse, RefusalError, type Refusal } from '../refusal.ts';
 import type { Clock } from '../clock.ts';
 import type { NodeConfig } from '../config.ts';
 import type { Logger } from '../logger.ts';
@@ -31,10 +32,10 @@ export const IMPORT_IP_LIMIT = 'import-ip';
  * export, and the import that creates the account from it on another node, all or nothing.
  */
 export interface AccountArchives {
-  prepareExport(userId: string): Promise<Refused<PreparedStatement>>;
+  prepareExport(userId: string): Promise<Result<PreparedStatement, Refusal>>;
   importArchive(
     input: ImportInput,
-  ): Promise<Refused<{ handle: string; posts: number; pending: boolean }>>;
+  ): Promise<Result<{ handle: string; posts: number; pending: boolean }, Refusal>>;
 }
 
 export function createAccountArchives(deps: {

@@ -12,8 +12,9 @@ import {
   uuidSchema,
   verifyUserAction,
   type UserAction,
+  type Result,
 } from '@swarm/contract';
-import { inTransaction, refuse, type Refusal, type Refused } from '../refusal.ts';
+import { inTransaction, refuse, type Refusal } from '../refusal.ts';
 import type { PostActions } from '../actions/post-actions.service.ts';
 import type { NodeConfig } from '../config.ts';
 import type { DeliveryService } from '../delivery/index.ts';
@@ -53,29 +54,32 @@ export interface AccountOwnershipService {
   prepareDeletion(
     userId: string,
     input: { kind: 'account' } | { kind: 'post'; postId: string },
-  ): Promise<Refused<PreparedStatement>>;
+  ): Promise<Result<PreparedStatement, Refusal>>;
   /**
    * Deletes the account here (posts, media, likes, reposts, follows, notifications, messages,
    * sessions; counters of others set right), keeps its handle out of use, and sends the signed
    * deletion to the nodes holding its content. The password is checked by the caller.
    */
-  deleteAccount(userId: string, signed: SignedStatement | null): Promise<Refused<NoticeReport>>;
+  deleteAccount(
+    userId: string,
+    signed: SignedStatement | null,
+  ): Promise<Result<NoticeReport, Refusal>>;
   /** Deletes a post here and, with a signed statement, tells the nodes holding a copy. */
   deletePost(
     userId: string,
     postId: string,
     signed: SignedStatement | null,
-  ): Promise<Refused<NoticeReport & { id: string }>>;
+  ): Promise<Result<NoticeReport & { id: string }, Refusal>>;
   /** The archive to sign (action `export`, this node): everything of the account. */
-  prepareExport(userId: string): Promise<Refused<PreparedStatement>>;
+  prepareExport(userId: string): Promise<Result<PreparedStatement, Refusal>>;
   /** Creates the archived account here, posts marked moved in; all or nothing. */
   importArchive(
     input: ImportInput,
-  ): Promise<Refused<{ handle: string; posts: number; pending: boolean }>>;
+  ): Promise<Result<{ handle: string; posts: number; pending: boolean }, Refusal>>;
   /** The move statement to sign: from the node the account was imported from, to here. */
-  prepareMove(userId: string): Promise<Refused<PreparedStatement>>;
+  prepareMove(userId: string): Promise<Result<PreparedStatement, Refusal>>;
   /** Sends the signed move to the old node and to the followers' nodes the archive named. */
-  move(userId: string, signed: SignedStatement): Promise<Refused<NoticeReport>>;
+  move(userId: string, signed: SignedStatement): Promise<Result<NoticeReport, Refusal>>;
 }
 
 export interface AccountOwnershipDeps extends PeerServiceDeps {

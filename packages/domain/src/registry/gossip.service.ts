@@ -13,7 +13,8 @@ import {
   type HandleEntry,
   type NodeSummary,
   ok,
-  type Refused,
+  type Refusal,
+  type Result,
 } from '@swarm/contract';
 import type { Db } from '@swarm/db';
 import type { Clock } from '../clock.ts';
@@ -103,7 +104,7 @@ export interface GossipReport extends ContactReport {
 }
 
 /** Our answer to a peer's gossip, or why it was refused (`refuseSender`). */
-export type GossipOutcome = Refused<GossipResponse, 'NODE_BLOCKED' | 'FORBIDDEN'>;
+export type GossipOutcome = Result<GossipResponse, Refusal<'NODE_BLOCKED' | 'FORBIDDEN'>>;
 
 export interface GossipService {
   /** Our local users (with a did) as our own handle entries; returns how many changed. */

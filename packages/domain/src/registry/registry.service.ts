@@ -8,13 +8,13 @@ import {
   ok,
   refuse,
   type Refusal,
-  type Refused,
   nodeInfoSchema,
   type Announcement,
   type NodeInfo,
   type NodeListEntry,
   type NodeSummary,
   type SwarmStats,
+  type Result,
 } from '@swarm/contract';
 import type { Db, Prisma } from '@swarm/db';
 import type { Clock } from '../clock.ts';
@@ -58,9 +58,9 @@ export interface ContactReport {
  * An inbound announcement's answer, or why it was refused: NODE_BLOCKED (a blocked sender),
  * FORBIDDEN (our own domain, or signed by another node than it speaks for); nothing recorded.
  */
-export type AnnounceOutcome = Refused<
+export type AnnounceOutcome = Result<
   { answer: Announcement; recorded: 'direct' | 'hint' },
-  'NODE_BLOCKED' | 'FORBIDDEN'
+  Refusal<'NODE_BLOCKED' | 'FORBIDDEN'>
 >;
 
 /** How a node entered the registry (`discovered_via`). */

@@ -1,8 +1,8 @@
-import { ok, parseDomain } from '@swarm/contract';
+import { ok, parseDomain, type Result } from '@swarm/contract';
 import type { Db } from '@swarm/db';
 import type { Clock } from '../clock.ts';
 import type { NodeConfig } from '../config.ts';
-import { refuse, type Refused } from '../refusal.ts';
+import { refuse, type Refusal } from '../refusal.ts';
 import { applyBlock } from './blocks.ts';
 import { parsePersonAddress } from '../views/addresses.ts';
 
@@ -26,11 +26,11 @@ export interface BlockEntryView {
 }
 
 export interface SafetyService {
-  mute(userId: string, target: string): Promise<Refused<MuteView[]>>;
-  unmute(userId: string, target: string): Promise<Refused<MuteView[]>>;
+  mute(userId: string, target: string): Promise<Result<MuteView[], Refusal>>;
+  unmute(userId: string, target: string): Promise<Result<MuteView[], Refusal>>;
   mutes(userId: string): Promise<MuteView[]>;
-  block(userId: string, address: string): Promise<Refused<BlockEntryView[]>>;
-  unblock(userId: string, address: string): Promise<Refused<BlockEntryView[]>>;
+  block(userId: string, address: string): Promise<Result<BlockEntryView[], Refusal>>;
+  unblock(userId: string, address: string): Promise<Result<BlockEntryView[], Refusal>>;
   blocks(userId: string): Promise<BlockEntryView[]>;
   /** Whether the local user `ownerId` blocked `address` (`handle@domain`). */
   isBlockedBy(ownerId: string, address: string): Promise<boolean>;
@@ -73,7 +73,9 @@ export function createSafetyService(deps: {
   }
 
   /** A person (`alice`, `@bob@beta.example`) or a node (`beta.example`). */
-  function parseTarget(input: string): Refused<{ kind: 'person' | 'node'; target: string }> {
+  function parseTarget(
+    input: string,
+  ): Result<{ kind: 'person' | 'node'; target: string }, Refusal> {
     const text = typeof input === 'string' ? input.trim().replace(/^@/, '') : '';
     if (text === '') return refuse('INVALID_REQUEST', 'Say whom to mute: a person or a node.');
     if (text.includes('@') || !/[.:]/.test(text)) {
