@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { baseUrlForDomain, err, formatBytes, ok, uuidSchema, type Result } from '@swarm/contract';
+import { baseUrlForDomain, formatBytes, ok, uuidSchema, type Result } from '@swarm/contract';
 import type { Db } from '@swarm/db';
 import type { Clock } from '../clock.ts';
 import type { NodeConfig } from '../config.ts';
@@ -300,7 +300,7 @@ export function createUploadService(deps: {
         { purpose, bytes: 0, maxPending: UPLOADS.maxPending, now: clock.now() },
         config,
       );
-      if (early) return err(early);
+      if (!early.ok) return early;
       const read = body ? await readCapped(body) : ok(new Uint8Array(0));
       if (!read.ok) return read;
       if (read.value.byteLength === 0) return empty();
@@ -340,7 +340,7 @@ export function createUploadService(deps: {
             { purpose, bytes: row.bytes, maxPending: UPLOADS.maxPending, now },
             config,
           );
-          if (refused) throw new RefusalError(refused);
+          if (!refused.ok) throw new RefusalError(refused.reason);
           if (purpose === 'post') {
             await tx.upload.create({ data: row });
             return;

@@ -15,7 +15,7 @@ import {
   type Result,
 } from '@swarm/contract';
 import type { Db } from '@swarm/db';
-import { inTransaction, refusal, refuse, RefusalError, type Refusal } from '../refusal.ts';
+import { inTransaction, refuse, RefusalError, type Refusal } from '../refusal.ts';
 import type { Clock } from '../clock.ts';
 import type { NodeConfig } from '../config.ts';
 import type { Logger } from '../logger.ts';
@@ -255,11 +255,7 @@ export function createAccountArchives(deps: {
       const blocks = archive.blocks.filter((b) => b.address !== me).slice(0, BLOCKS_MAX);
       const written = await inTransaction(db, async (tx) => {
         const admission = await input.admit(tx);
-        if (!admission.ok) {
-          throw new RefusalError(
-            refusal('FORBIDDEN', admission.message, { field: admission.field }),
-          );
-        }
+        if (!admission.ok) throw new RefusalError(admission.reason);
         const a = archive.account;
         const user = await tx.user.create({
           data: {
@@ -276,8 +272,8 @@ export function createAccountArchives(deps: {
             publicKey: a.publicKey,
             encryptedKeyBackup: a.encryptedKeyBackup,
             movedFrom: from,
-            pendingApproval: admission.pending,
-            signupReason: admission.reason,
+            pendingApproval: admission.value.pending,
+            signupReason: admission.value.reason,
             createdAt: now,
           },
           select: { id: true },
@@ -344,7 +340,7 @@ export function createAccountArchives(deps: {
           })),
           skipDuplicates: true,
         });
-        return { posts: count, pending: admission.pending };
+        return { posts: count, pending: admission.value.pending };
       });
       if (!written.ok) return written;
       logger.info({ handle: handle.value, from, ...written.value }, 'account imported');

@@ -154,11 +154,10 @@ export function createAccountOwnershipService(deps: AccountOwnershipDeps): Accou
     user: { handle: string; did: string | null },
     signed: SignedStatement,
     expected: { kind: 'account' } | { kind: 'post'; postId: string },
-  ): Promise<Refusal | null> {
+  ): Promise<Result<void, Refusal>> {
     const raw = { ...signed.body, signature: signed.signature };
     const parsed = deletionBodySchema.safeParse(raw);
-    if (!parsed.success)
-      return { code: 'INVALID_REQUEST', message: 'The signed deletion is malformed.' };
+    if (!parsed.success) return refuse('INVALID_REQUEST', 'The signed deletion is malformed.');
     const d = parsed.data.deletion;
     if (
       d.kind !== expected.kind ||
@@ -167,15 +166,15 @@ export function createAccountOwnershipService(deps: AccountOwnershipDeps): Accou
       d.did !== user.did ||
       (expected.kind === 'post' && d.postId !== expected.postId)
     ) {
-      return { code: 'INVALID_REQUEST', message: 'The signed deletion is not the one asked for.' };
+      return refuse('INVALID_REQUEST', 'The signed deletion is not the one asked for.');
     }
     if (!isWithinClockWindow(d.timestamp, clock.now(), SIGNED_WINDOW_MS)) {
-      return { code: 'INVALID_REQUEST', message: 'The signed deletion is out of date: try again.' };
+      return refuse('INVALID_REQUEST', 'The signed deletion is out of date: try again.');
     }
     if (!(await signedByDid(d.did, deletionAction(d.kind), self, raw))) {
-      return { code: 'FORBIDDEN', message: 'The deletion is not signed with your key.' };
+      return refuse('FORBIDDEN', 'The deletion is not signed with your key.');
     }
-    return null;
+    return ok(undefined);
   }
 
   async function tell(
@@ -237,7 +236,7 @@ export function createAccountOwnershipService(deps: AccountOwnershipDeps): Accou
           );
         }
         const bad = await checkDeletion(user, signed, { kind: 'account' });
-        if (bad) return { ok: false, reason: bad };
+        if (!bad.ok) return bad;
       }
       const holders = await prisma.$transaction((tx) => holderDomains(tx, { userId, self }));
       const { told, skipped } =
@@ -277,7 +276,7 @@ export function createAccountOwnershipService(deps: AccountOwnershipDeps): Accou
       const user = loaded.value;
       if (signed) {
         const bad = await checkDeletion(user, signed, { kind: 'post', postId });
-        if (bad) return { ok: false, reason: bad };
+        if (!bad.ok) return bad;
       }
       const deleted = await deps.posts.delete(userId, postId);
       if (!deleted.ok) return deleted;

@@ -1,4 +1,4 @@
-import type { UserAction } from '@swarm/contract';
+import type { Refusal, Result, UserAction } from '@swarm/contract';
 import type { Prisma } from '@swarm/db';
 
 // What the account's owner signs and sends (account-ownership.service.ts), shared with the
@@ -37,6 +37,7 @@ export interface ImportInput {
 }
 
 /** What the registrations mode says of an import (the shape of auth's `Admission`). */
-export type ImportAdmission =
-  | { ok: true; pending: boolean; reason: string | null }
-  | { ok: false; message: string; field: string };
+export type ImportAdmission = Result<
+  { pending: boolean; reason: string | null },
+  Refusal<'FORBIDDEN'>
+>;
