@@ -3,7 +3,7 @@
 # One image for every role of a swarm node; the command chooses the role (docker-compose.yml):
 #   node apps/gateway/dist/migrate.js        apply prisma/migrations to DATABASE_URL, then exit
 #   node apps/gateway/dist/main.js           gateway: /api/swarm/*, /.well-known/node-swarm, jobs
-#   node apps/gateway/dist/main.js --web-only   web app alone (SvelteKit's build/handler.js)
+#   node apps/gateway/dist/main.js --web-only   web app alone (the web build's embedded.js)
 #   (default) embedded mode: the whole node in one process, PGlite under DATA_DIR
 #
 # Two stages: `build` installs the workspace with its dev dependencies and compiles it; the

@@ -71,4 +71,26 @@ export default defineConfig(
   },
   // Who may import whom (docs/architecture.md, Layers): eslint.boundaries.js.
   ...boundaries,
+  {
+    // The contract also runs in the browser (keys, message crypto) and does no IO: no Node
+    // module, no Node global, no network or storage.
+    files: ['packages/contract/src/**/*.ts'],
+    ignores: ['packages/contract/src/**/*.test.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector:
+            'ImportDeclaration[source.value=/^node:/], ImportExpression[source.value=/^node:/]',
+          message: 'contract runs in the browser too: no Node modules.',
+        },
+      ],
+      'no-restricted-globals': [
+        'error',
+        ...['process', 'Buffer', 'require', 'fetch', 'localStorage', 'sessionStorage'].map(
+          (name) => ({ name, message: 'contract runs in the browser too and does no IO.' }),
+        ),
+      ],
+    },
+  },
 );

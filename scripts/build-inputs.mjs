@@ -41,7 +41,7 @@ export const TARGETS = {
   web: {
     inputs: [...SHARED, 'apps/web'],
     /** The file whose absence means "not built". */
-    output: 'apps/web/build/handler.js',
+    output: 'apps/web/build/embedded.js',
     stamp: 'apps/web/build/.build-inputs',
   },
   gateway: {

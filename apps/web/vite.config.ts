@@ -2,6 +2,7 @@ import adapter from '@sveltejs/adapter-node';
 import { sveltekit } from '@sveltejs/kit/vite';
 import { defineConfig } from 'vite';
 import { fingerprint } from '../../scripts/build-inputs.mjs';
+import { withEmbeddedEntry } from './embedded-adapter.ts';
 
 // The version name is the fingerprint of the sources, not SvelteKit's default timestamp: the
 // same sources then build to the same files, so rebuilding a checkout does not pull chunks from
@@ -17,12 +18,12 @@ export default defineConfig({
         runes: ({ filename }) =>
           filename.split(/[/\\]/).includes('node_modules') ? undefined : true,
       },
-      // build/handler.js is mounted by the embedded entry (apps/gateway/src/main.ts);
-      // build/index.js is the standalone production server.
+      // build/embedded.js is called by the gateway's entry (apps/gateway/src/main.ts) with the
+      // node context it booted; build/index.js serves the web app alone, booting its own.
       // The workspace packages are bundled; their runtime dependencies that load files or native
       // code next to themselves (PGlite, Prisma, argon2) are dependencies of this package, which
       // keeps them external and resolvable from build/ (docs/decisions.md).
-      adapter: adapter({ out: 'build' }),
+      adapter: withEmbeddedEntry(adapter({ out: 'build' }), 'build'),
       version: { name: versionName },
       // The origin check runs for every state-changing request in hooks.server.ts
       // (lib/server/request-origin.ts), whatever the content type; SvelteKit's own covers form

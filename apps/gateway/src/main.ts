@@ -9,9 +9,9 @@ import {
   createMetricsServer,
   createSwarmScheduler,
   parseConfig,
-  shareNodeContext,
+  type NodeContext,
 } from '@swarm/domain';
-import { authServicesOf } from '@swarm/auth';
+import { authServicesOf, type AuthServices } from '@swarm/auth';
 import { createGatewayApp } from './app.ts';
 import { createHousekeeping } from './housekeeping.ts';
 import { createHttpServer, type NodeHandler } from './http-server.ts';
@@ -61,11 +61,18 @@ interface BackgroundJob {
   stop(): Promise<void>;
 }
 
-async function loadWebHandler(): Promise<NodeHandler> {
-  const handlerPath = fileURLToPath(new URL('../../web/build/handler.js', import.meta.url));
-  if (!existsSync(handlerPath)) {
+/**
+ * The built web app, handed this process's node context and auth services through its
+ * `embedded.js` entry (apps/web/embedded-adapter.ts): one composition root, here.
+ */
+async function loadWebHandler(composition: {
+  node: NodeContext;
+  auth: AuthServices;
+}): Promise<NodeHandler> {
+  const entryPath = fileURLToPath(new URL('../../web/build/embedded.js', import.meta.url));
+  if (!existsSync(entryPath)) {
     throw new Error(
-      `The web app is not built (${handlerPath} is missing): run \`pnpm build\` first.`,
+      `The web app is not built (${entryPath} is missing): run \`pnpm build\` first.`,
     );
   }
   // adapter-node needs the public origin for its CSRF check on forms.
@@ -73,8 +80,10 @@ async function loadWebHandler(): Promise<NodeHandler> {
   // adapter-node's body cap (default 512 KB) is raised to the upload limit, so a photo can be
   // uploaded; every other path keeps 512 KB (the web app's edge hook, lib/server/edge.ts).
   process.env.BODY_SIZE_LIMIT ??= String(config.uploadMaxBytes);
-  const mod = (await import(handlerPath)) as { handler: NodeHandler };
-  return mod.handler;
+  const entry = (await import(entryPath)) as {
+    createWebHandler(given: typeof composition): Promise<NodeHandler>;
+  };
+  return entry.createWebHandler(composition);
 }
 
 async function main() {
@@ -86,14 +95,10 @@ async function main() {
     baseDir: process.env.INIT_CWD ?? process.cwd(),
     migrate: !webOnly,
   });
-  let web: NodeHandler | undefined;
-  if (withWeb) {
-    shareNodeContext(node);
-    web = await loadWebHandler();
-  }
-  // The composition root: everything with IO is built once, here and in the node context (the
-  // embedded web app's hook gets these same auth services from the shared context).
+  // The composition root: everything with IO is built once, here and in the node context, and
+  // handed to the gateway, the web app and the background jobs.
   const auth = authServicesOf(node);
+  const web = withWeb ? await loadWebHandler({ node, auth }) : undefined;
   const jobs: BackgroundJob[] = webOnly
     ? []
     : [

@@ -1,9 +1,12 @@
 /**
- * The compose healthchecks, run the way compose runs them: the gateway alone and the web app
- * alone (their compose commands' entry points) on one Postgres database migrated by the migrate
- * job's command, with the environment docker-compose.yml gives them (ADDRESS_HEADER, XFF_DEPTH,
- * SWARM_TRUST_PROXY, NODE_ENV=production…), then each service's healthcheck command itself
- * (`node -e "fetch(…)"`), pointed at the process's port. Needs TEST_DATABASE_URL and `pnpm build`.
+ * docker-compose.yml run by hand the way compose runs it (there is no Docker engine here): the
+ * migrate job's, the gateway's and the web app's commands as the file gives them, in the order
+ * their `depends_on` conditions impose, with the environment it gives them (ADDRESS_HEADER,
+ * XFF_DEPTH, SWARM_TRUST_PROXY, NODE_ENV=production, ORIGIN…), on one Postgres database standing
+ * in for the `postgres` service; then each service's healthcheck command itself
+ * (`node -e "fetch(…)"`), pointed at the process's port. What cannot run without Docker (images,
+ * volumes, published ports, restart policies, Caddy) is read from the file by
+ * `deploy/compose.test.ts`. Needs TEST_DATABASE_URL and `pnpm build`.
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -17,22 +20,24 @@ import { errorBodySchema, readinessSchema } from '@swarm/contract';
 import { SCHEMA_HEAD } from '@swarm/db';
 import {
   freePort,
-  startNodeProcess,
-  type NodeProcess,
   jsonLines,
+  NODE_ENTRY,
   scratchDatabase,
   sql,
-  startWebProcess,
+  startNodeProcess,
+  type NodeProcess,
 } from '@swarm/testnet';
 
 const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 const serverUrl = process.env.TEST_DATABASE_URL;
 const ADMIN_TOKEN = 'compose-health-admin-token-0123456789';
+const DOMAIN = 'social.example.org';
 
 type Service = {
   command?: string[];
   environment?: Record<string, unknown>;
   healthcheck?: { test?: string[] };
+  depends_on?: Record<string, { condition?: string }>;
 };
 
 /** `${VAR}`, `${VAR:-default}` and `${VAR:?message}` as compose resolves them. */
@@ -74,7 +79,7 @@ if (!serverUrl) {
     /** The environment compose gives `service`, with this test's database, port and folder. */
     function composeEnv(service: string, port: number): Record<string, string> {
       const vars = {
-        SWARM_DOMAIN: 'social.example.org',
+        SWARM_DOMAIN: DOMAIN,
         POSTGRES_PASSWORD: 'unused',
         ADMIN_TOKEN,
       };
@@ -107,6 +112,50 @@ if (!serverUrl) {
       );
     }
 
+    /** A service's compose command (`node <file> <args…>`), as its argument list for node. */
+    function commandOf(service: string): string[] {
+      const [command, ...args] = services[service]!.command ?? [];
+      expect(command, `${service} runs node itself`).toBe('node');
+      return args;
+    }
+
+    /** A one-shot service (the migrate job) run to its end: compose's `service_completed_successfully`. */
+    const completed = new Map<string, Promise<void>>();
+    function complete(service: string): Promise<void> {
+      const done =
+        completed.get(service) ??
+        (async () => {
+          await dependencies(service);
+          const result = await run(process.execPath, commandOf(service), {
+            PATH: process.env.PATH ?? '',
+            DATABASE_URL: database.url,
+          });
+          expect(result.code, `${service}: ${result.output}`).toBe(0);
+        })();
+      completed.set(service, done);
+      return done;
+    }
+
+    /** Waits for what `service` depends on, as compose would before starting it. */
+    async function dependencies(service: string): Promise<void> {
+      for (const [name, { condition }] of Object.entries(services[service]!.depends_on ?? {})) {
+        if (condition === 'service_completed_successfully') await complete(name);
+        // The machine's Postgres, with this test's database in it, is the healthy `postgres`.
+        else if (!(name === 'postgres' && condition === 'service_healthy')) {
+          throw new Error(`${service} waits for ${name} (${condition}): not run by this test`);
+        }
+      }
+    }
+
+    /** A long-running service: its compose command once its dependencies are met. */
+    async function up(service: 'gateway' | 'web', port: number): Promise<NodeProcess> {
+      await dependencies(service);
+      const [entry, ...args] = commandOf(service);
+      // The image's working directory is the repository's root, laid out as here.
+      expect(join(ROOT, entry!), `${service} runs the node's launcher`).toBe(NODE_ENTRY);
+      return startNodeProcess(composeEnv(service, port), args);
+    }
+
     beforeAll(async () => {
       const compose = parse(await readFile(join(ROOT, 'docker-compose.yml'), 'utf8'), {
         merge: true,
@@ -114,21 +163,9 @@ if (!serverUrl) {
       services = compose.services;
       database = await scratchDatabase(serverUrl);
       dataDir = await mkdtemp(join(tmpdir(), 'swarm-compose-health-'));
-      // The migrate job: its compose command against the database.
-      const [command, ...args] = services.migrate!.command ?? [];
-      expect(command).toBe('node');
-      const migrate = await run(process.execPath, args, {
-        PATH: process.env.PATH ?? '',
-        DATABASE_URL: database.url,
-      });
-      expect(migrate.code, migrate.output).toBe(0);
       ports.gateway = await freePort();
       ports.web = await freePort();
-      // compose: `node apps/gateway/dist/main.js` and `node apps/gateway/dist/main.js --web-only`.
-      [gateway, web] = await Promise.all([
-        startNodeProcess(composeEnv('gateway', ports.gateway), []),
-        startWebProcess(composeEnv('web', ports.web)),
-      ]);
+      [gateway, web] = await Promise.all([up('gateway', ports.gateway), up('web', ports.web)]);
     });
 
     afterAll(async () => {
@@ -142,6 +179,53 @@ if (!serverUrl) {
         const result = await healthcheck(service, ports[service]);
         expect(result.code, `${service} healthcheck: ${result.output}`).toBe(0);
       }
+    });
+
+    it('ran the migrate job to success before gateway and web, as their depends_on ask', async () => {
+      expect([...completed.keys()]).toEqual(['migrate']);
+      await expect(completed.get('migrate')).resolves.toBeUndefined();
+    });
+
+    it('runs the gateway and the web app as separate processes, each serving only its half', async () => {
+      const gatewayInfo = await fetch(`http://127.0.0.1:${ports.gateway}/api/swarm/info`);
+      expect(gatewayInfo.status).toBe(200);
+      expect(((await gatewayInfo.json()) as { domain: string }).domain).toBe(DOMAIN);
+      const page = await fetch(`http://127.0.0.1:${ports.web}/`);
+      expect(page.status).toBe(200);
+      expect(page.headers.get('content-type')).toContain('text/html');
+      await page.arrayBuffer();
+      // Caddy routes each path to one of them; neither answers the other's.
+      expect((await fetch(`http://127.0.0.1:${ports.gateway}/login`)).status).toBe(404);
+      expect((await fetch(`http://127.0.0.1:${ports.web}/api/swarm/info`)).status).toBe(404);
+    });
+
+    it('takes forms from the public https origin only (ORIGIN), with development mode off', async () => {
+      const login = (origin: string) =>
+        fetch(`http://127.0.0.1:${ports.web}/login`, {
+          method: 'POST',
+          redirect: 'manual',
+          headers: {
+            origin,
+            accept: 'text/html',
+            'content-type': 'application/x-www-form-urlencoded',
+          },
+          body: new URLSearchParams({ handle: 'nobody', password: 'not the password' }).toString(),
+        });
+      // A wrong password: the form answers (401), it is not refused as another site's (403).
+      expect((await login(`https://${DOMAIN}`)).status).toBe(401);
+      expect((await login(`http://127.0.0.1:${ports.web}`)).status).toBe(403);
+      // Development mode would let the node contact a loopback address; here it is refused.
+      const discover = await fetch(`http://127.0.0.1:${ports.gateway}/api/swarm/nodes`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ action: 'discover', domain: `localhost:${ports.web}` }),
+      });
+      expect(await discover.json()).toMatchObject({
+        ok: false,
+        results: [
+          { ok: false, error: expect.stringContaining('only contacted in development mode') },
+        ],
+      });
     });
 
     it('answers a web request without X-Forwarded-For (ADDRESS_HEADER set) instead of a 500', async () => {

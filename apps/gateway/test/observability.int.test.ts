@@ -1,7 +1,8 @@
 /**
  * Health, metrics and logs of embedded nodes (`pnpm start`: one process answers the web app's
- * and the gateway's paths), as real processes: two nodes on loopback, a request to one that
- * makes it call the other, and what both print. Needs `pnpm build`.
+ * and the gateway's paths over the one node context its entry booted), as real processes: two
+ * nodes on loopback, a request to one that makes it call the other, and what both print. Needs
+ * `pnpm build`.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -149,6 +150,40 @@ describe('health, metrics and logs of embedded nodes', () => {
     expect(open.status).toBe(200);
     expect(await open.text()).toContain('swarm_http_requests_total');
     expect((await fetch(`http://127.0.0.1:${ports.metrics}/`)).status).toBe(404);
+  });
+
+  it('hands the web app the node context the gateway acts on: what the admin API does, the web app sees at once', async () => {
+    const admin = (method: string, path: string, body: unknown) =>
+      fetch(at('alpha', `/api/swarm/admin/${path}`), {
+        method,
+        headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+    // An account the gateway's auth services created signs in on the web app.
+    const password = 'correct horse battery staple';
+    expect((await admin('POST', 'users', { handle: 'carol', password })).status).toBe(201);
+    const login = await fetch(at('alpha', '/login'), {
+      method: 'POST',
+      redirect: 'manual',
+      headers: {
+        origin: `http://localhost:${ports.alpha}`,
+        accept: 'text/html',
+        'content-type': 'application/x-www-form-urlencoded',
+      },
+      body: new URLSearchParams({ handle: 'carol', password }).toString(),
+    });
+    expect(login.status).toBe(303);
+    expect(login.headers.getSetCookie().some((c) => c.startsWith('swarm_session='))).toBe(true);
+    // A token the gateway stored opens the web app's metrics, and once the gateway revoked it,
+    // no longer.
+    const created = await admin('POST', 'tokens', { name: 'shared' });
+    expect(created.status).toBe(201);
+    const { id, token } = (await created.json()) as { id: string; token: string };
+    const webMetrics = () =>
+      fetch(at('alpha', '/metrics'), { headers: { authorization: `Bearer ${token}` } });
+    expect((await webMetrics()).status).toBe(200);
+    expect((await admin('DELETE', `tokens/${id}`, {})).status).toBe(200);
+    expect((await webMetrics()).status).toBe(401);
   });
 
   it('prints JSON lines only (stdout is not a terminal), errors included', () => {

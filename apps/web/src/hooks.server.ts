@@ -9,7 +9,6 @@ import {
   createMetricsServer,
   parseConfig,
   REQUEST_ID_HEADER,
-  sharedNodeContext,
   type NodeContext,
 } from '@swarm/domain';
 import { edge, formBody } from '$lib/server/edge';
@@ -29,43 +28,56 @@ import { clearSessionCookie, SESSION_COOKIE, setSessionCookie } from '$lib/serve
 let node: NodeContext | undefined;
 let auth: AuthServices | undefined;
 
-// Embedded mode (`pnpm start`): the gateway's entry booted the node in this process and shares
-// it, since an embedded database opens in one place only. Alone (production), the web app
-// boots its own context from the same environment variables; the schema is the gateway's and
-// the migrate job's business (this bundle carries no migrations folder).
+/** What the process that booted the node hands the web app. */
+export interface WebComposition {
+  node: NodeContext;
+  auth: AuthServices;
+}
+
+/**
+ * The embedded and web-only modes (`apps/gateway/src/main.ts`): the gateway's entry boots the
+ * node, since an embedded database opens in one place only, and hands it here through the
+ * build's `embedded.js` (`createWebHandler`, written by `embedded-adapter.ts`) before the server
+ * starts. Not a SvelteKit hook; exported so that entry can reach it.
+ */
+export function useComposition(composition: WebComposition): void {
+  if (node) throw new Error('The web app already has its node context.');
+  ({ node, auth } = composition);
+}
+
+// Run alone (`vite dev`, `node build/index.js`), the web app boots its own context from the same
+// environment variables; the schema is the gateway's and the migrate job's business (this bundle
+// carries no migrations folder).
 export const init: ServerInit = async () => {
-  node = sharedNodeContext();
-  if (!node) {
-    const parsed = parseConfig(process.env);
-    if (!parsed.ok) {
-      throw new Error(`Invalid configuration:\n  ${parsed.errors.join('\n  ')}`);
-    }
-    const logger = createLogger(parsed.value.logLevel, {
-      name: 'web',
-      pretty: process.stdout.isTTY,
-    });
-    node = await bootNode(parsed.value, { logger, migrate: false });
-    // Optional private port for scrapers without a token (as the gateway's entry does).
-    const { metricsPort, metricsHost } = parsed.value;
-    const metricsServer = metricsPort === undefined ? undefined : createMetricsServer(node.metrics);
-    metricsServer?.listen(metricsPort, metricsHost, () =>
-      logger.info(`Metrics on http://${metricsHost}:${metricsPort}/metrics`),
-    );
-    // Standalone (build/index.js): on SIGTERM/SIGINT readiness turns false while adapter-node
-    // drains its connections (SHUTDOWN_TIMEOUT); once it has, the database closes and the
-    // process exits on its own. Closing what this process opened (pool, Redis) lets it exit.
-    const own = node;
-    const beginShutdown = () => own.lifecycle.beginShutdown();
-    process.once('SIGTERM', beginShutdown);
-    process.once('SIGINT', beginShutdown);
-    process.once('sveltekit:shutdown', () => {
-      metricsServer?.close();
-      void own.close();
-    });
+  if (node) return;
+  const parsed = parseConfig(process.env);
+  if (!parsed.ok) {
+    throw new Error(`Invalid configuration:\n  ${parsed.errors.join('\n  ')}`);
   }
+  const logger = createLogger(parsed.value.logLevel, {
+    name: 'web',
+    pretty: process.stdout.isTTY,
+  });
+  const own = await bootNode(parsed.value, { logger, migrate: false });
+  node = own;
   // Login and sign-up throttles take from the node's shared limits (one budget across replicas).
-  // Embedded, these are the services the gateway's main built over the shared context.
-  auth = authServicesOf(node);
+  auth = authServicesOf(own);
+  // Optional private port for scrapers without a token (as the gateway's entry does).
+  const { metricsPort, metricsHost } = parsed.value;
+  const metricsServer = metricsPort === undefined ? undefined : createMetricsServer(own.metrics);
+  metricsServer?.listen(metricsPort, metricsHost, () =>
+    logger.info(`Metrics on http://${metricsHost}:${metricsPort}/metrics`),
+  );
+  // Standalone (build/index.js): on SIGTERM/SIGINT readiness turns false while adapter-node
+  // drains its connections (SHUTDOWN_TIMEOUT); once it has, the database closes and the
+  // process exits on its own. Closing what this process opened (pool, Redis) lets it exit.
+  const beginShutdown = () => own.lifecycle.beginShutdown();
+  process.once('SIGTERM', beginShutdown);
+  process.once('SIGINT', beginShutdown);
+  process.once('sveltekit:shutdown', () => {
+    metricsServer?.close();
+    void own.close();
+  });
 };
 
 const nodeContext: Handle = async ({ event, resolve }) => {

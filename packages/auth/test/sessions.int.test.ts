@@ -126,7 +126,7 @@ describe('sessions', () => {
 });
 
 describe('authServicesOf', () => {
-  it('builds the services once per node context (the embedded gateway and web app share them)', async () => {
+  it("builds services on the node's limits and sign-up budget: two sets over one context count as one", async () => {
     const db = await createTestDb();
     try {
       const clock = movableClock();
@@ -134,14 +134,20 @@ describe('authServicesOf', () => {
         db,
         clock,
         limits: createMemoryLimits({ clock }),
-        config: { signUpLimitPerHour: 5 },
+        config: { signUpLimitPerHour: 1 },
       };
-      // The gateway's main asks first, the web app's hook next: one set of services.
-      const gateway = authServicesOf(node);
-      expect(authServicesOf(node)).toBe(gateway);
-      expect(authServicesOf(node).accounts).toBe(gateway.accounts);
-      // A copy of the context (another clock, as tests make) is another composition.
-      expect(authServicesOf({ ...node, clock: movableClock() })).not.toBe(gateway);
+      // As the gateway and the web app of one process would, were each to build its own.
+      const [one, other] = [authServicesOf(node), authServicesOf(node)];
+      const signUp = (auth: AuthServices, handle: string) =>
+        auth.accounts.signUp(
+          { handle, displayName: '', password: 'correct horse battery' },
+          { clientIp: '10.9.0.1' },
+        );
+      expect(await signUp(one, 'budget_one')).toMatchObject({ ok: true });
+      expect(await signUp(other, 'budget_two')).toMatchObject({
+        ok: false,
+        reason: { code: 'RATE_LIMITED' },
+      });
     } finally {
       await db.close();
     }

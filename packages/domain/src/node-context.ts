@@ -103,19 +103,3 @@ export interface NodeContext {
   live: LiveHub;
   close(): Promise<void>;
 }
-
-const SHARED = Symbol.for('swarm-node.node-context');
-type WithShared = typeof globalThis & { [SHARED]?: NodeContext };
-
-/**
- * The embedded mode runs the gateway and the bundled SvelteKit server in one process over one
- * embedded database, which only one owner may open: the entry point boots the node once and
- * shares it here. The bundle has its own copy of this module, hence a global symbol.
- */
-export function shareNodeContext(node: NodeContext): void {
-  (globalThis as WithShared)[SHARED] = node;
-}
-
-export function sharedNodeContext(): NodeContext | undefined {
-  return (globalThis as WithShared)[SHARED];
-}

@@ -104,3 +104,38 @@ describe('layer boundaries (docs/architecture.md)', () => {
     expect(await refusals(file, code)).toEqual([]);
   });
 });
+
+describe('the contract runs in the browser too (eslint.config.js)', () => {
+  const contractRefusals = async (filePath: string, code: string) => {
+    const [result] = await eslint.lintText(code, { filePath });
+    return result!.messages
+      .filter((m) => m.ruleId === 'no-restricted-syntax' || m.ruleId === 'no-restricted-globals')
+      .map((m) => m.message);
+  };
+
+  it.each([
+    "import { readFileSync } from 'node:fs';\nexport const x = readFileSync;",
+    "export const load = () => import('node:crypto');",
+    'export const home = process.env.HOME;',
+    "export const bytes = Buffer.from('x');",
+    "export const get = () => fetch('https://example.org');",
+    "export const saved = localStorage.getItem('k');",
+  ])('refuses %s in its source', async (code) => {
+    expect(await contractRefusals('packages/contract/src/x.ts', code)).toHaveLength(1);
+  });
+
+  it('leaves WebCrypto, and its tests, alone', async () => {
+    expect(
+      await contractRefusals(
+        'packages/contract/src/x.ts',
+        'export const s = globalThis.crypto.subtle;',
+      ),
+    ).toEqual([]);
+    expect(
+      await contractRefusals(
+        'packages/contract/src/x.test.ts',
+        "import { readFileSync } from 'node:fs';",
+      ),
+    ).toEqual([]);
+  });
+});

@@ -48,7 +48,7 @@ export async function loadActingUser(db: Db, userId: string): Promise<Result<Act
     : refuse('UNAUTHORIZED', 'Your account does not exist any more: sign in again.');
 }
 
-export function localEffectActor(user: ActingUser): EffectActor {
+export function localEffectActor(user: ActingUser): Extract<EffectActor, { kind: 'local' }> {
   return {
     kind: 'local',
     userId: user.id,

@@ -1,10 +1,8 @@
 import { formatActorUrl, uuidSchema } from '@swarm/contract';
-import { createBatchedStatement } from '../persistence/batched-statement.ts';
-import {
-  postInteractionSql,
-  type PostInteraction,
-  type RemoteActorFields,
-  type RemoteActorUpsertOptions,
+import type {
+  PostInteraction,
+  RemoteActorFields,
+  RemoteActorUpsertOptions,
 } from '../persistence/interactions.sql.ts';
 import { remoteEffectActor, upsertRemoteActor, type Tx } from './interaction-effects.ts';
 import type {
@@ -13,6 +11,7 @@ import type {
   InboundInteractionErrorCode,
 } from './inbound-types.ts';
 import type { Actor, DidPin } from './inbound-verification.ts';
+import { createPostInteractions } from './post-interaction.ts';
 import { inTransaction as inTx, RefusalError } from '../refusal.ts';
 import { ACCOUNT_FLAGS_SELECT, SHOWN_POST_AUTHOR, isHiddenAccount } from '../views/visibility.ts';
 import { isBlockedBy } from '../views/blocks.ts';
@@ -24,8 +23,8 @@ export const blockedRefusal = (): InboundInteractionError => ({
 });
 
 // The effects of an admitted inbound interaction, in a transaction: the idempotency ledger, the
-// actor's stored profile and pinned did, the post or user acted on, and likes and reposts as
-// one batched statement (persistence/interactions.sql.ts).
+// actor's stored profile and pinned did, the post or user acted on; likes and reposts go the
+// one path of local and remote ones (post-interaction.ts).
 
 /** What `applyOnPost` writes. */
 export interface PostEffects {
@@ -114,39 +113,25 @@ export function createInboundEffects(deps: Pick<InboundInteractionDeps, 'db' | '
     return isBlockedBy(db.prisma, post.authorId, `${actor.handle}@${actor.domain}`);
   }
 
-  /**
-   * A like or a repost, the busiest writes a node receives, as one statement on the driver for
-   * every request of a batch: atomic, no interactive transaction. Its data-modifying CTEs claim
-   * the idempotency keys, but only on live posts (a 404 writes nothing); store the actors
-   * (pinning proven dids); add each like or repost (one per actor and post); move the counters
-   * and notify the authors only for rows that are new. Resolves false for a post not found. A
-   * concurrent duplicate waits on the ledger's unique key, then claims nothing; within a batch an
-   * interaction id counts once (`nth`), and ON CONFLICT DO NOTHING keeps one like per actor.
-   */
-  function postInteractionStatement(kind: PostInteraction) {
-    return createBatchedStatement<PostEffects, boolean>({
-      db,
-      ...postInteractionSql[kind],
-      row: ({ postId, actor, interactionId, pin, remoteRepostId }) => ({
-        post_id: postId,
-        actor_url: formatActorUrl(actor),
-        handle: actor.handle,
-        node_domain: actor.domain,
-        display_name: actor.displayName,
-        avatar_url: actor.avatarUrl || null,
-        did: pin?.did ?? null,
-        replaces: pin?.replaces ?? null,
-        interaction_id: interactionId,
-        remote_repost_id: remoteRepostId ?? null,
-        at: clock.now().toISOString(),
-      }),
-      result: (row) => row.found === true,
-    });
-  }
+  const applyToPost = createPostInteractions(db);
+
+  /** A like or a repost, through the one path of local and remote ones (post-interaction.ts). */
+  const onPost =
+    (kind: PostInteraction) =>
+    async ({ postId, actor, interactionId, pin, remoteRepostId }: PostEffects) =>
+      (
+        await applyToPost(kind, {
+          postId,
+          actor: { remote: actor, pin },
+          interactionId,
+          at: clock.now(),
+          remoteRepostId,
+        })
+      ).found;
 
   const applyOnPost: Record<PostInteraction, (effects: PostEffects) => Promise<boolean>> = {
-    like: postInteractionStatement('like'),
-    repost: postInteractionStatement('repost'),
+    like: onPost('like'),
+    repost: onPost('repost'),
   };
 
   async function findUser(tx: Tx, handle: string) {

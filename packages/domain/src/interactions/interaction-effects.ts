@@ -2,7 +2,6 @@ import { formatActorUrl } from '@swarm/contract';
 import type { Prisma } from '@swarm/db';
 import { localActorKey } from '@swarm/db';
 import {
-  addLikeSql,
   upsertRemoteActorSql,
   type RemoteActorFields,
   type RemoteActorUpsertOptions,
@@ -10,9 +9,10 @@ import {
 
 /**
  * The database effects of an interaction, shared by the receiver of other nodes' interactions
- * (inbound-interaction.service.ts) and by what local users do (actions/): one like, repost or
- * follow per actor, counters changed with atomic increments (never below zero), notifications
- * with a snapshot of the actor. Every helper runs inside the caller's transaction.
+ * (inbound-interaction.service.ts) and by what local users do (actions/): one follow per pair,
+ * the undoing of likes, reposts and follows, counters changed with atomic increments (never
+ * below zero), notifications with a snapshot of the actor. Every helper runs inside the
+ * caller's transaction. Likes and reposts themselves land through post-interaction.ts.
  */
 
 export type Tx = Prisma.TransactionClient;
@@ -39,13 +39,6 @@ export type EffectActor =
 /** `local:<userId>` or the actor URL: the unique key of likes, reposts, follows. */
 export function actorKeyOf(actor: EffectActor): string {
   return actor.kind === 'local' ? localActorKey(actor.userId) : actor.actorUrl;
-}
-
-/** The key column plus exactly one of the two foreign keys (schema convention). */
-function actorColumns(actor: EffectActor) {
-  return actor.kind === 'local'
-    ? { actorKey: actorKeyOf(actor), userId: actor.userId, remoteActorId: null }
-    : { actorKey: actorKeyOf(actor), userId: null, remoteActorId: actor.remoteActorId };
 }
 
 /**
@@ -80,21 +73,6 @@ export function remoteEffectActor(
     displayName: fields.displayName,
     avatarUrl: fields.avatarUrl || null,
   };
-}
-
-/**
- * One like per actor and post; true when it was new (and `likesCount` went up). One statement:
- * likes are the busiest write a node receives, and the count moves only with a new row.
- */
-export async function addLike(
-  tx: Tx,
-  input: { postId: string; actor: EffectActor; interactionId: string | null; at: Date },
-): Promise<boolean> {
-  const { actorKey, userId, remoteActorId } = actorColumns(input.actor);
-  const rows = await tx.$queryRaw<{ added: number }[]>(
-    addLikeSql({ ...input, actorKey, userId, remoteActorId }),
-  );
-  return rows[0]?.added === 1;
 }
 
 /** Undoes exactly a like: the row, one off the count, its notification. False when none. */
@@ -132,38 +110,6 @@ export async function removeRepost(
   await tx.notification.deleteMany({
     where: { type: 'repost', postId: input.postId, actorKey: input.actorKey },
   });
-  return true;
-}
-
-/** One repost per actor and post; true when it was new (and `repostsCount` went up). */
-export async function addRepost(
-  tx: Tx,
-  input: {
-    postId: string;
-    actor: EffectActor;
-    interactionId: string | null;
-    at: Date;
-    /** Local reposts: the post row that shows the repost in the reposter's feed. */
-    repostPostId?: string;
-    /** Remote reposts: the repost's id on the actor's node. */
-    remoteRepostId?: string;
-  },
-): Promise<boolean> {
-  const { count } = await tx.repost.createMany({
-    data: [
-      {
-        postId: input.postId,
-        ...actorColumns(input.actor),
-        repostPostId: input.repostPostId ?? null,
-        remoteRepostId: input.remoteRepostId ?? null,
-        interactionId: input.interactionId,
-        createdAt: input.at,
-      },
-    ],
-    skipDuplicates: true,
-  });
-  if (count === 0) return false;
-  await tx.post.update({ where: { id: input.postId }, data: { repostsCount: { increment: 1 } } });
   return true;
 }
 

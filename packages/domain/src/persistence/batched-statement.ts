@@ -96,3 +96,18 @@ export function createBatchedStatement<In, Out>(
   );
   return (input) => loader.load(input);
 }
+
+/**
+ * The same statement for one input inside the caller's transaction (no group commit): for a
+ * write that must commit or roll back with others of the caller.
+ */
+export async function runBatchedOnce<In, Out>(
+  tx: Pick<Prisma.TransactionClient, '$queryRaw'>,
+  spec: Omit<BatchedStatementSpec<In, Out>, 'db'>,
+  input: In,
+): Promise<Out> {
+  const sql = spec.statement(batchInput(spec.columns, JSON.stringify([spec.row(input)])));
+  const [found] = await tx.$queryRaw<Record<string, unknown>[]>(sql);
+  if (!found) throw new Error('batched statement returned no row 1');
+  return spec.result(found);
+}

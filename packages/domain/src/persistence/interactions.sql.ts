@@ -27,7 +27,6 @@ export interface RemoteActorUpsertOptions {
 }
 
 const EXAMPLE_TIME = new Date('2026-01-01T00:00:00.000Z');
-const EXAMPLE_UUID = '00000000-0000-4000-8000-000000000000';
 const EXAMPLE_ACTOR: RemoteActorFields = {
   handle: 'someone',
   domain: 'example.test',
@@ -90,41 +89,6 @@ export const upsertRemoteActorSql = sqlStatement(
     ${remoteActorsUpsertSql('actor_source')}`,
 );
 
-/** One like per actor and post, and the count up by one only when the row is new. */
-export const addLikeSql = sqlStatement(
-  'interactions.addLike',
-  [
-    {
-      postId: EXAMPLE_UUID,
-      actorKey: 'key',
-      userId: null as string | null,
-      remoteActorId: EXAMPLE_UUID as string | null,
-      interactionId: null as string | null,
-      at: EXAMPLE_TIME,
-    },
-  ],
-  (like: {
-    postId: string;
-    actorKey: string;
-    userId: string | null;
-    remoteActorId: string | null;
-    interactionId: string | null;
-    at: Date;
-  }) => Prisma.sql`
-    WITH added AS (
-      INSERT INTO likes (post_id, actor_key, user_id, remote_actor_id, interaction_id, created_at)
-      VALUES (${like.postId}::uuid, ${like.actorKey}, ${like.userId}::uuid, ${like.remoteActorId}::uuid,
-        ${like.interactionId}, ${like.at}::timestamptz)
-      ON CONFLICT DO NOTHING
-      RETURNING post_id
-    ), counted AS (
-      UPDATE posts SET likes_count = likes_count + 1, updated_at = ${like.at}::timestamptz
-      FROM added WHERE posts.id = added.post_id
-      RETURNING posts.id
-    )
-    SELECT count(*)::int AS added FROM counted`,
-);
-
 /** The actor's pinned did, and whether the ledger holds the interaction: one round trip. */
 export const interactionLookUpSql = batchedSql('interactions.lookUp', {
   columns: { node_domain: 'text', handle: 'text', interaction_id: 'text' },
@@ -138,7 +102,7 @@ export const interactionLookUpSql = batchedSql('interactions.lookUp', {
       AND inbound_interactions.interaction_id = input.interaction_id`,
 });
 
-/** The interactions on a post written in one batched statement. */
+/** The interactions on a post written by one statement (`postInteractionSql`). */
 export type PostInteraction = 'like' | 'repost';
 
 /** Where each lands: its table (one row per actor and post) and the post's counter. */
@@ -148,22 +112,32 @@ const POST_INTERACTION_TABLES = {
 } as const satisfies Record<PostInteraction, { table: string; counter: string }>;
 
 /**
- * A like or a repost, the busiest writes a node receives, as one statement on the driver for
- * every request of a batch: atomic, no interactive transaction. Its data-modifying CTEs claim
- * the idempotency keys, but only on live posts (a 404 writes nothing); store the actors
- * (pinning proven dids); add each like or repost (one per actor and post); move the counters
- * and notify the authors only for rows that are new. Returns `found` false for a post not
- * found. A concurrent duplicate waits on the ledger's unique key, then claims nothing; within a
- * batch an interaction id counts once (`nth`), and ON CONFLICT DO NOTHING keeps one like per
- * actor.
+ * A like or a repost landing on a post of this node (its own, or its copy of another node's):
+ * the one statement for both a local user's action and another node's request, so the rules
+ * live once. Per input row, on live posts only (not found: nothing written): another node's
+ * interaction claims its idempotency key in the ledger and stores its actor (pinning a proven
+ * did); the like or repost is added, one per actor and post (ON CONFLICT DO NOTHING: a repeat
+ * adds nothing); only a new row moves the post's counter and notifies its local author, never
+ * about their own action. Returns `found` and `added` per row. Other nodes' requests arriving
+ * together share one statement (batched-statement.ts): a concurrent duplicate waits on the
+ * ledger's unique key, then claims nothing; within a batch an interaction id counts once
+ * (`nth`). A local user's action runs it for one row inside its own transaction.
  */
 function postInteractionBatch(kind: PostInteraction) {
   const { table, counter } = POST_INTERACTION_TABLES[kind];
-  const repostColumn = kind === 'repost' ? Prisma.sql`, remote_repost_id` : Prisma.empty;
+  const repostColumns =
+    kind === 'repost' ? Prisma.sql`, remote_repost_id, repost_post_id` : Prisma.empty;
+  const repostValues =
+    kind === 'repost' ? Prisma.sql`, fresh.remote_repost_id, fresh.repost_post_id` : Prisma.empty;
+  // The same like again (a local action's interaction id may be null).
+  const sameRow = Prisma.sql`fresh.post_id = added.post_id AND fresh.actor_url = added.actor_key
+    AND fresh.interaction_id IS NOT DISTINCT FROM added.interaction_id`;
   return batchedSql(`interactions.${kind}`, {
     columns: {
       post_id: 'uuid',
+      // A local user's actor key (`local:<id>`) or a remote actor's URL.
       actor_url: 'text',
+      user_id: 'uuid',
       handle: 'text',
       node_domain: 'text',
       display_name: 'text',
@@ -172,39 +146,46 @@ function postInteractionBatch(kind: PostInteraction) {
       replaces: 'text',
       interaction_id: 'text',
       remote_repost_id: 'text',
+      repost_post_id: 'uuid',
       at: 'timestamptz',
     },
     statement: (input) => Prisma.sql`
     WITH input AS (SELECT * FROM ${input}),
     live AS (
       SELECT input.*, posts.author_id, row_number() OVER (
-        PARTITION BY input.node_domain, input.interaction_id ORDER BY input.ord) AS nth
+        PARTITION BY input.node_domain, input.interaction_id ORDER BY input.ord) AS nth,
+        row_number() OVER (PARTITION BY input.post_id, input.actor_url, input.interaction_id
+          ORDER BY input.ord) AS copy
       FROM input JOIN posts ON posts.id = input.post_id AND posts.deleted_at IS NULL
       -- Posts of suspended accounts (or sign-ups awaiting approval) count as unknown (issue #15).
       WHERE NOT EXISTS (SELECT 1 FROM users WHERE users.id = posts.author_id
         AND (users.suspended_at IS NOT NULL OR users.pending_approval))
     ), claimed AS (
+      -- The ledger holds other nodes' interactions; a local user's action has no entry.
       INSERT INTO inbound_interactions (actor_node_domain, interaction_id, kind, received_at)
-      SELECT node_domain, interaction_id, ${kind}, at FROM live WHERE nth = 1
+      SELECT node_domain, interaction_id, ${kind}, at FROM live WHERE nth = 1 AND user_id IS NULL
       ORDER BY node_domain, interaction_id
       ON CONFLICT DO NOTHING
       RETURNING actor_node_domain, interaction_id
     ), fresh AS (
       SELECT live.* FROM live JOIN claimed ON claimed.actor_node_domain = live.node_domain
         AND claimed.interaction_id = live.interaction_id
-      WHERE live.nth = 1
+      WHERE live.nth = 1 AND live.user_id IS NULL
+      UNION ALL
+      -- A local user's same action twice in one batch counts once.
+      SELECT live.* FROM live WHERE live.user_id IS NOT NULL AND live.copy = 1
     ), actor_source AS (
-      -- One row per actor: the latest, or the latest proving a did to pin.
+      -- One row per remote actor: the latest, or the latest proving a did to pin.
       SELECT DISTINCT ON (actor_url) actor_url, handle, node_domain, display_name,
         avatar_url, ''::text AS bio, did, replaces, NULL::timestamptz AS fetched_at, at
-      FROM fresh ORDER BY actor_url, did IS NOT NULL DESC, ord DESC
+      FROM fresh WHERE user_id IS NULL ORDER BY actor_url, did IS NOT NULL DESC, ord DESC
     ), actor AS (${remoteActorsUpsertSql('actor_source')}
     ), added AS (
-      INSERT INTO ${Prisma.raw(table)} (post_id, actor_key, remote_actor_id, interaction_id,
-        created_at${repostColumn})
-      SELECT fresh.post_id, fresh.actor_url, actor.id, fresh.interaction_id, fresh.at
-        ${repostColumn}
-      FROM fresh JOIN actor ON actor.actor_url = fresh.actor_url
+      INSERT INTO ${Prisma.raw(table)} (post_id, actor_key, user_id, remote_actor_id,
+        interaction_id, created_at${repostColumns})
+      SELECT fresh.post_id, fresh.actor_url, fresh.user_id, actor.id, fresh.interaction_id,
+        fresh.at${repostValues}
+      FROM fresh LEFT JOIN actor ON actor.actor_url = fresh.actor_url
       ORDER BY fresh.post_id, fresh.actor_url
       ON CONFLICT DO NOTHING
       RETURNING post_id, actor_key, interaction_id
@@ -212,25 +193,23 @@ function postInteractionBatch(kind: PostInteraction) {
       UPDATE posts SET ${Prisma.raw(`${counter} = ${counter}`)} + per_post.added,
         updated_at = per_post.at
       FROM (SELECT fresh.post_id, count(*) AS added, max(fresh.at) AS at
-            FROM added JOIN fresh ON fresh.post_id = added.post_id
-              AND fresh.actor_url = added.actor_key
-              AND fresh.interaction_id = added.interaction_id
+            FROM added JOIN fresh ON ${sameRow}
             GROUP BY fresh.post_id) AS per_post
       WHERE posts.id = per_post.post_id
     ), notified AS (
-      INSERT INTO notifications (recipient_id, type, actor_key, actor_remote_actor_id,
-        actor_handle, actor_display_name, actor_avatar_url, actor_node_domain, post_id,
-        interaction_id, created_at)
-      SELECT fresh.author_id, ${kind}::notification_type, fresh.actor_url, actor.id,
-        fresh.handle, fresh.display_name, fresh.avatar_url, fresh.node_domain, fresh.post_id,
-        fresh.interaction_id, fresh.at
+      INSERT INTO notifications (recipient_id, type, actor_key, actor_user_id,
+        actor_remote_actor_id, actor_handle, actor_display_name, actor_avatar_url,
+        actor_node_domain, post_id, interaction_id, created_at)
+      SELECT fresh.author_id, ${kind}::notification_type, fresh.actor_url, fresh.user_id,
+        actor.id, fresh.handle, fresh.display_name, fresh.avatar_url, fresh.node_domain,
+        fresh.post_id, fresh.interaction_id, fresh.at
       FROM added
-      JOIN fresh ON fresh.post_id = added.post_id AND fresh.actor_url = added.actor_key
-        AND fresh.interaction_id = added.interaction_id
-      JOIN actor ON actor.actor_url = fresh.actor_url
-      WHERE fresh.author_id IS NOT NULL
+      JOIN fresh ON ${sameRow}
+      LEFT JOIN actor ON actor.actor_url = fresh.actor_url
+      WHERE fresh.author_id IS NOT NULL AND fresh.author_id IS DISTINCT FROM fresh.user_id
     )
-    SELECT input.ord, live.ord IS NOT NULL AS found
+    SELECT input.ord, live.ord IS NOT NULL AS found,
+      EXISTS (SELECT 1 FROM added JOIN fresh ON ${sameRow} WHERE fresh.ord = input.ord) AS added
     FROM input LEFT JOIN live ON live.ord = input.ord`,
   });
 }

@@ -27,7 +27,7 @@ const EXAMPLE_TIME = new Date('2026-01-01T00:00:00.000Z');
 
 /**
  * Unverified rows whose hint nobody vouched for (unsigned gossip or announce); the same rule as
- * `isUnsignedHint` in registry.service.ts.
+ * `isUnsignedHint` in registry/node-hints.ts.
  */
 const UNSIGNED_VIA = Prisma.sql`(discovered_via IN ('announce', 'gossip') OR discovered_via LIKE 'hint:%')`;
 

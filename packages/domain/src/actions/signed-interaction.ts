@@ -1,0 +1,194 @@
+import { randomUUID } from 'node:crypto';
+import {
+  LIMITS,
+  didKeyToPublicKey,
+  formatTimestamp,
+  isWithinClockWindow,
+  likeBodySchema,
+  ok,
+  parseWith,
+  repostBodySchema,
+  unlikeBodySchema,
+  uuidSchema,
+  verifyUserAction,
+  type Result,
+} from '@swarm/contract';
+import type { Db } from '@swarm/db';
+import type { Clock } from '../clock.ts';
+import { refuse } from '../refusal.ts';
+import { actorFields, type ActingUser } from './action-support.ts';
+import type { PostTarget } from './action-targets.ts';
+import type { Refusal } from '../refusal.ts';
+
+/**
+ * Like, unlike and repost carry the user's own signature (docs/protocol.md "User signatures"):
+ * `prepare` builds the exact body, the browser signs `userSignaturePayload({action, targetDomain,
+ * body})` with the user's key, and the action checks the signed body before anything is written.
+ * The node cannot make these for its users; follows, unfollows, mentions and replies go unsigned
+ * (the signature is optional there).
+ */
+export type SignedKind = 'like' | 'unlike' | 'repost';
+
+export interface SignedBody {
+  body: Record<string, unknown>;
+  signature: string;
+}
+
+export type RemoteTarget = Extract<PostTarget, { kind: 'remote' }>;
+
+/** A signed body that passed every check: as signed, with its ids. */
+export interface CheckedSigned {
+  raw: Record<string, unknown>;
+  interactionId: string;
+  repostId?: string;
+}
+
+const BODY_SCHEMAS = { like: likeBodySchema, unlike: unlikeBodySchema, repost: repostBodySchema };
+
+export const NO_SIGNING_KEY =
+  'Your account has no signing key yet: sign in again in your browser to create one.';
+
+export interface SignedInteractions {
+  /** What the browser signs: the spec's body for this action, with a fresh id and time. */
+  bodyFor(kind: SignedKind, user: ActingUser, target: RemoteTarget): Record<string, unknown>;
+  verifySigned(
+    kind: SignedKind,
+    user: ActingUser,
+    target: RemoteTarget,
+    signed: SignedBody | null | undefined,
+  ): Promise<Result<CheckedSigned, Refusal>>;
+}
+
+export function createSignedInteractions(deps: {
+  db: Db;
+  clock: Clock;
+  self: string;
+}): SignedInteractions {
+  const { clock, self } = deps;
+  const prisma = deps.db.prisma;
+
+  function bodyFor(kind: SignedKind, user: ActingUser, target: RemoteTarget) {
+    const common = {
+      interactionId: randomUUID(),
+      timestamp: formatTimestamp(clock.now()),
+    };
+    const actor = actorFields(user, self);
+    switch (kind) {
+      case 'like':
+        return { postId: target.remotePostId, like: { ...actor, ...common } };
+      case 'unlike':
+        return {
+          postId: target.remotePostId,
+          unlike: {
+            actorHandle: actor.actorHandle,
+            actorNodeDomain: actor.actorNodeDomain,
+            ...common,
+          },
+        };
+      case 'repost':
+        // The id the local repost post will have (it is signed, so it is reserved here).
+        return {
+          postId: target.remotePostId,
+          repost: { ...actor, repostId: randomUUID(), ...common },
+        };
+    }
+  }
+
+  /**
+   * The checks of a signed body, all before any write: it is the spec's shape, for this post,
+   * by this user as this node describes them, made within ±5 minutes, not used before, and
+   * signed with the user's registered key for the post's node.
+   */
+  async function verifySigned(
+    kind: SignedKind,
+    user: ActingUser,
+    target: RemoteTarget,
+    signed: SignedBody | null | undefined,
+  ): Promise<Result<CheckedSigned, Refusal>> {
+    if (!signed) {
+      return refuse(
+        'INVALID_REQUEST',
+        `A ${kind} of a post on ${target.domain} needs your signature: prepare it, sign it, then send it.`,
+      );
+    }
+    if (!user.did) return refuse('INVALID_REQUEST', NO_SIGNING_KEY);
+    const raw: Record<string, unknown> = { ...signed.body, signature: signed.signature };
+    if (JSON.stringify(raw).length > LIMITS.interactionBodyBytes) {
+      return refuse('INVALID_REQUEST', `The signed ${kind} is too large.`);
+    }
+    const parsed = parseWith(BODY_SCHEMAS[kind], raw);
+    if (!parsed.ok)
+      return refuse('INVALID_REQUEST', `The signed ${kind} is malformed: ${parsed.reason}.`);
+    const body = parsed.value;
+    if (body.postId !== target.remotePostId) {
+      return refuse('INVALID_REQUEST', `The signed ${kind} is about another post.`);
+    }
+    const inner: {
+      actorHandle: string;
+      actorNodeDomain: string;
+      interactionId: string;
+      timestamp: string;
+      actorDisplayName?: string;
+      actorAvatarUrl?: string;
+      repostId?: string;
+    } = 'like' in body ? body.like : 'unlike' in body ? body.unlike : body.repost;
+    if (inner.actorHandle !== user.handle || inner.actorNodeDomain !== self) {
+      return refuse(
+        'UNAUTHORIZED',
+        `The signed ${kind} names someone else: you can act only as yourself.`,
+      );
+    }
+    if (kind !== 'unlike') {
+      const mine = actorFields(user, self);
+      if (
+        inner.actorDisplayName !== mine.actorDisplayName ||
+        (inner.actorAvatarUrl ?? '') !== (mine.actorAvatarUrl ?? '')
+      ) {
+        return refuse(
+          'INVALID_REQUEST',
+          `The signed ${kind} shows another name or avatar than your profile: prepare it again.`,
+        );
+      }
+    }
+    if (!isWithinClockWindow(inner.timestamp, clock.now())) {
+      return refuse(
+        'INVALID_REQUEST',
+        `The signed ${kind} is older than 5 minutes or dated in the future: prepare it again.`,
+      );
+    }
+    const key = await didKeyToPublicKey(user.did);
+    if (!key.ok)
+      return refuse('INVALID_REQUEST', `Your registered key is unusable: ${key.reason}.`);
+    const valid = await verifyUserAction({
+      publicKey: key.value,
+      action: kind,
+      targetDomain: target.domain,
+      body: raw,
+    });
+    if (!valid) {
+      return refuse('UNAUTHORIZED', `The signature of this ${kind} does not match your key.`);
+    }
+    const used = await prisma.outboxDelivery.findFirst({
+      where: { interactionId: inner.interactionId },
+      select: { id: true },
+    });
+    if (used) {
+      return refuse('INVALID_REQUEST', `This signed ${kind} was sent already: prepare a new one.`);
+    }
+    if (kind === 'repost') {
+      const repostId = inner.repostId ?? '';
+      const taken =
+        !uuidSchema.safeParse(repostId).success ||
+        (await prisma.post.count({ where: { id: repostId } })) > 0;
+      if (taken)
+        return refuse(
+          'INVALID_REQUEST',
+          'The signed repost has an unusable repostId: prepare it again.',
+        );
+      return ok({ raw, interactionId: inner.interactionId, repostId });
+    }
+    return ok({ raw, interactionId: inner.interactionId });
+  }
+
+  return { bodyFor, verifySigned };
+}

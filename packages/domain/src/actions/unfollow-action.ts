@@ -1,0 +1,55 @@
+import { randomUUID } from 'node:crypto';
+import { formatTimestamp, ok, type Result } from '@swarm/contract';
+import { removeFollow } from '../interactions/interaction-effects.ts';
+import { inTransaction } from '../refusal.ts';
+import type { ActionResult } from '../views/index.ts';
+import { localKey } from './action-support.ts';
+import { nothing, type InteractionKit } from './interaction-kit.ts';
+import type { Refusal } from '../refusal.ts';
+
+/** A local user stops following someone: here, or on another node (unless never sent). */
+export function createUnfollowAction(kit: InteractionKit) {
+  const { db, clock, delivery } = kit.deps;
+  const self = kit.self;
+  return async function unfollow(
+    userId: string,
+    input: { address: string },
+  ): Promise<Result<ActionResult, Refusal>> {
+    const begun = await kit.beginOnPerson(userId, () => kit.targets.known(input.address));
+    if (!begun.ok) return begun;
+    const { user, followee } = begun.value;
+    const followerKey = localKey(user);
+    if (followee.kind === 'local') {
+      await inTransaction(db, (tx) =>
+        removeFollow(tx, { followerKey, followeeKey: localKey({ id: followee.userId }) }),
+      );
+      return ok(nothing);
+    }
+    if (!followee.actorUrl) return ok(nothing); // never seen here, so not followed
+    const followeeKey = followee.actorUrl;
+    const at = clock.now();
+    const interactionId = randomUUID();
+    const outcome = await inTransaction<string | null>(db, async (tx) => {
+      const removed = await removeFollow(tx, { followerKey, followeeKey });
+      if (!removed) return null;
+      return kit.undoRemotely(tx, removed.interactionId, () =>
+        delivery.enqueue(tx, {
+          targetDomain: followee.domain,
+          kind: 'unfollow',
+          interactionId,
+          createdById: user.id,
+          body: {
+            targetHandle: followee.handle,
+            unfollow: {
+              followerHandle: user.handle,
+              followerNodeDomain: self,
+              interactionId,
+              timestamp: formatTimestamp(at),
+            },
+          },
+        }),
+      );
+    });
+    return kit.settled(followee.domain, outcome);
+  };
+}

@@ -1,0 +1,198 @@
+import { SWARM_PATHS, nodeInfoSchema, type NodeInfo } from '@swarm/contract';
+import type { Db } from '@swarm/db';
+import type { Clock } from '../clock.ts';
+import {
+  describePeerError,
+  isRefusal,
+  type PeerClient,
+  type PeerProfiles,
+  type PeerResult,
+} from '../peers/index.ts';
+import {
+  contactFailedSql,
+  contactSucceededSql,
+  dueKnownNodesSql,
+  dueUnsignedHintsSql,
+  pruneHintSql,
+  pruneHintsHeardBeforeSql,
+  recordRefusalSql,
+} from '../persistence/registry.sql.ts';
+import { mapBounded } from './bounded.ts';
+import type { ChangeStamper } from './change-stamp.ts';
+import { HINT_BOUNDS, type DiscoveredVia, type NodeHints } from './node-hints.ts';
+
+/** What happened when this node contacted one peer (admin reports, scheduler logs). */
+export interface ContactReport {
+  domain: string;
+  ok: boolean;
+  /** Wall time of the exchange. */
+  ms: number;
+  error?: string;
+  /** The peer answered with a refusal (4xx): recorded, not counted as a failed contact. */
+  refused?: boolean;
+}
+
+const ERROR_CHARS = 500;
+
+/**
+ * Due probes per background round. A node joining a swarm of N hears of the N others within a
+ * few rounds and must probe each before it trusts it (docs/protocol.md): at 20 a round, joining a
+ * swarm of 200 took 10 rounds of probing alone. A probe is one small GET.
+ */
+export const PROBES_PER_ROUND = 100;
+/** Probes in flight at once. */
+export const PROBE_CONCURRENCY = 8;
+
+/** The outcome of each contact with a node, recorded on its row; probes of its info. */
+export interface NodeContacts {
+  recordSuccess(domain: string, info: NodeInfo | undefined, via: DiscoveredVia): Promise<void>;
+  recordFailure(domain: string, reason: string): Promise<void>;
+  recordRefusal(domain: string, reason: string): Promise<void>;
+  /** Records the outcome of a contact whose answer is the peer's node info. */
+  recordAnswer(
+    domain: string,
+    result: PeerResult<NodeInfo>,
+    via: DiscoveredVia,
+  ): Promise<ContactReport>;
+  probe(domain: string, via: DiscoveredVia): Promise<ContactReport>;
+  probeDue(limit?: number): Promise<ContactReport[]>;
+}
+
+export function createNodeContacts(deps: {
+  self: string;
+  db: Db;
+  clock: Clock;
+  peers: PeerClient;
+  stamper: ChangeStamper;
+  hints: NodeHints;
+  isBlocked: (domain: string) => Promise<boolean>;
+  blockedDomains: () => Promise<Set<string>>;
+  profiles?: Pick<PeerProfiles, 'persist'> | undefined;
+}): NodeContacts {
+  const { self, db, clock, peers, stamper, hints, isBlocked, blockedDomains } = deps;
+  const prisma = db.prisma;
+
+  async function recordSuccess(domain: string, info: NodeInfo | undefined, via: DiscoveredVia) {
+    await contactSucceeded(domain, info, via, false);
+  }
+
+  /**
+   * A successful contact in one statement (a round makes hundreds): the seed's health when
+   * `seedContact` (our own request to it), the block check, and the node row.
+   */
+  async function contactSucceeded(
+    domain: string,
+    info: NodeInfo | undefined,
+    via: DiscoveredVia,
+    seedContact: boolean,
+  ) {
+    if (domain === self) return;
+    hints.reached(domain);
+    await prisma.$executeRaw(
+      contactSucceededSql({
+        domain,
+        via,
+        now: clock.now(),
+        stamp: stamper.next(),
+        seedContact,
+        info: info && { ...info, capabilities: JSON.stringify(info.capabilities) },
+      }),
+    );
+    await deps.profiles?.persist(domain);
+  }
+
+  async function recordFailure(domain: string, reason: string) {
+    await contactFailed(domain, reason, false);
+  }
+
+  async function recordRefusal(domain: string, reason: string) {
+    // Raw SQL: Prisma would bump updated_at, which peers must only see for gossiped changes.
+    await prisma.$executeRaw(recordRefusalSql(domain, reason.slice(0, ERROR_CHARS)));
+  }
+
+  /** A failed contact in one statement: the seed's health when `seedContact`, the node row. */
+  async function contactFailed(domain: string, reason: string, seedContact: boolean) {
+    const rows = await prisma.$queryRaw<
+      { is_verified: boolean; last_seen_at: Date | null; consecutive_failures: number }[]
+    >(
+      contactFailedSql({
+        domain,
+        message: reason.slice(0, ERROR_CHARS),
+        now: clock.now(),
+        stamp: stamper.next(),
+        seedContact,
+      }),
+    );
+    const row = rows[0];
+    if (row?.is_verified !== false) return;
+    if (
+      row.last_seen_at === null &&
+      row.consecutive_failures >= HINT_BOUNDS.pruneAfterFailedProbes
+    ) {
+      await hints.pruneHints(pruneHintSql(domain));
+      return;
+    }
+    hints.unreached(domain);
+  }
+
+  async function probe(domain: string, via: DiscoveredVia): Promise<ContactReport> {
+    if (domain === self) return { domain, ok: false, ms: 0, error: 'This is our own domain.' };
+    if (await isBlocked(domain)) {
+      return { domain, ok: false, ms: 0, error: `${domain} is blocked on this node.` };
+    }
+    return probeUnchecked(domain, via);
+  }
+
+  /** A probe of a node known not to be us nor blocked. */
+  async function probeUnchecked(domain: string, via: DiscoveredVia): Promise<ContactReport> {
+    const result = await peers.getJson(domain, SWARM_PATHS.info, nodeInfoSchema);
+    return recordAnswer(domain, result, via);
+  }
+
+  async function recordAnswer(
+    domain: string,
+    result: PeerResult<NodeInfo>,
+    via: DiscoveredVia,
+  ): Promise<ContactReport> {
+    let error: string | undefined;
+    if (!result.ok) error = describePeerError(result.error);
+    else if (result.value.domain !== domain) {
+      error = `${domain} answered as ${result.value.domain}.`;
+    }
+    if (!result.ok && isRefusal(result.error)) {
+      // It answered: a refusal of what we sent (e.g. our announce), not an outage.
+      await recordRefusal(domain, error!);
+      return { domain, ok: false, ms: result.ms, error, refused: true };
+    }
+    if (error !== undefined) {
+      await contactFailed(domain, error, true);
+      return { domain, ok: false, ms: result.ms, error };
+    }
+    await contactSucceeded(domain, (result as { value: NodeInfo }).value, via, true);
+    return { domain, ok: true, ms: result.ms };
+  }
+
+  async function probeDue(limit = PROBES_PER_ROUND): Promise<ContactReport[]> {
+    const now = clock.now();
+    // Hints nobody reached within a day go, probed or not (a flood can outpace the probes).
+    await hints.pruneHints(
+      pruneHintsHeardBeforeSql(new Date(now.getTime() - HINT_BOUNDS.pruneAfterMs)),
+    );
+    const blocked = await blockedDomains();
+    const notIn = [...blocked, self];
+    // Unsigned hints get a bounded share of the round; known nodes and vouched hints the rest.
+    type Due = { domain: string; discovered_via: string };
+    const unsignedDue = await prisma.$queryRaw<Due[]>(
+      dueUnsignedHintsSql(now, notIn, Math.min(HINT_BOUNDS.unsignedProbesPerRound, limit)),
+    );
+    const otherDue = await prisma.$queryRaw<Due[]>(
+      dueKnownNodesSql(now, notIn, limit - unsignedDue.length),
+    );
+    const due = [...otherDue, ...unsignedDue];
+    return mapBounded(due, PROBE_CONCURRENCY, (n) =>
+      probeUnchecked(n.domain, n.discovered_via as DiscoveredVia),
+    );
+  }
+
+  return { recordSuccess, recordFailure, recordRefusal, recordAnswer, probe, probeDue };
+}
