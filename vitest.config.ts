@@ -35,6 +35,12 @@ const databaseIndependent = [
   'packages/testnet/test/origin-peer.int.test.ts',
   'packages/testnet/test/origin-web.swarm.test.ts',
   'packages/testnet/test/invite-guessing.process.test.ts',
+  // The proxy under test is a PGlite node process; its in-process peer only serves one profile
+  // and post, reads that reads.swarm covers on both databases.
+  'packages/testnet/test/media-proxy.swarm.test.ts',
+  // Every route of the embedded node: on PGlite here; every route on Postgres is swept through
+  // the production pair (front-door-production), and the routes' handlers are the same code.
+  'packages/testnet/test/front-door-embedded.process.test.ts',
 ];
 
 export default defineConfig({
@@ -67,6 +73,8 @@ export default defineConfig({
         test: {
           name: 'levels',
           include: levelFiles,
+          // The migrated templates of test databases and test nodes, built once before the files.
+          globalSetup: ['packages/db/src/testing/global-setup.ts'],
           exclude: [...configDefaults.exclude, ...(databaseOnly ? databaseIndependent : [])],
         },
       },

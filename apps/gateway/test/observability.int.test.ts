@@ -9,7 +9,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { errorBodySchema, livenessSchema, readinessSchema } from '@swarm/contract';
-import { freePort, startNodeProcess, type NodeProcess, waitForLogLine } from '@swarm/testnet';
+import {
+  freePort,
+  startNodeProcess,
+  withMigratedDataDir,
+  type NodeProcess,
+  waitForLogLine,
+} from '@swarm/testnet';
 
 const ADMIN_TOKEN = 'observability-admin-token-0123456789';
 
@@ -34,8 +40,13 @@ describe('health, metrics and logs of embedded nodes', () => {
       ADMIN_TOKEN,
     });
     [alpha, beta] = await Promise.all([
-      startNodeProcess({ ...env(ports.alpha, dirs[0]!), METRICS_PORT: String(ports.metrics) }),
-      startNodeProcess(env(ports.beta, dirs[1]!)),
+      startNodeProcess(
+        await withMigratedDataDir({
+          ...env(ports.alpha, dirs[0]!),
+          METRICS_PORT: String(ports.metrics),
+        }),
+      ),
+      startNodeProcess(await withMigratedDataDir(env(ports.beta, dirs[1]!))),
     ]);
   });
 

@@ -5,7 +5,7 @@ import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort, startNodeProcess } from '@swarm/testnet';
+import { freePort, startNodeProcess, withMigratedDataDir } from '@swarm/testnet';
 
 // SIGTERM to the real process (`node dist/main.js --with-web`, as `pnpm start` and the Docker
 // image run it) while it is under load: requests it has accepted are answered in full, new
@@ -110,12 +110,14 @@ describe('SIGTERM under load', () => {
 
   it('answers every accepted request, refuses new ones, closes the database and exits 0', async () => {
     const port = await freePort();
-    const node = await startNodeProcess({
-      PORT: String(port),
-      DATA_DIR: dataDir,
-      SWARM_DEV: '1',
-      SWARM_DRAIN_TIMEOUT_MS: '30000',
-    });
+    const node = await startNodeProcess(
+      await withMigratedDataDir({
+        PORT: String(port),
+        DATA_DIR: dataDir,
+        SWARM_DEV: '1',
+        SWARM_DRAIN_TIMEOUT_MS: '30000',
+      }),
+    );
     const base = `http://127.0.0.1:${port}`;
     try {
       // A stream of requests on keep-alive connections, to the gateway and to the web app, that
@@ -184,12 +186,14 @@ describe('SIGTERM under load', () => {
 
   it('loses no request on kept-alive connections: each gets its answer with Connection: close', async () => {
     const port = await freePort();
-    const node = await startNodeProcess({
-      PORT: String(port),
-      DATA_DIR: join(dataDir, 'keep-alive'),
-      SWARM_DEV: '1',
-      SWARM_DRAIN_TIMEOUT_MS: '30000',
-    });
+    const node = await startNodeProcess(
+      await withMigratedDataDir({
+        PORT: String(port),
+        DATA_DIR: join(dataDir, 'keep-alive'),
+        SWARM_DEV: '1',
+        SWARM_DRAIN_TIMEOUT_MS: '30000',
+      }),
+    );
     const base = `http://127.0.0.1:${port}`;
     // 20 client sockets kept alive, each sending its next request as soon as the last is read:
     // a connection is idle only between two requests when the signal comes.
@@ -240,12 +244,14 @@ describe('SIGTERM under load', () => {
 
   it('bounds the drain: at SWARM_DRAIN_TIMEOUT_MS it cuts what is left, says so, and still exits 0', async () => {
     const port = await freePort();
-    const node = await startNodeProcess({
-      PORT: String(port),
-      DATA_DIR: dataDir,
-      SWARM_DEV: '1',
-      SWARM_DRAIN_TIMEOUT_MS: '300',
-    });
+    const node = await startNodeProcess(
+      await withMigratedDataDir({
+        PORT: String(port),
+        DATA_DIR: dataDir,
+        SWARM_DEV: '1',
+        SWARM_DRAIN_TIMEOUT_MS: '300',
+      }),
+    );
     try {
       // Two requests whose bodies never come.
       const stuck = [0, 1].map(() => slowPost(port, '/api/swarm/announce', '{"domain":"x"}'));

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { nodeListResponseSchema } from '@swarm/contract';
-import { freePort, startNodeProcess, type NodeProcess } from '@swarm/testnet';
+import { freePort, startNodeProcess, withMigratedDataDir, type NodeProcess } from '@swarm/testnet';
 
 const ADMIN_TOKEN = 'two-nodes-test-admin-token-0123456789';
 
@@ -27,18 +27,23 @@ describe('two nodes on real ports', () => {
     betaUrl = `http://127.0.0.1:${pb}`;
     const common = { SWARM_DEV: '1', ADMIN_TOKEN, SWARM_GOSSIP_INTERVAL_MS: '3600000' };
     alpha = await startNodeProcess(
-      { ...common, PORT: String(pa), DATA_DIR: join(dataDir, 'alpha'), SWARM_NODE_NAME: 'Alpha' },
+      await withMigratedDataDir({
+        ...common,
+        PORT: String(pa),
+        DATA_DIR: join(dataDir, 'alpha'),
+        SWARM_NODE_NAME: 'Alpha',
+      }),
       [],
     );
     // beta names alpha as its seed and announces itself on start.
     beta = await startNodeProcess(
-      {
+      await withMigratedDataDir({
         ...common,
         PORT: String(pb),
         DATA_DIR: join(dataDir, 'beta'),
         SWARM_NODE_NAME: 'Beta',
         SWARM_SEEDS: alphaDomain,
-      },
+      }),
       [],
     );
   });

@@ -2,8 +2,9 @@ import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { seedMigratedDataDir } from '@swarm/db/testing';
 
 // Real nodes as real processes, started the way an operator and the Docker image do: the
 // gateway's compiled entry point, `node dist/main.js` (built by `pnpm build`, which `pnpm test`
@@ -196,6 +197,20 @@ export async function startProductionPair(options: {
   };
 }
 
+/**
+ * `env` as it is, after making sure that a node started with it on its embedded database
+ * (no DATABASE_URL) finds a migrated one in DATA_DIR instead of building it: for tests whose
+ * subject is not a node's first start (`seedMigratedDataDir`).
+ */
+export async function withMigratedDataDir(
+  env: Record<string, string>,
+): Promise<Record<string, string>> {
+  if (env.DATABASE_URL || !env.DATA_DIR) return env;
+  const dir = resolve(gatewayDir, env.DATA_DIR);
+  if (!existsSync(join(dir, 'db'))) await seedMigratedDataDir(dir);
+  return env;
+}
+
 /** Runs the entry point to completion (for configurations that must be refused). */
 export async function runNodeProcessToExit(env: Record<string, string>) {
   const child = spawn(process.execPath, entryArgs([]), {
@@ -234,13 +249,14 @@ export interface RestartableNode {
 
 /**
  * An embedded node (web app + gateway, PGlite in `dataDir`) in development mode, so loopback
- * peers are allowed. Call `start()` to run it; `stop()` and `start()` again for an outage.
+ * peers are allowed. Call `start()` to run it; `stop()` and `start()` again for an outage. Its
+ * first start finds a migrated database already in place (`seedMigratedDataDir`).
  */
 export function nodeOnPort({ dataDir, port, env = {} }: NodeOnPortOptions): RestartableNode {
   const domain = `localhost:${port}`;
   let current: NodeProcess | undefined;
   let previousOutput = '';
-  const fullEnv = {
+  const fullEnv: Record<string, string> = {
     PORT: String(port),
     SWARM_DOMAIN: domain,
     SWARM_DEV: '1',
@@ -255,7 +271,7 @@ export function nodeOnPort({ dataDir, port, env = {} }: NodeOnPortOptions): Rest
     output: () => previousOutput + (current?.output() ?? ''),
     start: async () => {
       if (current) throw new Error(`${domain} is already running`);
-      current = await startNodeProcess(fullEnv, ['--with-web']);
+      current = await startNodeProcess(await withMigratedDataDir(fullEnv), ['--with-web']);
     },
     stop: async () => {
       if (!current) return null;

@@ -8,19 +8,26 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDb, createPostgresDb, localActorKey } from '@swarm/db';
 import { SWARM_PATHS } from '@swarm/contract';
-import { freePort, startNodeProcess, type NodeProcess } from '../src/node-process.ts';
+import {
+  freePort,
+  startNodeProcess,
+  withMigratedDataDir,
+  type NodeProcess,
+} from '../src/node-process.ts';
 
 // `swarm backup` while the node runs and serves writes, `swarm restore` into a fresh node
 // (issue 13): the restored node has the same users, posts, follows and node key. Embedded
-// PGlite (the running node dumps its own database through the admin API) always; Postgres
-// (pg_dump / pg_restore) with TEST_DATABASE_URL.
+// PGlite (the running node dumps its own database through the admin API) without
+// TEST_DATABASE_URL; Postgres (pg_dump / pg_restore) with it. The embedded case does not depend
+// on the database under test, so the Postgres pass, which sets it, leaves that case to the
+// PGlite pass.
 
 const gatewayDir = dirname(dirname(createRequire(import.meta.url).resolve('@swarm/gateway')));
 const ADMIN_TOKEN = 'backup-test-admin-token-0123456789';
 
-/** `pnpm swarm …`, as an operator runs it (without pnpm: the CLI's entry point under tsx). */
+/** `pnpm swarm …`, as an operator runs it (without pnpm: the compiled CLI it runs). */
 async function swarm(args: string[], env: Record<string, string>) {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
+  const child = spawn(process.execPath, [join('dist', 'cli.js'), ...args], {
     cwd: gatewayDir,
     env: { PATH: process.env.PATH ?? '', ADMIN_TOKEN, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -54,7 +61,7 @@ const serverUrl = process.env.TEST_DATABASE_URL;
 const modes: Mode[] = [
   {
     name: 'embedded PGlite',
-    enabled: true,
+    enabled: !serverUrl,
     needsStopToSeed: true,
     async fresh() {
       const dir = await mkdtemp(join(tmpdir(), 'swarm-backup-'));
@@ -99,7 +106,12 @@ for (const mode of modes) {
 
     const start = async (where: Where) => {
       node = await startNodeProcess(
-        { ...where.env, PORT: String(port), SWARM_DOMAIN: `localhost:${port}`, ADMIN_TOKEN },
+        await withMigratedDataDir({
+          ...where.env,
+          PORT: String(port),
+          SWARM_DOMAIN: `localhost:${port}`,
+          ADMIN_TOKEN,
+        }),
         [],
       );
     };

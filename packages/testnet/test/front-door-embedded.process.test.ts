@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { send } from '../src/front-door.ts';
-import { freePort, startNodeProcess } from '../src/node-process.ts';
+import { freePort, startNodeProcess, withMigratedDataDir } from '../src/node-process.ts';
 import { ADMIN_TOKEN, frontDoorHooks, sweepTests, type Sweep } from './front-door-harness.ts';
 
 // The front door, embedded: the node started as the README's `pnpm start` does (the gateway's
@@ -20,13 +20,15 @@ describe(`the embedded node's front door (${onPostgres ? 'Postgres' : 'PGlite'})
     { postgres: onPostgres },
     async (dataDir, databaseUrl) => {
       const port = await freePort();
-      const node = await startNodeProcess({
-        PORT: String(port),
-        DATA_DIR: dataDir,
-        ADMIN_TOKEN,
-        SWARM_RATE_LIMIT_PER_MIN: '1000000',
-        ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
-      });
+      const node = await startNodeProcess(
+        await withMigratedDataDir({
+          PORT: String(port),
+          DATA_DIR: dataDir,
+          ADMIN_TOKEN,
+          SWARM_RATE_LIMIT_PER_MIN: '1000000',
+          ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
+        }),
+      );
       const base = `http://127.0.0.1:${port}`;
       return {
         domain: `localhost:${port}`,

@@ -7,6 +7,7 @@ import { createTestDb } from '@swarm/db/testing';
 import {
   freePort,
   startNodeProcess,
+  withMigratedDataDir,
   startProductionPair,
   type NodeProcess,
   type ProductionPair,
@@ -131,14 +132,16 @@ describe('live updates on the embedded node', () => {
     // PGlite in the data directory, or a fresh Postgres database when TEST_DATABASE_URL is set.
     db = process.env.TEST_DATABASE_URL ? await createTestDb() : undefined;
     const databaseUrl = db?.kind === 'postgres' ? db.pool.options.connectionString : undefined;
-    node = await startNodeProcess({
-      ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
-      PORT: String(port),
-      SWARM_DOMAIN: `localhost:${port}`,
-      DATA_DIR: dataDir,
-      ADMIN_TOKEN,
-      SWARM_LIVE_STREAMS_PER_USER: '2',
-    });
+    node = await startNodeProcess(
+      await withMigratedDataDir({
+        ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
+        PORT: String(port),
+        SWARM_DOMAIN: `localhost:${port}`,
+        DATA_DIR: dataDir,
+        ADMIN_TOKEN,
+        SWARM_LIVE_STREAMS_PER_USER: '2',
+      }),
+    );
     await admin(base, 'users', { handle: 'alice', password: PASSWORD });
     cookie = await login(base, base, 'alice');
   }, 400_000);

@@ -2,7 +2,12 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort, startNodeProcess, type NodeProcess } from '../src/node-process.ts';
+import {
+  freePort,
+  startNodeProcess,
+  withMigratedDataDir,
+  type NodeProcess,
+} from '../src/node-process.ts';
 import { startOriginPeer, type OriginPeer } from '../src/origin-peer.ts';
 
 // Our node started as the README starts it (one process, gateway and web app, embedded
@@ -47,13 +52,15 @@ beforeAll(async () => {
   const port = await freePort();
   self = `localhost:${port}`;
   url = `http://127.0.0.1:${port}`;
-  node = await startNodeProcess({
-    PORT: String(port),
-    DATA_DIR: dataDir,
-    SWARM_DEV: '1',
-    ADMIN_TOKEN,
-    SWARM_GOSSIP_INTERVAL_MS: '3600000',
-  });
+  node = await startNodeProcess(
+    await withMigratedDataDir({
+      PORT: String(port),
+      DATA_DIR: dataDir,
+      SWARM_DEV: '1',
+      ADMIN_TOKEN,
+      SWARM_GOSSIP_INTERVAL_MS: '3600000',
+    }),
+  );
   // The operator adds the origin node (a probe of its /api/swarm/info).
   const discovered = await admin('/api/swarm/nodes', { action: 'discover', domain: origin.domain });
   expect(discovered.body.results).toEqual([

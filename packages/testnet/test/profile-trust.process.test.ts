@@ -16,7 +16,12 @@ import {
 import type { Db } from '@swarm/db';
 import { createTestDb } from '@swarm/db/testing';
 import { createHttpServer } from '@swarm/gateway';
-import { freePort, startNodeProcess, type NodeProcess } from '../src/node-process.ts';
+import {
+  freePort,
+  startNodeProcess,
+  withMigratedDataDir,
+  type NodeProcess,
+} from '../src/node-process.ts';
 import {
   createManualClock,
   createTestNode,
@@ -83,14 +88,16 @@ beforeAll(async () => {
   const dataDir = await mkdtemp(join(tmpdir(), 'swarm-profile-trust-'));
   const databaseUrl = db?.kind === 'postgres' ? db.pool.options.connectionString : undefined;
   victim = {
-    process: await startNodeProcess({
-      ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
-      PORT: String(port),
-      SWARM_DOMAIN: `localhost:${port}`,
-      SWARM_DEV: '1',
-      DATA_DIR: dataDir,
-      ADMIN_TOKEN,
-    }),
+    process: await startNodeProcess(
+      await withMigratedDataDir({
+        ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
+        PORT: String(port),
+        SWARM_DOMAIN: `localhost:${port}`,
+        SWARM_DEV: '1',
+        DATA_DIR: dataDir,
+        ADMIN_TOKEN,
+      }),
+    ),
     base: `http://localhost:${port}`,
     domain: `localhost:${port}`,
     dataDir,

@@ -15,7 +15,12 @@ import {
   smallPng,
   SVG_BYTES,
 } from '../src/image-fixtures.ts';
-import { freePort, startNodeProcess, type NodeProcess } from '../src/node-process.ts';
+import {
+  freePort,
+  startNodeProcess,
+  withMigratedDataDir,
+  type NodeProcess,
+} from '../src/node-process.ts';
 import { S3RVER_CREDENTIALS, startS3Server, type TestS3Server } from '../src/s3-server.ts';
 
 // Photo uploads (issue #14 "Photos") through the front door of real processes: `POST
@@ -38,15 +43,17 @@ async function startNode(env: Record<string, string>, db?: Db): Promise<Omit<Nod
   const dataDir = await mkdtemp(join(tmpdir(), 'swarm-uploads-'));
   const port = await freePort();
   const databaseUrl = db?.kind === 'postgres' ? db.pool.options.connectionString : undefined;
-  const process = await startNodeProcess({
-    ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
-    PORT: String(port),
-    SWARM_DOMAIN: `localhost:${port}`,
-    SWARM_DEV: '1',
-    DATA_DIR: dataDir,
-    ADMIN_TOKEN,
-    ...env,
-  });
+  const process = await startNodeProcess(
+    await withMigratedDataDir({
+      ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
+      PORT: String(port),
+      SWARM_DOMAIN: `localhost:${port}`,
+      SWARM_DEV: '1',
+      DATA_DIR: dataDir,
+      ADMIN_TOKEN,
+      ...env,
+    }),
+  );
   return { process, base: `http://localhost:${port}`, dataDir };
 }
 

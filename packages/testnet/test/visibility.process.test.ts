@@ -4,7 +4,12 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '@swarm/db';
 import { createTestDb } from '@swarm/db/testing';
-import { freePort, startNodeProcess, type NodeProcess } from '../src/node-process.ts';
+import {
+  freePort,
+  startNodeProcess,
+  withMigratedDataDir,
+  type NodeProcess,
+} from '../src/node-process.ts';
 
 // Who may be seen (issue #22; docs/security.md "Who may be seen") through the front door of the
 // node as `pnpm start` runs it: a suspended account and one the viewer muted, read by a visitor
@@ -76,15 +81,17 @@ beforeAll(async () => {
   base = `http://localhost:${port}`;
   db = process.env.TEST_DATABASE_URL ? await createTestDb() : undefined;
   const databaseUrl = db?.kind === 'postgres' ? db.pool.options.connectionString : undefined;
-  node = await startNodeProcess({
-    ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
-    PORT: String(port),
-    SWARM_DOMAIN: `localhost:${port}`,
-    DATA_DIR: dataDir,
-    ADMIN_TOKEN,
-    // The reads here must see the writes at once.
-    SWARM_READ_CACHE_TTL_MS: '0',
-  });
+  node = await startNodeProcess(
+    await withMigratedDataDir({
+      ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
+      PORT: String(port),
+      SWARM_DOMAIN: `localhost:${port}`,
+      DATA_DIR: dataDir,
+      ADMIN_TOKEN,
+      // The reads here must see the writes at once.
+      SWARM_READ_CACHE_TTL_MS: '0',
+    }),
+  );
   for (const handle of ['vera', 'okay', 'sus', 'mutie']) {
     await admin('POST', 'users', { handle, password: PASSWORD }, 201);
     await admin('POST', 'posts', { handle, content: `unicorn #zebra marker-${handle}` }, 201);

@@ -1,10 +1,13 @@
 import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { cp, rename, rm } from 'node:fs/promises';
+import { join } from 'node:path';
 import pg from 'pg';
 import { createPostgresDb, wrapPglite, type Db } from '../create-db.ts';
 import { redactUrl } from '../database-url.ts';
-import { migrateDb } from '../migrations/apply-migrations.ts';
+import { createMigratedDb, migrateDb } from '../migrations/apply-migrations.ts';
 import { readMigrationsFolder, sha256Hex } from '../migrations/migration-files.ts';
-import { MIGRATIONS_DIR } from '../paths.ts';
+import { CACHE_DIR, MIGRATIONS_DIR } from '../paths.ts';
 import { cachedDump, leanMemoryPglite, PGLITE_VERSION, pgliteFromDump } from '../pglite.ts';
 
 // Test databases: every call gives a fresh, fully migrated database of its own, so test files
@@ -31,13 +34,72 @@ export async function createTestDb(options: TestDbOptions = {}): Promise<Db> {
   const fingerprint = await migrationsFingerprint(migrationsDir);
   const url = options.databaseUrl ?? process.env.TEST_DATABASE_URL;
   if (url) return createPostgresTestDb(url, migrationsDir, fingerprint, options.poolSize ?? 5);
-  const dump = await cachedDump(`pglite-lean-migrated-${fingerprint}`, () =>
-    buildPgliteTemplate(migrationsDir),
-  );
+  const dump = await pgliteTemplate(migrationsDir, fingerprint);
   return wrapPglite(
     await pgliteFromDump(dump, TEST_PGLITE_SETTINGS),
     'PGlite test database (in memory)',
   );
+}
+
+/**
+ * Builds the templates the test databases and test nodes start from, when this machine has
+ * none for the current migrations: run once before the test files (vitest's globalSetup), so
+ * parallel files do not each build their own at the start of a run.
+ */
+export async function prepareTestTemplates(): Promise<void> {
+  await migratedNodeTemplateOnce();
+  if (!process.env.TEST_DATABASE_URL) {
+    await pgliteTemplate(MIGRATIONS_DIR, await migrationsFingerprint(MIGRATIONS_DIR));
+  }
+}
+
+function pgliteTemplate(migrationsDir: string, fingerprint: string): Promise<Blob> {
+  return cachedDump(`pglite-lean-migrated-${fingerprint}`, () =>
+    buildPgliteTemplate(migrationsDir),
+  );
+}
+
+/**
+ * Makes `<dataDir>/db` a migrated embedded database, as a node's first start would leave it,
+ * for test nodes started as processes: copying a template directory takes a fraction of what
+ * the start's own build does (a child process, the empty cluster, every migration), which on a
+ * loaded machine was a few seconds of each node start. The template is built once per set of
+ * migrations by that very start path (`createMigratedDb`) and kept in the machine's cache. The
+ * first-start path itself stays tested where it is the subject (create-db, the gateway's start).
+ */
+export async function seedMigratedDataDir(dataDir: string): Promise<void> {
+  const target = join(dataDir, 'db');
+  if (existsSync(target)) throw new Error(`${target} exists already`);
+  await cp(await migratedNodeTemplateOnce(), target, { recursive: true });
+}
+
+let nodeTemplate: Promise<string> | undefined;
+
+function migratedNodeTemplateOnce(): Promise<string> {
+  return (nodeTemplate ??= migratedNodeTemplate().catch((error: unknown) => {
+    nodeTemplate = undefined;
+    throw error;
+  }));
+}
+
+async function migratedNodeTemplate(): Promise<string> {
+  const template = join(
+    CACHE_DIR,
+    `pglite-node-migrated-${await migrationsFingerprint(MIGRATIONS_DIR)}`,
+  );
+  if (existsSync(join(template, 'PG_VERSION'))) return template;
+  // Parallel workers may race: each builds its own and renames it into place.
+  const building = `${template}.${process.pid}.${Date.now()}.tmp`;
+  try {
+    const { db } = await createMigratedDb({ dataDir: building });
+    await db.close();
+    await rename(join(building, 'db'), template).catch((error: unknown) => {
+      if (!existsSync(join(template, 'PG_VERSION'))) throw error;
+    });
+  } finally {
+    await rm(building, { recursive: true, force: true });
+  }
+  return template;
 }
 
 /**
