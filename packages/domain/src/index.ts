@@ -16,6 +16,7 @@ export * from './moderation/index.ts';
 export * from './ownership/index.ts';
 export * from './node-context.ts';
 export * from './node-info.service.ts';
+export * from './node-usage.service.ts';
 export * from './node-keys.service.ts';
 export * from './notifications/index.ts';
 export * from './ops/index.ts';
