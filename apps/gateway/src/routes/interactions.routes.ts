@@ -51,7 +51,8 @@ const SUMMARIES: Record<InteractionKind | 'unrepost', string> = {
   follow: 'Receive a follow of a user on this node',
   unfollow: 'Receive the undoing of a follow',
   mention: 'Receive a mention of a user on this node',
-  unrepost: 'Receive the undoing of a repost (the origin profile’s endpoint, not in the spec)',
+  unrepost:
+    'Receive the undoing of a repost (the origin profile’s endpoint, not in the spec; capability `unrepost`)',
 };
 
 function interactionRoute<S extends z.ZodType>(kind: InteractionKind | 'unrepost', schema: S) {
@@ -103,7 +104,8 @@ const UNSIGNED: InboundInteractionError = {
 };
 
 /**
- * Validation hook: like, unlike and repost require the user's `signature`; when it is the only
+ * Validation hook: like, unlike and repost require the user's `signature` (unrepost too, checked
+ * by the domain: the origin's body has a node signature there); when it is the only
  * thing wrong and it is absent, that is an authentication failure (401), not a malformed body.
  * Anything else answers like every router: 400 INVALID_REQUEST with zod's issues.
  */

@@ -1,5 +1,5 @@
 // Each action is a file of its own (like-action.ts, unlike-action.ts, repost-action.ts,
-// follow-action.ts, unfollow-action.ts) over what they share (interaction-kit.ts) and the
+// unrepost-action.ts, follow-action.ts, unfollow-action.ts) over what they share (interaction-kit.ts) and the
 // checks of a user's signature (signed-interaction.ts).
 
 import { ok, type Result } from '@swarm/contract';
@@ -14,12 +14,13 @@ import { NO_SIGNING_KEY, type SignedKind } from './signed-interaction.ts';
 import { createUnfollowAction } from './unfollow-action.ts';
 import { createUnlikeAction } from './unlike-action.ts';
 import type { Refusal } from '../refusal.ts';
+import { createUnrepostAction } from './unrepost-action.ts';
 
 export type { InteractionInput } from './interaction-kit.ts';
 export type { SignedBody, SignedKind } from './signed-interaction.ts';
 
 /**
- * Likes, unlikes, reposts and follows by a local user, on this node's posts and people or on
+ * Likes, reposts, their undos and follows by a local user, on this node's posts and people or on
  * another node's. Locally the effects are those of the inbound receivers (same helpers); for a
  * remote target the local record (like/repost row on the post's copy, pending follow) and the
  * outbox row are one transaction, then the delivery is attempted at once.
@@ -43,6 +44,7 @@ export interface InteractionActions {
   like(userId: string, input: InteractionInput): Promise<Result<ActionResult, Refusal>>;
   unlike(userId: string, input: InteractionInput): Promise<Result<ActionResult, Refusal>>;
   repost(userId: string, input: InteractionInput): Promise<Result<ActionResult, Refusal>>;
+  unrepost(userId: string, input: InteractionInput): Promise<Result<ActionResult, Refusal>>;
   follow(userId: string, input: { address: string }): Promise<Result<ActionResult, Refusal>>;
   unfollow(userId: string, input: { address: string }): Promise<Result<ActionResult, Refusal>>;
 }
@@ -66,6 +68,7 @@ export function createInteractionActions(deps: ActionDeps): InteractionActions {
     like: createLikeAction(kit),
     unlike: createUnlikeAction(kit),
     repost: createRepostAction(kit),
+    unrepost: createUnrepostAction(kit),
     follow: createFollowAction(kit),
     unfollow: createUnfollowAction(kit),
   };

@@ -66,13 +66,13 @@ export interface InteractionKit extends SignedInteractions {
     outcome: Result<string | null, Refusal>,
   ): Promise<Result<ActionResult, Refusal>>;
   /**
-   * An undo (unlike, unfollow) of an action whose own delivery is `undoneInteractionId`: when
+   * An undo (unlike, unrepost, unfollow) of an action whose own delivery is `undoneInteractionId`: when
    * that delivery never left this node it is cancelled and nothing is sent; otherwise `send`.
    */
   undoRemotely(
     tx: Tx,
     undoneInteractionId: string | null,
-    send: () => Promise<string>,
+    send: () => Promise<string | null>,
   ): Promise<string | null>;
   /** The outbox row of a signed action, exactly as the user signed it. */
   enqueueSigned(
@@ -191,7 +191,7 @@ export function createInteractionKit(deps: ActionDeps): InteractionKit {
   async function undoRemotely(
     tx: Tx,
     undoneInteractionId: string | null,
-    send: () => Promise<string>,
+    send: () => Promise<string | null>,
   ): Promise<string | null> {
     if (undoneInteractionId) {
       const cancelled = await delivery.cancelPending(tx, undoneInteractionId);

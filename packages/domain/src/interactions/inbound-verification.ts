@@ -22,8 +22,16 @@ import type {
 // node, the time is acceptable, the user signature verifies under the actor's pinned did (or a
 // did their node now publishes: a key rotation). See inbound-interaction.service.ts.
 
-/** Signature required by the spec's shapes; optional (verified when present) elsewhere. */
-const SIGNATURE_REQUIRED: ReadonlySet<UserAction> = new Set(['like', 'unlike', 'repost']);
+/**
+ * Signature required by the spec's shapes and by our `unrepost` (no node of ours ever sent it
+ * unsigned); optional (verified when present) elsewhere.
+ */
+const SIGNATURE_REQUIRED: ReadonlySet<UserAction> = new Set([
+  'like',
+  'unlike',
+  'repost',
+  'unrepost',
+]);
 
 /** The acting remote user, as the body describes them. */
 export type Actor = RemoteActorFields;

@@ -94,15 +94,26 @@ export async function removeLike(
   return true;
 }
 
-/** Undoes exactly a remote actor's repost: the row, one off the count, its notification. */
+/**
+ * Undoes exactly a repost, a local user's or another node's: the row, one off the count, its
+ * notification, and the repost's own post (a local user's repost shows in feeds as a post with
+ * `repostOfId`; nothing else points at it). False when there was none.
+ */
 export async function removeRepost(
   tx: Tx,
   input: { postId: string; actorKey: string },
 ): Promise<boolean> {
-  const { count } = await tx.repost.deleteMany({
-    where: { postId: input.postId, actorKey: input.actorKey },
+  const row = await tx.repost.findUnique({
+    where: { postId_actorKey: { postId: input.postId, actorKey: input.actorKey } },
+    select: { id: true, repostPostId: true },
   });
+  if (!row) return false;
+  // By id: of two undos at once, only the one that removes the row changes the count.
+  const { count } = await tx.repost.deleteMany({ where: { id: row.id } });
   if (count === 0) return false;
+  if (row.repostPostId) {
+    await tx.post.deleteMany({ where: { id: row.repostPostId, repostOfId: { not: null } } });
+  }
   await tx.post.updateMany({
     where: { id: input.postId, repostsCount: { gt: 0 } },
     data: { repostsCount: { decrement: 1 } },

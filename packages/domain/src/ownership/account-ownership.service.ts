@@ -25,7 +25,8 @@ import type { DeliveryView } from '../views/index.ts';
 import { localUserCounterFixesSql } from '../persistence/ownership.sql.ts';
 import { createAccountArchives } from './account-archive.ts';
 import type { ImportInput, PreparedStatement, SignedStatement } from './ownership-types.ts';
-import { holderDomains, withCapability } from './holders.ts';
+import { withCapability } from '../registry/capabilities.ts';
+import { holderDomains } from './holders.ts';
 import type { InboundOwnershipService } from './inbound-ownership.service.ts';
 import type { PeerServiceDeps } from '../peers/service-deps.ts';
 
