@@ -1,4 +1,4 @@
-import { BLOCKED_MESSAGE, isBlockedBy } from '../moderation/blocks.ts';
+import { BLOCKED_MESSAGE, isBlockedBy } from '../views/blocks.ts';
 import { randomUUID } from 'node:crypto';
 import {
   createPostInputSchema,
@@ -7,6 +7,7 @@ import {
   parseWith,
   uuidSchema,
   type CreatePostInput,
+  type Result,
 } from '@swarm/contract';
 import { localActorKey } from '@swarm/db';
 import { postViewSelect, rowToPostView, withViewerState } from '../feeds/post-views.ts';
@@ -19,10 +20,9 @@ import {
   localEffectActor,
   wireUrlMember,
   type ActionDeps,
-  type ActionOutcome,
   type ActingUser,
 } from './action-support.ts';
-import { inTransaction, refuse } from '../refusal.ts';
+import { inTransaction, refuse, type Refusal } from '../refusal.ts';
 import { createTargetResolver, type PostTarget, type RemotePost } from './action-targets.ts';
 import type { AttachedUpload } from '../media/upload.service.ts';
 import { queueOriginReplyDeletion } from './origin-reply-deletion.ts';
@@ -40,9 +40,9 @@ export interface CreatedPost {
 }
 
 export interface PostActions {
-  create(userId: string, input: CreatePostInput): Promise<ActionOutcome<CreatedPost>>;
+  create(userId: string, input: CreatePostInput): Promise<Result<CreatedPost, Refusal>>;
   /** Soft delete of one's own post (its thread keeps its shape; counters go down). */
-  delete(userId: string, postId: string): Promise<ActionOutcome<{ id: string }>>;
+  delete(userId: string, postId: string): Promise<Result<{ id: string }, Refusal>>;
 }
 
 export function createPostActions(deps: ActionDeps): PostActions {
@@ -56,8 +56,9 @@ export function createPostActions(deps: ActionDeps): PostActions {
     replyToId: string,
     authorAddress: string | null | undefined,
   ): Promise<
-    ActionOutcome<
-      { kind: 'local'; postId: string; authorId: string } | ({ kind: 'remote' } & RemotePost)
+    Result<
+      { kind: 'local'; postId: string; authorId: string } | ({ kind: 'remote' } & RemotePost),
+      Refusal
     >
   > {
     const target = await targets.post(replyToId);

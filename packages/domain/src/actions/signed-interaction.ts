@@ -12,12 +12,14 @@ import {
   unrepostBodySchema,
   uuidSchema,
   verifyUserAction,
+  type Result,
 } from '@swarm/contract';
 import type { Db } from '@swarm/db';
 import type { Clock } from '../clock.ts';
 import { refuse } from '../refusal.ts';
-import { actorFields, type ActionOutcome, type ActingUser } from './action-support.ts';
+import { actorFields, type ActingUser } from './action-support.ts';
 import type { PostTarget } from './action-targets.ts';
+import type { Refusal } from '../refusal.ts';
 
 /**
  * Like, unlike, repost and unrepost carry the user's own signature (docs/protocol.md "User signatures"):
@@ -70,7 +72,7 @@ export interface SignedInteractions {
     user: ActingUser,
     target: RemoteTarget,
     signed: SignedBody | null | undefined,
-  ): Promise<ActionOutcome<CheckedSigned>>;
+  ): Promise<Result<CheckedSigned, Refusal>>;
 }
 
 export function createSignedInteractions(deps: {
@@ -118,7 +120,7 @@ export function createSignedInteractions(deps: {
     user: ActingUser,
     target: RemoteTarget,
     signed: SignedBody | null | undefined,
-  ): Promise<ActionOutcome<CheckedSigned>> {
+  ): Promise<Result<CheckedSigned, Refusal>> {
     if (!signed) {
       return refuse(
         'INVALID_REQUEST',

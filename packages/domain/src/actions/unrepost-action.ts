@@ -1,9 +1,9 @@
-import { ok } from '@swarm/contract';
+import { ok, type Result } from '@swarm/contract';
 import { removeRepost } from '../interactions/interaction-effects.ts';
-import { withCapability } from '../ownership/holders.ts';
-import { inTransaction } from '../refusal.ts';
+import { withCapability } from '../registry/capabilities.ts';
+import { inTransaction, type Refusal } from '../refusal.ts';
 import type { ActionResult } from '../views/index.ts';
-import { localKey, type ActionDeps, type ActionOutcome } from './action-support.ts';
+import { localKey, type ActionDeps } from './action-support.ts';
 import { nothing, type InteractionInput, type InteractionKit } from './interaction-kit.ts';
 
 /**
@@ -27,7 +27,7 @@ export function createUnrepostAction(kit: InteractionKit) {
   return async function unrepost(
     userId: string,
     input: InteractionInput,
-  ): Promise<ActionOutcome<ActionResult>> {
+  ): Promise<Result<ActionResult, Refusal>> {
     const begun = await kit.begin(userId, input.postId);
     if (!begun.ok) return begun;
     const { user, target } = begun.value;

@@ -9,14 +9,14 @@ import {
 } from '@swarm/contract';
 import { createBatchedStatement } from '../persistence/batched-statement.ts';
 import { interactionLookUpSql } from '../persistence/interactions.sql.ts';
-import { importDidKey } from '../security/key-cache.ts';
+import { importDidKey } from '../peers/key-cache.ts';
 import { createUserDids } from '../security/user-dids.ts';
-import type { RemoteActorFields } from './interaction-effects.ts';
+import type { RemoteActorFields } from '../persistence/interactions.sql.ts';
 import type {
   InboundInteractionDeps,
   InboundInteractionError,
   InboundInteractionErrorCode,
-} from './inbound-interaction.service.ts';
+} from './inbound-types.ts';
 
 // Verification of an inbound interaction, before any write: the actor belongs to the sending
 // node, the time is acceptable, the user signature verifies under the actor's pinned did (or a
