@@ -1,5 +1,5 @@
 import { err, ok, RefusalError, type ErrorCode, type Refusal, type Result } from '@swarm/contract';
-import type { Db, Prisma } from '@swarm/db';
+import { commitIfOk as commitInPrisma, type Db, type Prisma } from '@swarm/db';
 
 // The one error model's value types (`Refusal`, `refuse`, `RefusalError`) are pure and live in
 // @swarm/contract, where every layer can use them; what needs a database lives here.
@@ -24,4 +24,15 @@ export async function inTransaction<T, C extends ErrorCode = ErrorCode>(
     if (error instanceof RefusalError) return err(error.refusal as Refusal<C>);
     throw error;
   }
+}
+
+/**
+ * Runs `work` in one transaction and answers what it returns: a failed result rolls every write
+ * back, a success commits (`commitIfOk` of @swarm/db). Nothing is thrown for control flow.
+ */
+export function commitIfOk<R extends { ok: boolean }>(
+  db: Pick<Db, 'prisma'>,
+  work: (tx: Tx) => Promise<R>,
+): Promise<R> {
+  return commitInPrisma(db.prisma, work);
 }

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { formatTimestamp, ok, type Result } from '@swarm/contract';
 import { addFollow, notify } from '../interactions/interaction-effects.ts';
-import { inTransaction, refuse } from '../refusal.ts';
+import { commitIfOk, refuse } from '../refusal.ts';
 import type { ActionResult } from '../views/index.ts';
 import { localEffectActor, localKey, wireUrlMember } from './action-support.ts';
-import { nothing, repeated, type InteractionKit } from './interaction-kit.ts';
+import { nothing, repeated, type InteractionKit, type Repeat } from './interaction-kit.ts';
 import type { Refusal } from '../refusal.ts';
 
 /** A local user follows someone: here (accepted at once), or on another node (pending). */
@@ -23,7 +23,7 @@ export function createFollowAction(kit: InteractionKit) {
     if (followee.kind === 'local') {
       if (followee.userId === user.id)
         return refuse('INVALID_REQUEST', 'You cannot follow yourself.');
-      await inTransaction(db, async (tx) => {
+      await commitIfOk(db, async (tx) => {
         const added = await addFollow(tx, {
           follower: actor,
           followee: { kind: 'local', userId: followee.userId },
@@ -32,11 +32,12 @@ export function createFollowAction(kit: InteractionKit) {
           at,
         });
         if (added) await notify(tx, { recipientId: followee.userId, type: 'follow', actor, at });
+        return ok(null);
       });
       return ok(nothing);
     }
     const interactionId = randomUUID();
-    const outcome = await inTransaction<string | null>(db, async (tx) => {
+    const outcome = await commitIfOk(db, async (tx): Promise<Result<string, Repeat>> => {
       const added = await addFollow(tx, {
         follower: actor,
         followee: {
@@ -49,7 +50,7 @@ export function createFollowAction(kit: InteractionKit) {
         at,
       });
       if (!added) {
-        repeated(
+        return repeated(
           await tx.follow.findUnique({
             where: {
               followerKey_followeeKey: {
@@ -61,7 +62,7 @@ export function createFollowAction(kit: InteractionKit) {
           }),
         );
       }
-      return delivery.enqueue(tx, {
+      const queued = await delivery.enqueue(tx, {
         targetDomain: followee.domain,
         kind: 'follow',
         interactionId,
@@ -79,6 +80,7 @@ export function createFollowAction(kit: InteractionKit) {
           },
         },
       });
+      return ok(queued);
     });
     return kit.settled(followee.domain, outcome);
   };

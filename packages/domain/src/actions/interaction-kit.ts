@@ -1,7 +1,7 @@
-import { ok, uuidSchema, type Result } from '@swarm/contract';
+import { err, ok, uuidSchema, type Result } from '@swarm/contract';
 import { createPostInteractions, type ApplyToPost } from '../interactions/post-interaction.ts';
 import { BLOCKED_MESSAGE, isBlockedBy } from '../views/blocks.ts';
-import { inTransaction, refusal, refuse, RefusalError, type Refusal, type Tx } from '../refusal.ts';
+import { commitIfOk, refuse, type Refusal, type Tx } from '../refusal.ts';
 import type { ActionResult } from '../views/index.ts';
 import { loadActingUser, localKey, type ActionDeps, type ActingUser } from './action-support.ts';
 import { createTargetResolver, type PostTarget, type TargetResolver } from './action-targets.ts';
@@ -28,16 +28,20 @@ export interface InteractionInput {
 export const nothing: ActionResult = { delivery: null };
 
 /**
- * An idempotent repeat (already liked, reposted, followed): a refusal thrown to roll back what
- * the transaction wrote, carrying the earlier action's interaction id; `settled` answers it with
- * that action's delivery. It never reaches an edge.
+ * An idempotent repeat (already liked, reposted, followed), carrying the earlier action's
+ * interaction id. Not a refusal: it is a failed result only so that the transaction rolls back
+ * what it wrote; `settled` answers it with the earlier action's delivery, so it never reaches an
+ * edge.
  */
-const REPEAT = 'You did this already.';
+export interface Repeat {
+  repeatOf: string | null;
+}
 
-export function repeated(existing: { interactionId: string | null } | null): never {
-  throw new RefusalError(
-    refusal('INVALID_REQUEST', REPEAT, { details: { repeatOf: existing?.interactionId ?? null } }),
-  );
+export function repeated(existing: { interactionId: string | null } | null): {
+  ok: false;
+  reason: Repeat;
+} {
+  return err({ repeatOf: existing?.interactionId ?? null });
 }
 
 /**
@@ -63,7 +67,7 @@ export interface InteractionKit extends SignedInteractions {
   /** The answer to an action on `domain`: the new delivery attempted, or a repeat's earlier one. */
   settled(
     domain: string,
-    outcome: Result<string | null, Refusal>,
+    outcome: Result<string | null, Repeat>,
   ): Promise<Result<ActionResult, Refusal>>;
   /**
    * An undo (unlike, unrepost, unfollow) of an action whose own delivery is `undoneInteractionId`: when
@@ -179,13 +183,10 @@ export function createInteractionKit(deps: ActionDeps): InteractionKit {
 
   async function settled(
     domain: string,
-    outcome: Result<string | null, Refusal>,
+    outcome: Result<string | null, Repeat>,
   ): Promise<Result<ActionResult, Refusal>> {
     if (outcome.ok) return ok(changed(domain, await sent(outcome.value)));
-    const details = outcome.reason.details;
-    if (!details || !('repeatOf' in details)) return outcome;
-    const earlierId = typeof details.repeatOf === 'string' ? details.repeatOf : null;
-    return ok(changed(domain, await earlier(earlierId)));
+    return ok(changed(domain, await earlier(outcome.reason.repeatOf)));
   }
 
   async function undoRemotely(
@@ -236,11 +237,11 @@ export function createInteractionKit(deps: ActionDeps): InteractionKit {
     const copy = await targets.remoteCopy(target, input);
     if (!copy.ok) return copy;
     const { copyId } = copy.value;
-    const outcome = await inTransaction<string | null>(db, async (tx) => {
+    const outcome = await commitIfOk(db, async (tx): Promise<Result<string, Repeat>> => {
       if (!(await record(tx, copyId, checked.value))) {
-        repeated(await recordOf(tx, kind, copyId, localKey(user)));
+        return repeated(await recordOf(tx, kind, copyId, localKey(user)));
       }
-      return enqueueSigned(tx, kind, user, target, checked.value);
+      return ok(await enqueueSigned(tx, kind, user, target, checked.value));
     });
     return settled(target.domain, outcome);
   }

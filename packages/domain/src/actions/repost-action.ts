@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { ok, type Result } from '@swarm/contract';
-import { inTransaction, type Tx } from '../refusal.ts';
+import { commitIfOk, type Tx } from '../refusal.ts';
 import type { ActionResult } from '../views/index.ts';
 import { localEffectActor } from './action-support.ts';
 import {
@@ -43,9 +43,10 @@ export function createRepostAction(kit: InteractionKit) {
       return (await kit.applyToPost('repost', repost, tx)).added;
     };
     if (target.kind === 'local') {
-      await inTransaction(db, async (tx) => {
-        if (!(await write(tx, target.postId, randomUUID(), null))) repeated(null);
-      });
+      // A repeat here has no delivery to answer: rolling its writes back is all it needs.
+      await commitIfOk(db, async (tx) =>
+        (await write(tx, target.postId, randomUUID(), null)) ? ok(null) : repeated(null),
+      );
       return ok(nothing);
     }
     return kit.onRemoteCopy(

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { formatTimestamp, ok, type Result } from '@swarm/contract';
 import { removeFollow } from '../interactions/interaction-effects.ts';
-import { inTransaction } from '../refusal.ts';
+import { commitIfOk } from '../refusal.ts';
 import type { ActionResult } from '../views/index.ts';
 import { localKey } from './action-support.ts';
 import { nothing, type InteractionKit } from './interaction-kit.ts';
@@ -20,8 +20,8 @@ export function createUnfollowAction(kit: InteractionKit) {
     const { user, followee } = begun.value;
     const followerKey = localKey(user);
     if (followee.kind === 'local') {
-      await inTransaction(db, (tx) =>
-        removeFollow(tx, { followerKey, followeeKey: localKey({ id: followee.userId }) }),
+      await commitIfOk(db, async (tx) =>
+        ok(await removeFollow(tx, { followerKey, followeeKey: localKey({ id: followee.userId }) })),
       );
       return ok(nothing);
     }
@@ -29,10 +29,10 @@ export function createUnfollowAction(kit: InteractionKit) {
     const followeeKey = followee.actorUrl;
     const at = clock.now();
     const interactionId = randomUUID();
-    const outcome = await inTransaction<string | null>(db, async (tx) => {
+    const outcome = await commitIfOk(db, async (tx) => {
       const removed = await removeFollow(tx, { followerKey, followeeKey });
-      if (!removed) return null;
-      return kit.undoRemotely(tx, removed.interactionId, () =>
+      if (!removed) return ok(null);
+      const sent = await kit.undoRemotely(tx, removed.interactionId, () =>
         delivery.enqueue(tx, {
           targetDomain: followee.domain,
           kind: 'unfollow',
@@ -49,6 +49,7 @@ export function createUnfollowAction(kit: InteractionKit) {
           },
         }),
       );
+      return ok(sent);
     });
     return kit.settled(followee.domain, outcome);
   };

@@ -1,6 +1,6 @@
 import { ok, type Result } from '@swarm/contract';
 import { removeLike } from '../interactions/interaction-effects.ts';
-import { inTransaction } from '../refusal.ts';
+import { commitIfOk } from '../refusal.ts';
 import type { ActionResult } from '../views/index.ts';
 import { localKey } from './action-support.ts';
 import { nothing, type InteractionInput, type InteractionKit } from './interaction-kit.ts';
@@ -18,18 +18,22 @@ export function createUnlikeAction(kit: InteractionKit) {
     const { user, target } = begun.value;
     const actorKey = localKey(user);
     if (target.kind === 'local') {
-      await inTransaction(db, (tx) => removeLike(tx, { postId: target.postId, actorKey }));
+      await commitIfOk(db, async (tx) =>
+        ok(await removeLike(tx, { postId: target.postId, actorKey })),
+      );
       return ok(nothing);
     }
     const checked = await kit.verifySigned('unlike', user, target, input.signed);
     if (!checked.ok) return checked;
     const copyId = target.copyId;
     if (!copyId) return ok(nothing); // never liked here: nothing to undo
-    const outcome = await inTransaction<string | null>(db, async (tx) => {
+    const outcome = await commitIfOk(db, async (tx) => {
       const existing = await kit.recordOf(tx, 'like', copyId, actorKey);
-      if (!existing || !(await removeLike(tx, { postId: copyId, actorKey }))) return null;
-      return kit.undoRemotely(tx, existing.interactionId, () =>
-        kit.enqueueSigned(tx, 'unlike', user, target, checked.value),
+      if (!existing || !(await removeLike(tx, { postId: copyId, actorKey }))) return ok(null);
+      return ok(
+        await kit.undoRemotely(tx, existing.interactionId, () =>
+          kit.enqueueSigned(tx, 'unlike', user, target, checked.value),
+        ),
       );
     });
     return kit.settled(target.domain, outcome);

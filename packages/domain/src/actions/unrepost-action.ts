@@ -1,7 +1,7 @@
 import { ok, type Result } from '@swarm/contract';
 import { removeRepost } from '../interactions/interaction-effects.ts';
 import { withCapability } from '../registry/capabilities.ts';
-import { inTransaction, type Refusal } from '../refusal.ts';
+import { commitIfOk, type Refusal } from '../refusal.ts';
 import type { ActionResult } from '../views/index.ts';
 import { localKey, type ActionDeps } from './action-support.ts';
 import { nothing, type InteractionInput, type InteractionKit } from './interaction-kit.ts';
@@ -33,7 +33,9 @@ export function createUnrepostAction(kit: InteractionKit) {
     const { user, target } = begun.value;
     const actorKey = localKey(user);
     if (target.kind === 'local') {
-      await inTransaction(db, (tx) => removeRepost(tx, { postId: target.postId, actorKey }));
+      await commitIfOk(db, async (tx) =>
+        ok(await removeRepost(tx, { postId: target.postId, actorKey })),
+      );
       return ok(nothing);
     }
     const checked = await kit.verifySigned('unrepost', user, target, input.signed);
@@ -41,11 +43,13 @@ export function createUnrepostAction(kit: InteractionKit) {
     const copyId = target.copyId;
     if (!copyId) return ok(nothing); // never reposted here: nothing to undo
     const delivered = await takesUnrepost(kit.deps, target.domain);
-    const outcome = await inTransaction<string | null>(db, async (tx) => {
+    const outcome = await commitIfOk(db, async (tx) => {
       const existing = await kit.recordOf(tx, 'repost', copyId, actorKey);
-      if (!existing || !(await removeRepost(tx, { postId: copyId, actorKey }))) return null;
-      return kit.undoRemotely(tx, existing.interactionId, async () =>
-        delivered ? kit.enqueueSigned(tx, 'unrepost', user, target, checked.value) : null,
+      if (!existing || !(await removeRepost(tx, { postId: copyId, actorKey }))) return ok(null);
+      return ok(
+        await kit.undoRemotely(tx, existing.interactionId, async () =>
+          delivered ? kit.enqueueSigned(tx, 'unrepost', user, target, checked.value) : null,
+        ),
       );
     });
     return kit.settled(target.domain, outcome);
