@@ -1,7 +1,7 @@
 import { TRPCError } from '@trpc/server';
 import { getHTTPStatusCodeFromError } from '@trpc/server/http';
-import { errorCodeForStatus, type ErrorCode, type Result } from '@swarm/contract';
-import { RefusalError, type Refusal } from '@swarm/domain';
+import { errorCodeForStatus, RefusalError, type ErrorCode, type Result } from '@swarm/contract';
+import type { Refusal } from '@swarm/domain';
 
 // The tRPC edge of the one error model (@swarm/domain `Refusal`): the only table between the
 // contract's error codes and tRPC's. A refusal travels as a TRPCError whose cause is the

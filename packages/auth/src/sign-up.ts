@@ -1,6 +1,6 @@
-import { err, ok, parseLocalHandle, type Result } from '@swarm/contract';
-import { RefusalError, refuse, type Refusal } from '@swarm/contract';
-import type { Db } from '@swarm/db';
+import { ok, parseLocalHandle, type Result } from '@swarm/contract';
+import { refuse, type Refusal } from '@swarm/contract';
+import { commitIfOk, type Db } from '@swarm/db';
 import {
   checkDisplayName,
   checkKey,
@@ -141,7 +141,7 @@ export function signUpService(deps: {
     if (charged && !charged.ok) return charged;
     const passwordHash = await hashPassword(input.password);
     try {
-      const user = await prisma.$transaction(async (tx) => {
+      const created = await commitIfOk(prisma, async (tx) => {
         let isAdmin = input.isAdmin === true;
         if (input.isAdmin === 'if-first') {
           await tx.$queryRaw`SELECT 1 AS locked FROM pg_advisory_xact_lock(${FIRST_ADMIN_LOCK}::bigint)`;
@@ -161,11 +161,11 @@ export function signUpService(deps: {
             reason: input.registration.reason,
             now: deps.clock.now(),
           });
-          if (!admission.ok) throw new RefusalError(admission.reason);
+          if (!admission.ok) return admission;
           pending = admission.value.pending;
           signupReason = admission.value.reason;
         }
-        return tx.user.create({
+        const user = await tx.user.create({
           data: {
             handle: handle.value,
             displayName: displayName.value,
@@ -180,10 +180,11 @@ export function signUpService(deps: {
           },
           select: { ...SESSION_USER_SELECT, pendingApproval: true },
         });
+        return ok(user);
       });
-      return ok({ ...toSessionUser(user), pending: user.pendingApproval });
+      if (!created.ok) return created;
+      return ok({ ...toSessionUser(created.value), pending: created.value.pendingApproval });
     } catch (error) {
-      if (error instanceof RefusalError) return err(error.refusal);
       const which = uniqueViolation(error);
       if (which === 'did') return keyTaken();
       if (which === 'handle') return handleTaken(handle.value);

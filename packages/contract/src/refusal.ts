@@ -31,7 +31,7 @@ export function refuse<C extends ErrorCode>(
   return err(refusal(code, message, extra));
 }
 
-/** A refusal object (to throw in a `RefusalError`, or a value built by hand). */
+/** A bare refusal (to put in a result by hand, or to carry in an error at the tRPC edge). */
 export function refusal<C extends ErrorCode>(
   code: C,
   message: string,
@@ -46,9 +46,9 @@ export function refusal<C extends ErrorCode>(
 }
 
 /**
- * A refusal thrown: inside `inTransaction` it rolls the transaction back and becomes the
- * answer; anywhere else the edges recognise it (tRPC's error formatter, the web app's JSON
- * endpoints) and answer it like the value.
+ * A refusal carried by an exception, at the tRPC edge only: `toTrpcError` puts it as the
+ * TRPCError's cause so the error formatter and the web app's forms read it back whole. Services
+ * and transactions never throw it: they return refusals (`commitIfOk` rolls back on one).
  */
 export class RefusalError<C extends ErrorCode = ErrorCode> extends Error {
   constructor(readonly refusal: Refusal<C>) {

@@ -27,6 +27,6 @@ export { MIGRATIONS_DIR, SCHEMA_PATH } from './paths.ts';
 export { SCHEMA_HEAD } from './migrations/schema-head.ts';
 export { localActorKey } from './actor-keys.ts';
 export { restorePgliteDataDir } from './pglite.ts';
-export { commitIfOk } from './transaction.ts';
+export { commitIfOk, TX_OPTIONS } from './transaction.ts';
 // The generated client: PrismaClient, the Prisma namespace, model types and enums.
 export * from './generated/prisma/client.ts';

@@ -1,7 +1,7 @@
 import type { Prisma, PrismaClient } from './generated/prisma/client.ts';
 
 /** Queued transactions wait their turn (PGlite runs one at a time) rather than fail. */
-const TX_OPTIONS = { maxWait: 15_000, timeout: 15_000 } as const;
+export const TX_OPTIONS = { maxWait: 15_000, timeout: 15_000 } as const;
 
 /**
  * Prisma rolls an interactive transaction back only when its callback throws; this carries a

@@ -1,34 +1,16 @@
-import { err, ok, RefusalError, type ErrorCode, type Refusal, type Result } from '@swarm/contract';
 import { commitIfOk as commitInPrisma, type Db, type Prisma } from '@swarm/db';
 
-// The one error model's value types (`Refusal`, `refuse`, `RefusalError`) are pure and live in
-// @swarm/contract, where every layer can use them; what needs a database lives here.
-export { isRefusalError, refusal, refuse, RefusalError, type Refusal } from '@swarm/contract';
+// The one error model's value types (`Refusal`, `refuse`) are pure and live in @swarm/contract,
+// where every layer can use them; what needs a database lives here.
+export { refusal, refuse, type Refusal } from '@swarm/contract';
+export { TX_OPTIONS } from '@swarm/db';
 
 export type Tx = Prisma.TransactionClient;
 
-/** Queued transactions wait their turn (PGlite runs one at a time) rather than fail. */
-export const TX_OPTIONS = { maxWait: 15_000, timeout: 15_000 } as const;
-
-/**
- * Runs `work` in one transaction. A `RefusalError` thrown inside rolls everything back and is
- * the answer (`{ ok: false, reason }`); any other error is rethrown (a bug or an outage).
- */
-export async function inTransaction<T, C extends ErrorCode = ErrorCode>(
-  db: Pick<Db, 'prisma'>,
-  work: (tx: Tx) => Promise<T>,
-): Promise<Result<T, Refusal<C>>> {
-  try {
-    return ok(await db.prisma.$transaction(work, TX_OPTIONS));
-  } catch (error) {
-    if (error instanceof RefusalError) return err(error.refusal as Refusal<C>);
-    throw error;
-  }
-}
-
 /**
  * Runs `work` in one transaction and answers what it returns: a failed result rolls every write
- * back, a success commits (`commitIfOk` of @swarm/db). Nothing is thrown for control flow.
+ * back, a success commits (`commitIfOk` of @swarm/db, which auth's sign-up uses too). Refusals
+ * are returned, never thrown.
  */
 export function commitIfOk<R extends { ok: boolean }>(
   db: Pick<Db, 'prisma'>,

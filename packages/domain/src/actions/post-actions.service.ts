@@ -22,7 +22,7 @@ import {
   type ActionDeps,
   type ActingUser,
 } from './action-support.ts';
-import { inTransaction, refuse, type Refusal } from '../refusal.ts';
+import { commitIfOk, refuse, type Refusal } from '../refusal.ts';
 import { createTargetResolver, type PostTarget, type RemotePost } from './action-targets.ts';
 import type { AttachedUpload } from '../media/upload.service.ts';
 import { queueOriginReplyDeletion } from './origin-reply-deletion.ts';
@@ -163,7 +163,7 @@ export function createPostActions(deps: ActionDeps): PostActions {
           };
         });
       let mediaUrls: string[] = [];
-      const written = await inTransaction(db, async (tx) => {
+      const written = await commitIfOk(db, async (tx): Promise<Result<string[], Refusal>> => {
         await tx.post.create({
           data: {
             id: postId,
@@ -187,8 +187,9 @@ export function createPostActions(deps: ActionDeps): PostActions {
         const taken =
           uploadIds.length > 0
             ? await uploads!.attachToPost(tx, { ownerId: user.id, postId, uploadIds, at: now })
-            : new Map<string, AttachedUpload>();
-        const media = mediaRows(taken);
+            : ok(new Map<string, AttachedUpload>());
+        if (!taken.ok) return taken;
+        const media = mediaRows(taken.value);
         mediaUrls = media.map((m) => m.url);
         if (media.length > 0) await tx.mediaItem.createMany({ data: media });
         await tx.user.update({ where: { id: user.id }, data: { postsCount: { increment: 1 } } });
@@ -268,7 +269,7 @@ export function createPostActions(deps: ActionDeps): PostActions {
             }),
           );
         }
-        return deliveries;
+        return ok(deliveries);
       });
       if (!written.ok) return written;
       const deliveries = await delivery.attempt(written.value);
@@ -294,17 +295,17 @@ export function createPostActions(deps: ActionDeps): PostActions {
       const now = clock.now();
       let discarded = false;
       let told: string | null = null;
-      await inTransaction(db, async (tx) => {
+      await commitIfOk(db, async (tx) => {
         // Counted by what this statement changed: a concurrent delete undoes the counters once.
         const { count } = await tx.post.updateMany({
           where: { id: post.id, deletedAt: null },
           data: { deletedAt: now, updatedAt: now },
         });
-        if (count === 0) return;
+        if (count === 0) return ok(undefined);
         if (post.repostOfId) {
           // Deleting a repost takes the repost back, as an unrepost here does (its post too).
           await removeRepost(tx, { postId: post.repostOfId, actorKey: localActorKey(userId) });
-          return;
+          return ok(undefined);
         }
         await tx.user.updateMany({
           where: { id: userId, postsCount: { gt: 0 } },
@@ -324,6 +325,7 @@ export function createPostActions(deps: ActionDeps): PostActions {
         });
         // Its photos go with it: the files are removed right after, or by the next sweep.
         if (uploads && (await uploads.discardForPost(tx, post.id, now)) > 0) discarded = true;
+        return ok(undefined);
       });
       if (discarded) uploads?.sweepSoon();
       if (told) await delivery.attempt([told]);

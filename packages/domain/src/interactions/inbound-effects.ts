@@ -1,18 +1,14 @@
-import { formatActorUrl, uuidSchema } from '@swarm/contract';
+import { err, formatActorUrl, ok, uuidSchema, type Result } from '@swarm/contract';
 import type {
   PostInteraction,
   RemoteActorFields,
   RemoteActorUpsertOptions,
 } from '../persistence/interactions.sql.ts';
 import { remoteEffectActor, upsertRemoteActor, type Tx } from './interaction-effects.ts';
-import type {
-  InboundInteractionDeps,
-  InboundInteractionError,
-  InboundInteractionErrorCode,
-} from './inbound-types.ts';
+import type { InboundInteractionDeps, InboundInteractionError } from './inbound-types.ts';
 import type { Actor, DidPin } from './inbound-verification.ts';
 import { createPostInteractions } from './post-interaction.ts';
-import { inTransaction as inTx, RefusalError } from '../refusal.ts';
+import { commitIfOk as commitInDb } from '../refusal.ts';
 import { ACCOUNT_FLAGS_SELECT, SHOWN_POST_AUTHOR, isHiddenAccount } from '../views/visibility.ts';
 import { isBlockedBy } from '../views/blocks.ts';
 
@@ -40,8 +36,10 @@ export interface PostEffects {
 export function createInboundEffects(deps: Pick<InboundInteractionDeps, 'db' | 'clock'>) {
   const { db, clock } = deps;
 
-  const inTransaction = <T>(work: (tx: Tx) => Promise<T>) =>
-    inTx<T, InboundInteractionErrorCode>(db, work);
+  /** The effects' transaction: a refusal returned by `work` rolls back the claim and the rest. */
+  const commitIfOk = <R extends Result<unknown, InboundInteractionError>>(
+    work: (tx: Tx) => Promise<R>,
+  ) => commitInDb(db, work);
 
   /**
    * The idempotency ledger, inside the effects' transaction: a concurrent duplicate waits on the
@@ -81,13 +79,15 @@ export function createInboundEffects(deps: Pick<InboundInteractionDeps, 'db' | '
     return { code: 'POST_NOT_FOUND', message: `No post ${postId} on this node.` };
   }
 
-  async function findPost(tx: Tx, postId: string) {
+  async function findPost(
+    tx: Tx,
+    postId: string,
+  ): Promise<Result<{ id: string; authorId: string | null }, InboundInteractionError>> {
     const post = await tx.post.findFirst({
       where: { id: postId, deletedAt: null, ...SHOWN_POST_AUTHOR },
       select: { id: true, authorId: true },
     });
-    if (!post) throw new RefusalError(postNotFound(postId));
-    return post;
+    return post ? ok(post) : err(postNotFound(postId));
   }
 
   /**
@@ -95,11 +95,14 @@ export function createInboundEffects(deps: Pick<InboundInteractionDeps, 'db' | '
    * replies, mentions, likes and reposts reach them no more. Inside the transaction: the claim
    * rolls back, so a retry after an unblock goes through.
    */
-  async function refuseIfBlocked(tx: Tx, ownerId: string | null, actor: Actor) {
-    if (!ownerId) return;
-    if (await isBlockedBy(tx, ownerId, `${actor.handle}@${actor.domain}`)) {
-      throw new RefusalError(blockedRefusal());
-    }
+  async function refuseIfBlocked(
+    tx: Tx,
+    ownerId: string | null,
+    actor: Actor,
+  ): Promise<Result<void, InboundInteractionError>> {
+    if (!ownerId) return ok(undefined);
+    const blocked = await isBlockedBy(tx, ownerId, `${actor.handle}@${actor.domain}`);
+    return blocked ? err(blockedRefusal()) : ok(undefined);
   }
 
   /** The same check for likes and reposts (one batched statement, no transaction of ours). */
@@ -140,16 +143,17 @@ export function createInboundEffects(deps: Pick<InboundInteractionDeps, 'db' | '
       where: { handle: handle.toLowerCase() },
       select: { id: true, ...ACCOUNT_FLAGS_SELECT },
     });
-    if (!user || isHiddenAccount(user))
-      throw new RefusalError({
+    if (!user || isHiddenAccount(user)) {
+      return err<InboundInteractionError>({
         code: 'USER_NOT_FOUND',
         message: `No user ${handle} on this node.`,
       });
-    return user;
+    }
+    return ok(user);
   }
 
   return {
-    inTransaction,
+    commitIfOk,
     claim,
     upsertActor,
     pinDid,

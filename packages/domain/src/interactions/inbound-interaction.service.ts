@@ -109,7 +109,7 @@ export function createInboundInteractionService(
   const { clock } = deps;
   const { admit } = createInboundVerification(deps);
   const {
-    inTransaction,
+    commitIfOk,
     claim,
     upsertActor,
     pinDid,
@@ -120,7 +120,7 @@ export function createInboundInteractionService(
     refuseIfBlocked,
     blockedOnPost,
   } = createInboundEffects(deps);
-  const effects = { inTransaction, findUser, findPost, refuseIfBlocked };
+  const effects = { commitIfOk, findUser, findPost, refuseIfBlocked };
   const held = createOriginHolds({ ...deps, effects, options: deps.originConfirmation });
 
   /** A like or a repost: the checks, then `applyOnPost` unless the ledger knows it already. */
@@ -167,11 +167,13 @@ export function createInboundInteractionService(
       });
       if (!admitted.ok) return admitted;
       if (admitted.value.seen) return done(INTERACTION_MESSAGES.unlike);
-      const outcome = await inTransaction(async (tx) => {
-        if (!(await claim(tx, actor.domain, unlike.interactionId, 'unlike'))) return;
+      const outcome = await commitIfOk(async (tx) => {
+        if (!(await claim(tx, actor.domain, unlike.interactionId, 'unlike'))) return ok(undefined);
         const post = await findPost(tx, body.postId);
+        if (!post.ok) return post;
         await pinDid(tx, actor, admitted.value.didToPin);
-        await removeLike(tx, { postId: post.id, actorKey: formatActorUrl(actor) });
+        await removeLike(tx, { postId: post.value.id, actorKey: formatActorUrl(actor) });
+        return ok(undefined);
       });
       return outcome.ok ? done(INTERACTION_MESSAGES.unlike) : outcome;
     },
@@ -205,11 +207,14 @@ export function createInboundInteractionService(
       });
       if (!admitted.ok) return admitted;
       if (admitted.value.seen) return done(INTERACTION_MESSAGES.unrepost);
-      const outcome = await inTransaction(async (tx) => {
-        if (!(await claim(tx, actor.domain, unrepost.interactionId, 'unrepost'))) return;
+      const outcome = await commitIfOk(async (tx) => {
+        if (!(await claim(tx, actor.domain, unrepost.interactionId, 'unrepost')))
+          return ok(undefined);
         const post = await findPost(tx, body.postId);
+        if (!post.ok) return post;
         await pinDid(tx, actor, admitted.value.didToPin);
-        await removeRepost(tx, { postId: post.id, actorKey: formatActorUrl(actor) });
+        await removeRepost(tx, { postId: post.value.id, actorKey: formatActorUrl(actor) });
+        return ok(undefined);
       });
       return outcome.ok ? done(INTERACTION_MESSAGES.unrepost) : outcome;
     },
@@ -235,10 +240,13 @@ export function createInboundInteractionService(
       if (holdsForEvidence(options)) {
         return held.follow(sourceDomain, body, rawBody, actor, INTERACTION_MESSAGES.follow);
       }
-      const outcome = await inTransaction(async (tx) => {
-        if (!(await claim(tx, actor.domain, follow.interactionId, 'follow'))) return;
-        const user = await findUser(tx, body.targetHandle);
-        await refuseIfBlocked(tx, user.id, actor);
+      const outcome = await commitIfOk(async (tx) => {
+        if (!(await claim(tx, actor.domain, follow.interactionId, 'follow'))) return ok(undefined);
+        const found = await findUser(tx, body.targetHandle);
+        if (!found.ok) return found;
+        const user = found.value;
+        const allowed = await refuseIfBlocked(tx, user.id, actor);
+        if (!allowed.ok) return allowed;
         const follower = await upsertActor(tx, actor, admitted.value.didToPin);
         const at = clock.now();
         const { interactionId } = follow;
@@ -249,14 +257,16 @@ export function createInboundInteractionService(
           interactionId,
           at,
         });
-        if (!added) return;
-        await notify(tx, {
-          recipientId: user.id,
-          type: 'follow',
-          actor: follower,
-          at,
-          interactionId,
-        });
+        if (added) {
+          await notify(tx, {
+            recipientId: user.id,
+            type: 'follow',
+            actor: follower,
+            at,
+            interactionId,
+          });
+        }
+        return ok(undefined);
       });
       return outcome.ok ? done(INTERACTION_MESSAGES.follow) : outcome;
     },
@@ -275,14 +285,17 @@ export function createInboundInteractionService(
       });
       if (!admitted.ok) return admitted;
       if (admitted.value.seen) return done(INTERACTION_MESSAGES.unfollow);
-      const outcome = await inTransaction(async (tx) => {
-        if (!(await claim(tx, actor.domain, unfollow.interactionId, 'unfollow'))) return;
+      const outcome = await commitIfOk(async (tx) => {
+        if (!(await claim(tx, actor.domain, unfollow.interactionId, 'unfollow')))
+          return ok(undefined);
         const user = await findUser(tx, body.targetHandle);
+        if (!user.ok) return user;
         await pinDid(tx, actor, admitted.value.didToPin);
         await removeFollow(tx, {
           followerKey: formatActorUrl(actor),
-          followeeKey: localActorKey(user.id),
+          followeeKey: localActorKey(user.value.id),
         });
+        return ok(undefined);
       });
       return outcome.ok ? done(INTERACTION_MESSAGES.unfollow) : outcome;
     },
@@ -304,10 +317,14 @@ export function createInboundInteractionService(
       if (holdsForEvidence(options)) {
         return held.mention(sourceDomain, body, rawBody, actor, INTERACTION_MESSAGES.mention);
       }
-      const outcome = await inTransaction(async (tx) => {
-        if (!(await claim(tx, actor.domain, mention.interactionId, 'mention'))) return;
-        const user = await findUser(tx, body.mentionedHandle);
-        await refuseIfBlocked(tx, user.id, actor);
+      const outcome = await commitIfOk(async (tx) => {
+        if (!(await claim(tx, actor.domain, mention.interactionId, 'mention')))
+          return ok(undefined);
+        const found = await findUser(tx, body.mentionedHandle);
+        if (!found.ok) return found;
+        const user = found.value;
+        const allowed = await refuseIfBlocked(tx, user.id, actor);
+        if (!allowed.ok) return allowed;
         const mentioner = await upsertActor(tx, actor, admitted.value.didToPin);
         await notify(tx, {
           recipientId: user.id,
@@ -318,6 +335,7 @@ export function createInboundInteractionService(
           content: excerpt(mention.postContent),
           interactionId: mention.interactionId,
         });
+        return ok(undefined);
       });
       return outcome.ok ? done(INTERACTION_MESSAGES.mention) : outcome;
     },
@@ -352,11 +370,14 @@ export function createInboundInteractionService(
       if (holdsForEvidence(options)) return held.reply(sourceDomain, body, rawBody, actor);
       // A reply is identified by its id on its node: a repeat answers the same replyId.
       const apId = formatSwarmPostId({ domain: reply.nodeDomain, postId: reply.id });
-      const outcome = await inTransaction(async (tx) => {
+      const outcome = await commitIfOk(async (tx) => {
         const existing = await tx.post.findUnique({ where: { apId }, select: { id: true } });
-        if (existing) return existing.id;
-        const parent = await findPost(tx, body.postId);
-        await refuseIfBlocked(tx, parent.authorId, actor);
+        if (existing) return ok(existing.id);
+        const found = await findPost(tx, body.postId);
+        if (!found.ok) return found;
+        const parent = found.value;
+        const allowed = await refuseIfBlocked(tx, parent.authorId, actor);
+        if (!allowed.ok) return allowed;
         const author = await upsertActor(tx, actor, admitted.value.didToPin);
         if (author.kind !== 'remote') throw new Error('a reply author is a remote actor');
         const created = await tx.post.createManyAndReturn({
@@ -376,7 +397,7 @@ export function createInboundInteractionService(
         const replyId = created[0]?.id;
         if (!replyId) {
           const winner = await tx.post.findUniqueOrThrow({ where: { apId }, select: { id: true } });
-          return winner.id;
+          return ok(winner.id);
         }
         if (reply.mediaUrls.length > 0) {
           await tx.mediaItem.createMany({
@@ -402,7 +423,7 @@ export function createInboundInteractionService(
             content: excerpt(reply.content),
           });
         }
-        return replyId;
+        return ok(replyId);
       });
       return outcome.ok ? ok({ replyId: outcome.value }) : outcome;
     },

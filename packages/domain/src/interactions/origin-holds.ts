@@ -34,7 +34,7 @@ export const holdsForEvidence = (options: InboundOptions) =>
 
 type Effects = Pick<
   ReturnType<typeof createInboundEffects>,
-  'inTransaction' | 'findUser' | 'findPost' | 'refuseIfBlocked'
+  'commitIfOk' | 'findUser' | 'findPost' | 'refuseIfBlocked'
 >;
 
 export function createOriginHolds(
@@ -109,9 +109,9 @@ export function createOriginHolds(
       select: { kind: true },
     });
     if (seen) return ok({ message });
-    const checked = await effects.inTransaction(async (tx) => {
+    const checked = await effects.commitIfOk(async (tx) => {
       const user = await effects.findUser(tx, target.handle);
-      await effects.refuseIfBlocked(tx, user.id, target.actor);
+      return user.ok ? effects.refuseIfBlocked(tx, user.value.id, target.actor) : user;
     });
     if (!checked.ok) return checked;
     const held = await hold({ kind, sourceDomain, dedupKey: target.interactionId, body, rawBody });
@@ -160,9 +160,9 @@ export function createOriginHolds(
         select: { replyId: true },
       });
       if (waiting?.replyId) return ok({ replyId: waiting.replyId });
-      const checked = await effects.inTransaction(async (tx) => {
+      const checked = await effects.commitIfOk(async (tx) => {
         const parent = await effects.findPost(tx, body.postId);
-        await effects.refuseIfBlocked(tx, parent.authorId, actor);
+        return parent.ok ? effects.refuseIfBlocked(tx, parent.value.authorId, actor) : parent;
       });
       if (!checked.ok) return checked;
       const replyId = randomUUID();

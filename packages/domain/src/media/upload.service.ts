@@ -4,7 +4,7 @@ import type { Db } from '@swarm/db';
 import type { Clock } from '../clock.ts';
 import type { NodeConfig } from '../config.ts';
 import type { Logger } from '../logger.ts';
-import { inTransaction, refusal, refuse, RefusalError, type Refusal, type Tx } from '../refusal.ts';
+import { commitIfOk, refuse, type Refusal, type Tx } from '../refusal.ts';
 import {
   processImage,
   UPLOAD_PURPOSES,
@@ -72,13 +72,13 @@ export interface UploadService {
   /** Whether `url` is a file of this node's uploads (pages load it directly, not proxied). */
   localPathOf(url: string): string | null;
   /**
-   * Inside a post's transaction: the uploads named become the post's. Throws a RefusalError
-   * (rolling the post back) when one is not the author's, unknown, or already used.
+   * Inside a post's transaction: the uploads named become the post's. Refused (the post's
+   * transaction then rolls back) when one is not the author's, unknown, or already used.
    */
   attachToPost(
     tx: Tx,
     input: { ownerId: string; postId: string; uploadIds: string[]; at: Date },
-  ): Promise<Map<string, AttachedUpload>>;
+  ): Promise<Result<Map<string, AttachedUpload>, Refusal>>;
   /** Inside a post's deletion: its uploads are discarded (the sweep removes their files). */
   discardForPost(tx: Tx, postId: string, at: Date): Promise<number>;
   /** Removes what should go (see above): files first, then the row. */
@@ -332,7 +332,7 @@ export function createUploadService(deps: {
       const url = `${base}${id}.webp`;
       let written: Result<unknown, Refusal>;
       try {
-        written = await inTransaction(db, async (tx) => {
+        written = await commitIfOk(db, async (tx): Promise<Result<void, Refusal>> => {
           // Again with the real size, under the lock: concurrent uploads pass one at a time.
           await lockAdmissions(tx);
           const refused = quotaRefusal(
@@ -340,26 +340,23 @@ export function createUploadService(deps: {
             { purpose, bytes: row.bytes, maxPending: UPLOADS.maxPending, now },
             config,
           );
-          if (!refused.ok) throw new RefusalError(refused.reason);
+          if (!refused.ok) return refused;
           if (purpose === 'post') {
             await tx.upload.create({ data: row });
-            return;
+            return ok(undefined);
           }
           const field = purpose === 'avatar' ? 'avatarUrl' : 'headerUrl';
           const { count } = await tx.user.updateMany({
             where: { id: ownerId },
             data: { [field]: url, updatedAt: now },
           });
-          if (count === 0) {
-            throw new RefusalError(
-              refusal('USER_NOT_FOUND', 'This account does not exist any more.'),
-            );
-          }
+          if (count === 0) return refuse('USER_NOT_FOUND', 'This account does not exist any more.');
           await tx.upload.updateMany({
             where: { ownerId, purpose, attachedAt: { not: null }, discardedAt: null },
             data: { discardedAt: now },
           });
           await tx.upload.create({ data: { ...row, attachedAt: now } });
+          return ok(undefined);
         });
       } catch (error) {
         await removeFiles(id).catch(() => {});
@@ -387,17 +384,15 @@ export function createUploadService(deps: {
 
     async attachToPost(tx, { ownerId, postId, uploadIds, at }) {
       const attached = new Map<string, AttachedUpload>();
-      if (uploadIds.length === 0) return attached;
+      if (uploadIds.length === 0) return ok(attached);
       const unique = [...new Set(uploadIds)];
       if (
         unique.length !== uploadIds.length ||
         !unique.every((id) => uuidSchema.safeParse(id).success)
       ) {
-        throw new RefusalError(
-          refusal('INVALID_REQUEST', 'Each photo can be attached once, by its upload id.', {
-            field: 'media',
-          }),
-        );
+        return refuse('INVALID_REQUEST', 'Each photo can be attached once, by its upload id.', {
+          field: 'media',
+        });
       }
       // Taken only if still free: two posts racing for one upload cannot both have it.
       const { count } = await tx.upload.updateMany({
@@ -411,12 +406,10 @@ export function createUploadService(deps: {
         data: { postId, attachedAt: at },
       });
       if (count !== unique.length) {
-        throw new RefusalError(
-          refusal(
-            'INVALID_REQUEST',
-            'A photo of this post is not available any more (already posted, or removed after a day); attach it again.',
-            { field: 'media' },
-          ),
+        return refuse(
+          'INVALID_REQUEST',
+          'A photo of this post is not available any more (already posted, or removed after a day); attach it again.',
+          { field: 'media' },
         );
       }
       const rows = await tx.upload.findMany({
@@ -430,7 +423,7 @@ export function createUploadService(deps: {
           blurhash: row.blurhash,
         });
       }
-      return attached;
+      return ok(attached);
     },
 
     async discardForPost(tx, postId, at) {

@@ -8,7 +8,7 @@ import {
   verifyReceipt,
 } from '@swarm/contract';
 import type { Prisma } from '@swarm/db';
-import { inTransaction, RefusalError, TX_OPTIONS } from '../refusal.ts';
+import { commitIfOk, TX_OPTIONS } from '../refusal.ts';
 import { checkAcceptance } from './message-acceptance.ts';
 import { ACCOUNT_FLAGS_SELECT, isHiddenAccount } from '../views/visibility.ts';
 import type {
@@ -86,7 +86,7 @@ export function createInboundMessages(
       });
       if (!acceptance.accepted) return fail('FORBIDDEN', MESSAGE_NOT_ACCEPTED_ERROR);
 
-      const written = await inTransaction<void, InboundMessageErrorCode>(db, async (tx) => {
+      const written = await commitIfOk(db, async (tx) => {
         const { count } = await tx.message.createMany({
           data: [
             {
@@ -103,10 +103,10 @@ export function createInboundMessages(
             where: { id: envelope.id },
             select: { envelope: true },
           });
-          if (existing?.envelope !== stored) throw new RefusalError(conflict);
-          return;
+          return existing?.envelope === stored ? ok(undefined) : err(conflict);
         }
         await dids.pin(tx, proved.value.pin);
+        return ok(undefined);
       });
       if (!written.ok) return written;
       return ok({ messageId: envelope.id });

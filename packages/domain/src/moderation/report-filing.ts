@@ -13,7 +13,7 @@ import {
   type ReportCategory,
   type Result,
 } from '@swarm/contract';
-import { inTransaction, refuse, type Refusal } from '../refusal.ts';
+import { commitIfOk, refuse, type Refusal } from '../refusal.ts';
 import { describePeerError } from '../peers/index.ts';
 import { parsePersonAddress } from '../views/addresses.ts';
 import { isUuid } from './registrations.service.ts';
@@ -228,7 +228,7 @@ export function createReportFiling(
         ? 'unsupported'
         : 'pending';
     // The report and its forward are one write: never a report whose forward was lost.
-    const written = await inTransaction(db, async (tx) => {
+    const written = await commitIfOk(db, async (tx) => {
       const row = await tx.report.create({
         data: {
           reporterId,
@@ -254,9 +254,8 @@ export function createReportFiling(
               createdById: reporterId,
             })
           : null;
-      return { id: row.id, deliveryId };
+      return ok({ id: row.id, deliveryId });
     });
-    if (!written.ok) return written;
     const { id, deliveryId } = written.value;
     if (deliveryId === null) return ok({ id, forwardState });
     await delivery.attempt([deliveryId]);

@@ -15,7 +15,7 @@ import {
   type Result,
 } from '@swarm/contract';
 import type { Db } from '@swarm/db';
-import { inTransaction, refuse, RefusalError, type Refusal } from '../refusal.ts';
+import { commitIfOk, refuse, type Refusal } from '../refusal.ts';
 import type { Clock } from '../clock.ts';
 import type { NodeConfig } from '../config.ts';
 import type { Logger } from '../logger.ts';
@@ -253,9 +253,9 @@ export function createAccountArchives(deps: {
         .filter((m) => m.target !== me && m.target !== self)
         .slice(0, MUTES_MAX);
       const blocks = archive.blocks.filter((b) => b.address !== me).slice(0, BLOCKS_MAX);
-      const written = await inTransaction(db, async (tx) => {
+      const written = await commitIfOk(db, async (tx) => {
         const admission = await input.admit(tx);
-        if (!admission.ok) throw new RefusalError(admission.reason);
+        if (!admission.ok) return admission;
         const a = archive.account;
         const user = await tx.user.create({
           data: {
@@ -340,7 +340,7 @@ export function createAccountArchives(deps: {
           })),
           skipDuplicates: true,
         });
-        return { posts: count, pending: admission.value.pending };
+        return ok({ posts: count, pending: admission.value.pending });
       });
       if (!written.ok) return written;
       logger.info({ handle: handle.value, from, ...written.value }, 'account imported');

@@ -14,7 +14,7 @@ import {
   type UserAction,
   type Result,
 } from '@swarm/contract';
-import { inTransaction, refuse, type Refusal } from '../refusal.ts';
+import { commitIfOk, refuse, type Refusal } from '../refusal.ts';
 import type { PostActions } from '../actions/post-actions.service.ts';
 import type { NodeConfig } from '../config.ts';
 import type { DeliveryService } from '../delivery/index.ts';
@@ -136,7 +136,7 @@ export function createAccountOwnershipService(deps: AccountOwnershipDeps): Accou
     createdById: string | null,
     local?: (tx: Parameters<DeliveryService['enqueue']>[0]) => Promise<void>,
   ): Promise<string[]> {
-    const written = await inTransaction<string[]>(db, async (tx) => {
+    const written = await commitIfOk(db, async (tx) => {
       if (local) await local(tx);
       const ids: string[] = [];
       for (const targetDomain of domains) {
@@ -144,9 +144,8 @@ export function createAccountOwnershipService(deps: AccountOwnershipDeps): Accou
           await delivery.enqueue(tx, { targetDomain, kind, body, interactionId, createdById }),
         );
       }
-      return ids;
+      return ok(ids);
     });
-    if (!written.ok) throw new Error(written.reason.message);
     return written.value;
   }
 
