@@ -13,8 +13,9 @@ export const LAYERS = {
   domain: { dir: 'packages/domain', may: ['contract', 'db'] },
   auth: { dir: 'packages/auth', may: ['contract', 'db'] },
   api: { dir: 'packages/api', may: ['contract', 'domain', 'auth'] },
+  'client-api': { dir: 'packages/client-api', may: ['contract', 'domain', 'auth'] },
   gateway: { dir: 'apps/gateway', may: ['contract', 'domain', 'auth', 'db'] },
-  web: { dir: 'apps/web', may: ['contract', 'domain', 'auth', 'api'] },
+  web: { dir: 'apps/web', may: ['contract', 'domain', 'auth', 'api', 'client-api'] },
   testnet: { dir: 'packages/testnet', may: ['contract', 'db', 'domain', 'auth'] },
 };
 
@@ -27,6 +28,8 @@ export const TESTS_MAY = {
   auth: ['domain'],
   // The api's and web app's tests check effects through peer gateways (the harness's network).
   api: ['db', 'testnet', 'gateway'],
+  // Its process tests start a real node (the harness) and drive it with real client libraries.
+  'client-api': ['testnet'],
   gateway: ['testnet'],
   web: ['db', 'testnet', 'gateway'],
   // The swarm tests and benchmarks run whole nodes: gateway and api included.
@@ -39,7 +42,7 @@ const CODE = '**/*.{ts,js,svelte}';
 /** A relative path that climbs out of its package into another one. */
 const CROSS_PACKAGE_PATH = {
   regex:
-    '^(\\.\\./)+(packages|apps)/|^(\\.\\./){2,}(contract|db|domain|auth|api|testnet|gateway|web)/',
+    '^(\\.\\./)+(packages|apps)/|^(\\.\\./){2,}(contract|db|domain|auth|api|client-api|testnet|gateway|web)/',
   message:
     'Import another workspace package by its name (@swarm/…), not by a relative path into its files.',
 };

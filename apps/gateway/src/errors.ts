@@ -9,10 +9,11 @@ export function errorResponse(c: Context, code: ErrorCode, error: string, detail
 }
 
 /**
- * The gateway's one mapping of the error model: a domain `Refusal` as the error body with its code's status, typed per status so
- * an OpenAPI handler's answers are checked against the responses its route declares.
+ * The gateway's one mapping of the error model: answers a `Refusal` with the error body and its
+ * code's status, typed per status so an OpenAPI handler's answers are checked against the
+ * responses its route declares.
  */
-export function refusal<C extends ErrorCode>(c: Context, failure: Refusal<C>) {
+export function sendRefusal<C extends ErrorCode>(c: Context, failure: Refusal<C>) {
   return c.json(
     errorBody(failure.code, failure.message, failure.details),
     ERROR_STATUS[failure.code] as (typeof ERROR_STATUS)[C],

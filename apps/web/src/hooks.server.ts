@@ -2,6 +2,7 @@ import type { Handle, HandleServerError, ServerInit } from '@sveltejs/kit';
 import { sequence } from '@sveltejs/kit/hooks';
 import { createCaller } from '@swarm/api';
 import { authServicesOf, type AuthServices } from '@swarm/auth';
+import { createClientApi, isClientApiPath, type ClientApi } from '@swarm/client-api';
 import {
   acceptRequestId,
   bootNode,
@@ -27,6 +28,7 @@ import { clearSessionCookie, SESSION_COOKIE, setSessionCookie } from '$lib/serve
 
 let node: NodeContext | undefined;
 let auth: AuthServices | undefined;
+let clientApi: ClientApi | undefined;
 
 /** What the process that booted the node hands the web app. */
 export interface WebComposition {
@@ -43,6 +45,7 @@ export interface WebComposition {
 export function useComposition(composition: WebComposition): void {
   if (node) throw new Error('The web app already has its node context.');
   ({ node, auth } = composition);
+  clientApi = createClientApi(composition);
 }
 
 // Run alone (`vite dev`, `node build/index.js`), the web app boots its own context from the same
@@ -62,6 +65,7 @@ export const init: ServerInit = async () => {
   node = own;
   // Login and sign-up throttles take from the node's shared limits (one budget across replicas).
   auth = authServicesOf(own);
+  clientApi = createClientApi({ node: own, auth });
   // Optional private port for scrapers without a token (as the gateway's entry does).
   const { metricsPort, metricsHost } = parsed.value;
   const metricsServer = metricsPort === undefined ? undefined : createMetricsServer(own.metrics);
@@ -125,6 +129,11 @@ async function respond(
   // Health and metrics before the session: they must answer whatever the database does.
   const ops = await opsResponse(node, event.request, event.url.pathname);
   if (ops) return ops;
+  // Other people's apps (docs/clients.md): bearer tokens, never the session cookie, which is
+  // why these paths skip the same-origin check below (docs/security.md, "Sessions and forms").
+  if (clientApi && isClientApiPath(event.url.pathname)) {
+    return clientApi.fetch(event.request, { clientIp: event.locals.clientAddress });
+  }
   // CSRF, for every state-changing request whatever its content type (SvelteKit's own check,
   // which covers form content types only, is off in vite.config.ts): before anything runs.
   const refused = refuseForeignRequest(event.request, event.url);

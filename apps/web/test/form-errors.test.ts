@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { TRPCError } from '@trpc/server';
-import { refusalError } from '@swarm/api';
+import { toTrpcError } from '@swarm/api';
 import { refusal } from '@swarm/domain';
 import { formErrorsFrom } from '../src/lib/form-errors.ts';
 
@@ -12,7 +12,7 @@ const PROFILE_FIELDS = ['displayName', 'bio', 'avatarUrl', 'headerUrl', 'website
 describe('formErrorsFrom', () => {
   it('shows the error on the field the refusal names, with the code’s status', () => {
     // The sentence mentions another field on purpose: only `field` decides.
-    const error = refusalError(
+    const error = toTrpcError(
       refusal('INVALID_REQUEST', 'Website and avatar are fine; this is about the bio.', {
         field: 'bio',
       }),
@@ -24,7 +24,7 @@ describe('formErrorsFrom', () => {
   });
 
   it('keeps a conflict’s own status and field (HANDLE_TAKEN → 409 on handle)', () => {
-    const error = refusalError(
+    const error = toTrpcError(
       refusal('HANDLE_TAKEN', 'The handle "alice" is taken.', { field: 'handle' }),
     );
     expect(formErrorsFrom(error, ['handle', 'displayName', 'password'])).toEqual({
@@ -34,7 +34,7 @@ describe('formErrorsFrom', () => {
   });
 
   it('puts refusals about no field, or a field the form does not show, on the form', () => {
-    const throttled = refusalError(
+    const throttled = toTrpcError(
       refusal('RATE_LIMITED', 'Too many login attempts; try again in 60 s.', {
         details: { retryAfterSec: 60 },
       }),
@@ -43,7 +43,7 @@ describe('formErrorsFrom', () => {
       status: 429,
       errors: { form: 'Too many login attempts; try again in 60 s.' },
     });
-    const aboutTheKey = refusalError(
+    const aboutTheKey = toTrpcError(
       refusal('KEY_CONFLICT', 'This key is already registered to another account.', {
         field: 'did',
       }),

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { domainSchema, uuidSchema } from '@swarm/contract';
+import { domainSchema, refusal, uuidSchema } from '@swarm/contract';
 import {
   ADMIN_NODE_SORTS,
   ADMIN_NODE_STATUSES,
@@ -7,7 +7,7 @@ import {
   type AuditEntry,
 } from '@swarm/domain';
 import { humaneInput } from './input.ts';
-import { refused, unwrap } from './refusals.ts';
+import { toTrpcError, unwrap } from './refusals.ts';
 import { adminProcedure, router } from './trpc.ts';
 
 // The admin area (issue #4): every procedure is `adminProcedure` (signed in and admin, checked
@@ -46,7 +46,7 @@ function audit(ctx: AdminCtx, entry: Omit<AuditEntry, 'actor'>): Promise<void> {
 /** Why, for the audit log. */
 const reasonField = z.string().trim().max(1000, { error: 'at most 1000 characters' }).optional();
 
-const notFound = (message: string) => refused('NOT_FOUND', message);
+const notFound = (message: string) => toTrpcError(refusal('NOT_FOUND', message));
 
 const domainInput = z.object({ domain: domainSchema });
 const optionalDomainInput = z.object({ domain: domainSchema.optional() }).optional();

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { refused, unwrap } from './refusals.ts';
+import { refusal } from '@swarm/contract';
+import { toTrpcError, unwrap } from './refusals.ts';
 import { protectedProcedure, router } from './trpc.ts';
 
 /** The signed-in user's deliveries to other nodes, with their state for people (`summary`). */
@@ -16,7 +17,7 @@ export const deliveriesRouter = router({
     .input(z.object({ id: z.string().min(1).max(100) }))
     .query(async ({ ctx, input }) => {
       const delivery = await ctx.node.delivery.get(input.id, { createdById: ctx.user.id });
-      if (!delivery) throw refused('NOT_FOUND', `You have no delivery ${input.id}.`);
+      if (!delivery) throw toTrpcError(refusal('NOT_FOUND', `You have no delivery ${input.id}.`));
       return delivery;
     }),
 
@@ -28,7 +29,7 @@ export const deliveriesRouter = router({
     .input(z.object({ id: z.string().min(1).max(100) }))
     .mutation(async ({ ctx, input }) => {
       const mine = await ctx.node.delivery.get(input.id, { createdById: ctx.user.id });
-      if (!mine) throw refused('NOT_FOUND', `You have no delivery ${input.id}.`);
+      if (!mine) throw toTrpcError(refusal('NOT_FOUND', `You have no delivery ${input.id}.`));
       const retried = await ctx.node.delivery.retryNow(mine.id);
       return unwrap(retried);
     }),

@@ -22,7 +22,7 @@ const onPost = z.object({
 });
 const onPerson = z.object({ address: z.string().trim().min(1).max(300) });
 
-function onPostAction(kind: 'like' | 'unlike' | 'repost') {
+function onPostAction(kind: 'like' | 'unlike' | 'repost' | 'unrepost') {
   return protectedProcedure
     .input(onPost)
     .mutation(async ({ ctx, input }) =>
@@ -44,7 +44,7 @@ export const interactionsRouter = router({
    * `userSignaturePayload({action, targetDomain, body})` with the user's key.
    */
   prepare: protectedProcedure
-    .input(z.object({ kind: z.enum(['like', 'unlike', 'repost']), postId }))
+    .input(z.object({ kind: z.enum(['like', 'unlike', 'repost', 'unrepost']), postId }))
     .mutation(async ({ ctx, input }) =>
       unwrap(await ctx.node.actions.interactions.prepare(ctx.user.id, input)),
     ),
@@ -53,6 +53,8 @@ export const interactionsRouter = router({
   like: onPostAction('like'),
   unlike: onPostAction('unlike'),
   repost: onPostAction('repost'),
+  /** Idempotent: undoing a repost that is not there answers `{delivery: null}`. */
+  unrepost: onPostAction('unrepost'),
 
   /** `alice` (this node) or `bob@beta.example`; a remote follow is pending until accepted. */
   follow: onPersonAction('follow'),

@@ -1,7 +1,7 @@
 import { TRPCError } from '@trpc/server';
 import { getHTTPStatusCodeFromError } from '@trpc/server/http';
 import { errorCodeForStatus, type ErrorCode, type Result } from '@swarm/contract';
-import { refusal, RefusalError, type Refusal } from '@swarm/domain';
+import { RefusalError, type Refusal } from '@swarm/domain';
 
 // The tRPC edge of the one error model (@swarm/domain `Refusal`): the only table between the
 // contract's error codes and tRPC's. A refusal travels as a TRPCError whose cause is the
@@ -38,8 +38,11 @@ export const TRPC_CODE = {
   PEER_TIMEOUT: 'GATEWAY_TIMEOUT',
 } as const satisfies Record<ErrorCode, TrpcCode>;
 
-/** A refusal as the TRPCError a procedure throws (the refusal rides along as its cause). */
-export function refusalError(refusal: Refusal): TRPCError {
+/**
+ * A refusal as the TRPCError a procedure throws (the refusal rides along as its cause):
+ * `throw toTrpcError(refusal('NOT_FOUND', …))`.
+ */
+export function toTrpcError(refusal: Refusal): TRPCError {
   return new TRPCError({
     code: TRPC_CODE[refusal.code],
     message: refusal.message,
@@ -47,19 +50,10 @@ export function refusalError(refusal: Refusal): TRPCError {
   });
 }
 
-/** A refusal made here, to throw from a procedure or middleware: `throw refused('NOT_FOUND', …)`. */
-export function refused(
-  code: ErrorCode,
-  message: string,
-  extra?: { field?: string; details?: Record<string, unknown> },
-): TRPCError {
-  return refusalError(refusal(code, message, extra));
-}
-
 /** The value of a service's answer, or its refusal thrown as a TRPCError. */
 export function unwrap<T>(result: Result<T, Refusal>): T {
   if (result.ok) return result.value;
-  throw refusalError(result.reason);
+  throw toTrpcError(result.reason);
 }
 
 /**

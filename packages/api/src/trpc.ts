@@ -1,8 +1,8 @@
 import { initTRPC } from '@trpc/server';
 import type { AuthServices, ValidatedSession } from '@swarm/auth';
-import { containsNul, NUL_REFUSED } from '@swarm/contract';
+import { containsNul, NUL_REFUSED, refusal } from '@swarm/contract';
 import { DATABASE_UNAVAILABLE, READS_TOPIC, withMediaSrc, type NodeContext } from '@swarm/domain';
-import { refusalOf, refused } from './refusals.ts';
+import { refusalOf, toTrpcError } from './refusals.ts';
 
 /** What every procedure sees: the node's services, accounts and sessions, and who is asking. */
 export interface ApiContext {
@@ -50,7 +50,7 @@ export const createCallerFactory = t.createCallerFactory;
  */
 export const publicProcedure = t.procedure.use(async ({ ctx, getRawInput, next, type }) => {
   if (containsNul(await getRawInput())) {
-    throw refused('INVALID_REQUEST', NUL_REFUSED);
+    throw toTrpcError(refusal('INVALID_REQUEST', NUL_REFUSED));
   }
   const result = await next();
   // A database outage is not our bug: 503 SERVICE_UNAVAILABLE (the JSON endpoints answer it as
@@ -59,7 +59,7 @@ export const publicProcedure = t.procedure.use(async ({ ctx, getRawInput, next, 
     const cause = result.error.cause ?? result.error;
     if (await ctx.node.health.isDatabaseUnavailable(cause)) {
       ctx.node.failures.report(DATABASE_UNAVAILABLE, cause);
-      throw refused('UNAVAILABLE', UNAVAILABLE_MESSAGE);
+      throw toTrpcError(refusal('UNAVAILABLE', UNAVAILABLE_MESSAGE));
     }
   }
   if (!result.ok) return result;
@@ -73,14 +73,14 @@ export const UNAVAILABLE_MESSAGE = "The node's database is unavailable; try agai
 
 /** Signed-in users only; `ctx.user` is the session's user. */
 export const protectedProcedure = publicProcedure.use(({ ctx, next }) => {
-  if (!ctx.session) throw refused('UNAUTHORIZED', 'Sign in first.');
+  if (!ctx.session) throw toTrpcError(refusal('UNAUTHORIZED', 'Sign in first.'));
   return next({ ctx: { ...ctx, session: ctx.session, user: ctx.session.user } });
 });
 
 /** Admins only, checked on every call (not only by a page layout). */
 export const adminProcedure = protectedProcedure.use(({ ctx, next }) => {
   if (!ctx.user.isAdmin) {
-    throw refused('FORBIDDEN', 'This needs an administrator.');
+    throw toTrpcError(refusal('FORBIDDEN', 'This needs an administrator.'));
   }
   return next();
 });

@@ -28,7 +28,7 @@ const notes = (handle: string, type: 'like' | 'repost' | 'follow') =>
 describe('likes and reposts of this node’s posts', () => {
   it('prepare says a local post needs no signature', async () => {
     const { post: p } = await (await as('bob')).posts.create({ content: 'local' });
-    for (const kind of ['like', 'unlike', 'repost'] as const) {
+    for (const kind of ['like', 'unlike', 'repost', 'unrepost'] as const) {
       expect(await (await as('alice')).interactions.prepare({ kind, postId: p.id })).toEqual({
         local: true,
       });
@@ -88,12 +88,53 @@ describe('likes and reposts of this node’s posts', () => {
     expect(await prisma().repost.count({ where: { postId: p.id } })).toBe(0);
   });
 
+  it('unrepost takes a repost back: count, row, notification and its post; repeats change nothing', async () => {
+    const { post: p } = await (await as('bob')).posts.create({ content: 'share, then not' });
+    const alice = await as('alice');
+    const carol = await as('carol');
+    await alice.interactions.repost({ postId: p.id });
+    await carol.interactions.repost({ postId: p.id });
+    const aliceRepost = () =>
+      prisma().post.findMany({ where: { repostOfId: p.id, authorId: ids.alice } });
+    expect(await aliceRepost()).toHaveLength(1);
+    const shown = async () =>
+      (await alice.timeline.home()).posts.filter(
+        (v) => v.id === p.id && v.repostedBy?.handle === 'alice',
+      );
+    expect(await shown()).toHaveLength(1);
+
+    expect(await alice.interactions.unrepost({ postId: p.id })).toEqual({ delivery: null });
+    expect((await post(p.id)).repostsCount).toBe(1);
+    expect(await aliceRepost()).toEqual([]);
+    expect(await prisma().repost.count({ where: { postId: p.id } })).toBe(1);
+    const left = (await notes('bob', 'repost')).filter((n) => n.postId === p.id);
+    expect(left.map((n) => n.actorHandle)).toEqual(['carol']);
+    expect(await shown()).toEqual([]);
+    expect((await alice.threads.get({ id: p.id })).post.viewer).toMatchObject({
+      reposted: false,
+    });
+
+    // Again, at once, and of a post never reposted: answered alike, nothing moves.
+    await Promise.all([
+      alice.interactions.unrepost({ postId: p.id }),
+      alice.interactions.unrepost({ postId: p.id }),
+    ]);
+    const { post: q } = await (await as('bob')).posts.create({ content: 'never reposted' });
+    expect(await alice.interactions.unrepost({ postId: q.id })).toEqual({ delivery: null });
+    expect((await post(p.id)).repostsCount).toBe(1);
+    expect((await post(q.id)).repostsCount).toBe(0);
+    // And it can be reposted again.
+    await alice.interactions.repost({ postId: p.id });
+    expect((await post(p.id)).repostsCount).toBe(2);
+  });
+
   it('refuses unknown posts (NOT_FOUND) and malformed ids (BAD_REQUEST)', async () => {
     const alice = await as('alice');
     const unknown = '0d6c4c22-0000-4000-8000-000000000000';
     for (const call of [
       () => alice.interactions.like({ postId: unknown }),
       () => alice.interactions.repost({ postId: unknown }),
+      () => alice.interactions.unrepost({ postId: unknown }),
       () => alice.interactions.prepare({ kind: 'like', postId: unknown }),
     ]) {
       expect((await failure(call())).code).toBe('NOT_FOUND');
@@ -289,6 +330,7 @@ describe('deliveries', () => {
       () => anonymous.interactions.like({ postId: 'x' }),
       () => anonymous.interactions.unlike({ postId: 'x' }),
       () => anonymous.interactions.repost({ postId: 'x' }),
+      () => anonymous.interactions.unrepost({ postId: 'x' }),
       () => anonymous.interactions.follow({ address: 'bob' }),
       () => anonymous.interactions.unfollow({ address: 'bob' }),
       () => anonymous.posts.delete({ id: 'x' }),

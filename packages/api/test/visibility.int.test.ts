@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AuthServices, SessionUser } from '@swarm/auth';
-import { liveStateSql } from '@swarm/domain';
 import { createNodeWithAuth, signUpUsers, signedInCaller, type TestNode } from './harness.ts';
 
 // Who may be seen (docs/security.md "Who may be seen", packages/domain/src/views/visibility.ts):
@@ -224,14 +223,28 @@ const READS: Read[] = [
     hides: FOR_VERA.filter((k) => k !== 'moved'),
     shown: async () => {
       const count = await vera().notifications.unreadCount();
-      const [live] = await t.node.db.prisma.$queryRaw<{ unread_notifications: number }[]>(
-        liveStateSql([users.vera!.id], DOMAIN),
-      );
-      expect(live!.unread_notifications).toBe(count);
+      expect((await liveSnapshotOf(users.vera!.id)).notifications.unread).toBe(count);
       return count;
     },
   },
 ];
+
+/** The snapshot a signed-in page's live stream gets first (`/events`, the node's live hub). */
+async function liveSnapshotOf(userId: string): Promise<{ notifications: { unread: number } }> {
+  const { sessionId } = await auth.sessions.create(userId);
+  const opened = t.node.live.open({ userId, sessionId });
+  if (!opened.ok) throw new Error(opened.message);
+  const written: string[] = [];
+  opened.stream.attach({ write: (text) => void written.push(text), end: () => undefined });
+  try {
+    await t.node.live.refresh();
+    const data = written.join('').match(/^data: (.*)$/m)?.[1];
+    if (!data) throw new Error('the live stream sent no snapshot');
+    return JSON.parse(data) as { notifications: { unread: number } };
+  } finally {
+    opened.stream.close();
+  }
+}
 
 beforeAll(async () => {
   ({ t, auth } = await createNodeWithAuth({ SWARM_DOMAIN: DOMAIN }));

@@ -1,11 +1,9 @@
 import {
   checkKeyBackup,
-  err,
   importPublicKeyPem,
   ok,
   parseDidKey,
   publicKeyToDidKey,
-  refusal,
   refuse,
   type Refusal,
   type Result,
@@ -41,14 +39,14 @@ export function checkPassword(
   password: string,
   what = 'Password',
   field = 'password',
-): Refusal | null {
+): Result<void, Refusal> {
   if (typeof password !== 'string' || password.length < PASSWORD_MIN_LENGTH) {
-    return refusal('INVALID_REQUEST', `${what} needs at least ${PASSWORD_MIN_LENGTH} characters.`, {
+    return refuse('INVALID_REQUEST', `${what} needs at least ${PASSWORD_MIN_LENGTH} characters.`, {
       field,
     });
   }
   if (password.length > PASSWORD_MAX_LENGTH) {
-    return refusal(
+    return refuse(
       'INVALID_REQUEST',
       `${what} may have at most ${PASSWORD_MAX_LENGTH} characters.`,
       {
@@ -56,7 +54,7 @@ export function checkPassword(
       },
     );
   }
-  return null;
+  return ok(undefined);
 }
 
 // Control characters (newlines, NUL, bidi overrides are Cf, not Cc: allowed in names) break
@@ -77,9 +75,11 @@ export function checkDisplayName(input: string, fallback: string): Result<string
   return ok(name === '' ? fallback : name);
 }
 
-export function checkBackup(text: string): Refusal | null {
+export function checkBackup(text: string): Result<void, Refusal> {
   const backup = checkKeyBackup(text);
-  return backup.ok ? null : refusal('INVALID_REQUEST', backup.reason, { field: 'encryptedBackup' });
+  return backup.ok
+    ? ok(undefined)
+    : refuse('INVALID_REQUEST', backup.reason, { field: 'encryptedBackup' });
 }
 
 /**
@@ -99,7 +99,7 @@ export async function checkKey(key: KeyInput): Promise<Result<KeyInput, Refusal>
     return invalid('did', 'The did does not belong to the public key.');
   }
   const backup = checkBackup(key.encryptedBackup);
-  if (backup) return err(backup);
+  if (!backup.ok) return backup;
   return ok(key);
 }
 

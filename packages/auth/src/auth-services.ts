@@ -5,6 +5,7 @@ import {
   type LoginLimits,
   type SignUpLimits,
 } from './account.service.ts';
+import { createClientAppService, type ClientAppService } from './client-apps.ts';
 import { createSessionService, type SessionService } from './session.service.ts';
 import type { AuthClock, AuthLimits } from './types.ts';
 
@@ -17,6 +18,8 @@ import type { AuthClock, AuthLimits } from './types.ts';
 export interface AuthServices {
   sessions: SessionService;
   accounts: AccountService;
+  /** Apps registered through the client API (docs/clients.md). */
+  clientApps: ClientAppService;
 }
 
 export function createAuthServices(deps: {
@@ -28,7 +31,8 @@ export function createAuthServices(deps: {
 }): AuthServices {
   const sessions = createSessionService({ db: deps.db, clock: deps.clock });
   const accounts = createAccountService({ ...deps, sessions });
-  return { sessions, accounts };
+  const clientApps = createClientAppService({ db: deps.db, limits: deps.limits });
+  return { sessions, accounts, clientApps };
 }
 
 /** What `authServicesOf` needs of a node context. */

@@ -1,4 +1,4 @@
-import { err, ok, refuse, type Refusal, type Result } from '@swarm/contract';
+import { ok, refuse, type Refusal, type Result } from '@swarm/contract';
 import type { Db } from '@swarm/db';
 import {
   checkBackup,
@@ -54,7 +54,7 @@ export function credentialsService(deps: { db: Db; throttle: LoginThrottle }): A
     });
     if (!owner) return notFound();
     const throttled = await throttle.take({ handle: owner.handle });
-    if (throttled) return err(throttled);
+    if (!throttled.ok) return throttled;
     if (!(await verifyPassword(owner.passwordHash, String(password ?? '')))) {
       return refuse('UNAUTHORIZED', 'The password is wrong.', { field });
     }
@@ -65,7 +65,7 @@ export function credentialsService(deps: { db: Db; throttle: LoginThrottle }): A
   return {
     async changePassword(caller, input) {
       const badPassword = checkPassword(input.newPassword, 'The new password', 'newPassword');
-      if (badPassword) return err(badPassword);
+      if (!badPassword.ok) return badPassword;
       const user = await prisma.user.findUnique({
         where: { id: caller.userId },
         select: { handle: true, passwordHash: true, did: true },
@@ -83,11 +83,11 @@ export function credentialsService(deps: { db: Db; throttle: LoginThrottle }): A
         if (!user.did)
           return invalid('encryptedBackup', 'Register a key before uploading its backup.');
         const badBackup = checkBackup(input.encryptedBackup);
-        if (badBackup) return err(badBackup);
+        if (!badBackup.ok) return badBackup;
       }
       // Same budget as logins: a stolen session must not become a password-guessing oracle.
       const throttled = await throttle.take({ handle: user.handle });
-      if (throttled) return err(throttled);
+      if (!throttled.ok) return throttled;
       if (!(await verifyPassword(user.passwordHash, String(input.currentPassword ?? '')))) {
         return refuse('UNAUTHORIZED', 'The current password is wrong.', {
           field: 'currentPassword',

@@ -1,4 +1,4 @@
-import { err, ok, parseLocalHandle, refusal, refuse, type Refusal } from '@swarm/contract';
+import { ok, parseLocalHandle, refuse, type Refusal } from '@swarm/contract';
 import type { Result } from '@swarm/contract';
 import type { Db } from '@swarm/db';
 import { PASSWORD_MAX_LENGTH, randomPassword, hashPassword, verifyPassword } from './password.ts';
@@ -45,7 +45,7 @@ export interface AccountLogIn {
 /** The login budgets: logins and every other check of an account's password spend from them. */
 export interface LoginThrottle {
   /** One attempt from the IP's bucket (given an IP), then the handle's; the refusal once spent. */
-  take(keys: { ip?: string; handle: string }): Promise<Refusal | null>;
+  take(keys: { ip?: string; handle: string }): Promise<Result<void, Refusal>>;
   /** The owner is in: earlier failures on this handle stop counting (the IP budget stays). */
   reset(handle: string): Promise<void>;
 }
@@ -66,8 +66,8 @@ export function loginThrottle(limits: AuthLimits, loginLimits: LoginLimits): Log
           ? { ok: true as const }
           : await limits.take(LOGIN_IP_LIMIT, keys.ip, perIp);
       const handle = ip.ok ? await limits.take(LOGIN_HANDLE_LIMIT, keys.handle, perHandle) : ip;
-      if (handle.ok) return null;
-      return refusal(
+      if (handle.ok) return ok(undefined);
+      return refuse(
         'RATE_LIMITED',
         `Too many login attempts; try again in ${handle.retryAfterSec} s.`,
         { details: { retryAfterSec: handle.retryAfterSec } },
@@ -96,7 +96,7 @@ export function logInService(deps: {
       const typed = typeof input.handle === 'string' ? input.handle.trim().toLowerCase() : '';
       const handleKey = typed.slice(0, 64);
       const throttled = await throttle.take({ ip: meta.clientIp, handle: handleKey });
-      if (throttled) return err(throttled);
+      if (!throttled.ok) return throttled;
       const wrong = refuse('UNAUTHORIZED', WRONG_CREDENTIALS_MESSAGE, { field: 'password' });
       const password = typeof input.password === 'string' ? input.password : '';
       const handle = parseLocalHandle(typed);

@@ -1,8 +1,12 @@
 import {
   hashInviteCode,
+  ok,
+  refuse,
   REGISTRATION_MODE_KEY,
   REGISTRATION_MODES,
+  type Refusal,
   type RegistrationMode,
+  type Result,
 } from '@swarm/contract';
 import type { Prisma } from '@swarm/db';
 
@@ -14,44 +18,37 @@ import type { Prisma } from '@swarm/db';
 
 export const SIGNUP_REASON_MAX = 1000;
 
-export type Admission =
-  | { ok: true; pending: boolean; reason: string | null }
-  | { ok: false; message: string; field: string };
+/** Whether the account waits for approval, and why its owner wants to join; or why not. */
+export type Admission = Result<{ pending: boolean; reason: string | null }, Refusal<'FORBIDDEN'>>;
 
 export async function admitSignUp(
   tx: Prisma.TransactionClient,
   input: { isFirst: boolean; invite?: string | null; reason?: string | null; now: Date },
 ): Promise<Admission> {
-  if (input.isFirst) return { ok: true, pending: false, reason: null };
+  if (input.isFirst) return ok({ pending: false, reason: null });
   const row = await tx.nodeSetting.findUnique({ where: { key: REGISTRATION_MODE_KEY } });
   const stored = row?.value as RegistrationMode | undefined;
   const mode = stored && REGISTRATION_MODES.includes(stored) ? stored : 'open';
-  if (mode === 'open') return { ok: true, pending: false, reason: null };
+  if (mode === 'open') return ok({ pending: false, reason: null });
   if (mode === 'approval') {
     const reason = (input.reason ?? '').trim();
     if (reason === '') {
-      return {
-        ok: false,
+      return refuse('FORBIDDEN', 'Sign-ups on this node need approval: say why you want to join.', {
         field: 'reason',
-        message: 'Sign-ups on this node need approval: say why you want to join.',
-      };
+      });
     }
     if (reason.length > SIGNUP_REASON_MAX) {
-      return {
-        ok: false,
+      return refuse('FORBIDDEN', `The reason may have at most ${SIGNUP_REASON_MAX} characters.`, {
         field: 'reason',
-        message: `The reason may have at most ${SIGNUP_REASON_MAX} characters.`,
-      };
+      });
     }
-    return { ok: true, pending: true, reason };
+    return ok({ pending: true, reason });
   }
   const code = (input.invite ?? '').trim();
   if (code === '') {
-    return {
-      ok: false,
+    return refuse('FORBIDDEN', 'This node is closed to sign-ups: you need an invite link.', {
       field: 'invite',
-      message: 'This node is closed to sign-ups: you need an invite link.',
-    };
+    });
   }
   // One conditional update: a concurrent sign-up cannot take the last use too.
   const { count } = await tx.invite.updateMany({
@@ -64,7 +61,7 @@ export async function admitSignUp(
     data: { uses: { increment: 1 } },
   });
   if (count !== 1) {
-    return { ok: false, field: 'invite', message: 'This invite link is not valid any more.' };
+    return refuse('FORBIDDEN', 'This invite link is not valid any more.', { field: 'invite' });
   }
-  return { ok: true, pending: false, reason: null };
+  return ok({ pending: false, reason: null });
 }

@@ -1,5 +1,5 @@
 import { err, ok, parseLocalHandle, type Result } from '@swarm/contract';
-import { RefusalError, refusal, refuse, type Refusal } from '@swarm/contract';
+import { RefusalError, refuse, type Refusal } from '@swarm/contract';
 import type { Db } from '@swarm/db';
 import {
   checkDisplayName,
@@ -97,11 +97,11 @@ export function signUpService(deps: {
   const signUpsPerHour = (deps.signUpLimits ?? DEFAULT_SIGN_UP_LIMITS).perIp.perHour;
   const signUpsPerIp = { points: signUpsPerHour, windowMs: 3_600_000 };
 
-  async function throttleSignUp(ip: string): Promise<Refusal | null> {
+  async function throttleSignUp(ip: string): Promise<Result<void, Refusal>> {
     const taken = await limits.take(SIGN_UP_IP_LIMIT, ip, signUpsPerIp);
-    if (taken.ok) return null;
+    if (taken.ok) return ok(undefined);
     const minutes = Math.ceil(taken.retryAfterSec / 60);
-    return refusal(
+    return refuse(
       'RATE_LIMITED',
       `Too many sign-ups from your address; try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`,
       { details: { retryAfterSec: taken.retryAfterSec } },
@@ -115,7 +115,7 @@ export function signUpService(deps: {
     key?: KeyInput | null;
     isAdmin: boolean | 'if-first';
     /** Called once the input passed the cheap checks, before the password is hashed. */
-    charge?: () => Promise<Refusal | null>;
+    charge?: () => Promise<Result<void, Refusal>>;
     /** Sign-ups from the web obey the node's registrations mode (operators' accounts do not). */
     registration?: { reason?: string | null; invite?: string | null };
   }): Promise<Result<SessionUser & { pending: boolean }, Refusal>> {
@@ -124,7 +124,7 @@ export function signUpService(deps: {
     const displayName = checkDisplayName(input.displayName, handle.value);
     if (!displayName.ok) return displayName;
     const badPassword = checkPassword(input.password);
-    if (badPassword) return err(badPassword);
+    if (!badPassword.ok) return badPassword;
     let key: KeyInput | null = null;
     if (input.key) {
       const checked = await checkKey(input.key);
@@ -137,8 +137,8 @@ export function signUpService(deps: {
       select: { handle: true },
     });
     if (reserved) return handleTaken(handle.value);
-    const refused = await input.charge?.();
-    if (refused) return err(refused);
+    const charged = await input.charge?.();
+    if (charged && !charged.ok) return charged;
     const passwordHash = await hashPassword(input.password);
     try {
       const user = await prisma.$transaction(async (tx) => {
@@ -161,13 +161,9 @@ export function signUpService(deps: {
             reason: input.registration.reason,
             now: deps.clock.now(),
           });
-          if (!admission.ok) {
-            throw new RefusalError(
-              refusal('FORBIDDEN', admission.message, { field: admission.field }),
-            );
-          }
-          pending = admission.pending;
-          signupReason = admission.reason;
+          if (!admission.ok) throw new RefusalError(admission.reason);
+          pending = admission.value.pending;
+          signupReason = admission.value.reason;
         }
         return tx.user.create({
           data: {

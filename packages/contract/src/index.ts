@@ -26,3 +26,4 @@ export * from './hashtags.ts';
 export * from './social-schemas.ts';
 export * from './post-input-schemas.ts';
 export * from './admin-schemas.ts';
+export * from './client-api-schemas.ts';

@@ -12,9 +12,9 @@ import {
 } from './primitives.ts';
 
 /**
- * Capabilities named by the spec, plus `messages` (docs/protocol.md), `reports` and the account
- * ownership endpoints `deletions` and `moves` (issue #15, docs/protocol.md). Unknown values from
- * peers are kept.
+ * Capabilities named by the spec, plus `messages` (docs/protocol.md), `reports`, the account
+ * ownership endpoints `deletions` and `moves` (issue #15, docs/protocol.md) and `unrepost` (the
+ * undoing of a repost, user-signed). Unknown values from peers are kept.
  */
 export const CAPABILITIES = [
   'handles',
@@ -24,6 +24,7 @@ export const CAPABILITIES = [
   'reports',
   'deletions',
   'moves',
+  'unrepost',
 ] as const;
 export type Capability = (typeof CAPABILITIES)[number];
 

@@ -1,5 +1,5 @@
 import type { ErrorCode } from './errors.ts';
-import { err, type Result } from './result.ts';
+import { err } from './result.ts';
 
 /**
  * The one error model of the node (docs/protocol.md): every expected failure of a service, an
@@ -21,8 +21,6 @@ export interface Refusal<C extends ErrorCode = ErrorCode> {
   /** Machine-readable extras (e.g. `retryAfterSec` of RATE_LIMITED). */
   details?: Record<string, unknown>;
 }
-
-export type Refused<T, C extends ErrorCode = ErrorCode> = Result<T, Refusal<C>>;
 
 /** A refusal as a value (`{ ok: false, reason }`). */
 export function refuse<C extends ErrorCode>(

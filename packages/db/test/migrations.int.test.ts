@@ -54,6 +54,7 @@ const EXPECTED_TABLES = [
   'account_tombstones',
   'admin_api_tokens',
   'audit_log',
+  'client_apps',
   'follows',
   'handle_registry',
   'inbound_interactions',

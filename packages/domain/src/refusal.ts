@@ -3,14 +3,7 @@ import type { Db, Prisma } from '@swarm/db';
 
 // The one error model's value types (`Refusal`, `refuse`, `RefusalError`) are pure and live in
 // @swarm/contract, where every layer can use them; what needs a database lives here.
-export {
-  isRefusalError,
-  refusal,
-  refuse,
-  RefusalError,
-  type Refusal,
-  type Refused,
-} from '@swarm/contract';
+export { isRefusalError, refusal, refuse, RefusalError, type Refusal } from '@swarm/contract';
 
 export type Tx = Prisma.TransactionClient;
 

@@ -123,13 +123,13 @@ export async function signedInteraction(
   caller: {
     interactions: {
       prepare(input: {
-        kind: 'like' | 'unlike' | 'repost';
+        kind: 'like' | 'unlike' | 'repost' | 'unrepost';
         postId: string;
       }): Promise<{ local: true } | ({ local: false } & Omit<SignInput, 'privateKey'>)>;
     };
   },
   privateKey: CryptoKey,
-  kind: 'like' | 'unlike' | 'repost',
+  kind: 'like' | 'unlike' | 'repost' | 'unrepost',
   postId: string,
 ) {
   const prepared = await caller.interactions.prepare({ kind, postId });

@@ -40,6 +40,11 @@ describe('layer boundaries (docs/architecture.md)', () => {
     ],
     ['packages/api/src/x.ts', "import { createDb } from '@swarm/db';", 'api may not import db'],
     [
+      'packages/client-api/src/x.ts',
+      "import { appRouter } from '@swarm/api';",
+      'client-api may not import api',
+    ],
+    [
       'apps/web/src/lib/x.ts',
       "import { createGatewayApp } from '@swarm/gateway';",
       'web may not import gateway',

@@ -31,6 +31,7 @@ describe('GET /api/swarm/info', () => {
         'reports',
         'deletions',
         'moves',
+        'unrepost',
       ],
     });
   });

@@ -18,7 +18,7 @@ const lint = rules.LAYERS;
 const lintTests = rules.TESTS_MAY;
 
 /** The backquoted names of a piece of text, in order. */
-const names = (text: string) => [...text.matchAll(/`([\w/]+)`/g)].map(([, name]) => name!);
+const names = (text: string) => [...text.matchAll(/`([\w/-]+)`/g)].map(([, name]) => name!);
 const layerOf = (name: string) => name.replace(/^(apps|packages)\//, '');
 const sorted = (directions: Directions): Directions =>
   Object.fromEntries(
@@ -30,7 +30,7 @@ const sorted = (directions: Directions): Directions =>
 /** README's list: "- `domain` → `contract`, `db`: why". */
 function readmeDirections(readme: string): Directions {
   const directions: Directions = {};
-  for (const [, layer, targets] of readme.matchAll(/^- `(\w+)` → (.*?):/gm)) {
+  for (const [, layer, targets] of readme.matchAll(/^- `([\w-]+)` → (.*?):/gm)) {
     directions[layer!] = targets!.startsWith('nothing') ? [] : names(targets!);
   }
   return directions;
@@ -40,7 +40,9 @@ function readmeDirections(readme: string): Directions {
 function tableDirections(doc: string): { source: Directions; tests: Directions } {
   const source: Directions = {};
   const tests: Directions = {};
-  for (const [, layer, may, testsMay] of doc.matchAll(/^\| `([\w/]+)`\s*\|([^|]*)\|([^|]*)\|$/gm)) {
+  for (const [, layer, may, testsMay] of doc.matchAll(
+    /^\| `([\w/-]+)`\s*\|([^|]*)\|([^|]*)\|$/gm,
+  )) {
     source[layerOf(layer!)] = names(may!);
     // "`domain` (in-memory limits)": the names, not the reasons.
     tests[layerOf(layer!)] = names(testsMay!);
@@ -53,10 +55,9 @@ const lintSource = () =>
 
 describe('the documented layer directions are the linted ones', () => {
   it('parses both forms (a wrong direction would show)', () => {
-    expect(readmeDirections('- `db` → nothing of ours: x\n- `api` → `domain`, `auth`: y')).toEqual({
-      db: [],
-      api: ['domain', 'auth'],
-    });
+    expect(
+      readmeDirections('- `db` → nothing of ours: x\n- `client-api` → `domain`, `auth`: y'),
+    ).toEqual({ db: [], 'client-api': ['domain', 'auth'] });
     expect(tableDirections('| `apps/web` | `contract`, `api` | `db` (why) |').source).toEqual({
       web: ['contract', 'api'],
     });

@@ -442,13 +442,29 @@ describe('interactions from us to the origin', () => {
     expect(origin.refused).toEqual([]);
   });
 
-  it('repost: delivered, counted there', async () => {
+  it('repost and unrepost: delivered, counted there, then undone in its own format', async () => {
     const repost = await asAlice().interactions.repost({
       postId: remoteId(),
       signed: await signedInteraction(asAlice(), alice.privateKey, 'repost', remoteId()),
     });
     expect(repost.delivery).toMatchObject({ status: 'delivered' });
     expect([...origin.posts.get(olgaPost)!.reposts]).toEqual([`alice@${ours.domain}`]);
+    const unrepost = await asAlice().interactions.unrepost({
+      postId: remoteId(),
+      signed: await signedInteraction(asAlice(), alice.privateKey, 'unrepost', remoteId()),
+    });
+    expect(unrepost.delivery).toMatchObject({ kind: 'unrepost', status: 'delivered' });
+    expect(origin.posts.get(olgaPost)!.reposts.size).toBe(0);
+    // Its body: the origin's members only, signed by our node (the fake checked it).
+    const got = origin.acceptedOf('unrepost').at(-1)!;
+    expect(got.signer).toBe(ours.domain);
+    expect(Object.keys(got.body).sort()).toEqual(['postId', 'unrepost']);
+    expect(Object.keys(got.body.unrepost as object).sort()).toEqual([
+      'actorHandle',
+      'actorNodeDomain',
+      'interactionId',
+      'timestamp',
+    ]);
     expect(origin.refused).toEqual([]);
   });
 
@@ -476,6 +492,31 @@ describe('interactions from us to the origin', () => {
       expect.objectContaining({ content: 'replying to olga', nodeDomain: ours.domain }),
     ]);
     expect(origin.refused).toEqual([]);
+  });
+
+  it('deleting that reply here removes its copy there: its unsigned DELETE, through the outbox', async () => {
+    const { post } = await asAlice().posts.create({
+      content: 'a reply to take back',
+      replyToId: remoteId(),
+    });
+    const held = () => origin.posts.get(olgaPost)!.replies.filter((r) => r.id === post.id);
+    expect(held()).toHaveLength(1);
+    await asAlice().posts.delete({ id: post.id });
+    expect(held()).toEqual([]);
+    const row = await prisma().outboxDelivery.findFirstOrThrow({
+      where: { kind: 'delete-reply', targetDomain: origin.domain },
+      orderBy: { createdAt: 'desc' },
+    });
+    expect(row).toMatchObject({
+      method: 'DELETE',
+      path: '/api/swarm/replies',
+      status: 'delivered',
+    });
+    expect(JSON.parse(row.body)).toEqual({
+      replyId: post.id,
+      nodeDomain: ours.domain,
+      authorHandle: 'alice',
+    });
   });
 
   it('never sends a direct message to an origin-profile peer', async () => {

@@ -14,7 +14,7 @@ import {
 } from '@swarm/contract';
 import type { AccountService } from '@swarm/auth';
 import { auditAdmin } from '../admin-audit.ts';
-import { refusal } from '../errors.ts';
+import { sendRefusal } from '../errors.ts';
 import { createRouter, jsonContent } from '../router.ts';
 
 // Operator endpoints under /api/swarm/admin/* (our extension, docs/protocol.md "Admin API"):
@@ -238,7 +238,7 @@ export function adminRoutes(accounts: AccountService) {
   app.openapi(routes.block, async (c) => {
     const { domain, reason } = c.req.valid('json');
     const blocked = await c.get('node').registryAdmin.blockNode(domain, reason || undefined);
-    if (!blocked.ok) return refusal(c, blocked.reason);
+    if (!blocked.ok) return sendRefusal(c, blocked.reason);
     await auditAdmin(c, { action: 'node.block', target: domain, reason });
     return c.json({ ...blocked.value, createdAt: blocked.value.createdAt.toISOString() }, 200);
   });
@@ -305,8 +305,8 @@ export function adminRoutes(accounts: AccountService) {
       const { code, message, details } = created.reason;
       // Without a key or a client address, creating can only be refused as invalid or taken.
       return code === 'HANDLE_TAKEN'
-        ? refusal(c, { code, message })
-        : refusal(c, { code: 'INVALID_REQUEST', message, details });
+        ? sendRefusal(c, { code, message })
+        : sendRefusal(c, { code: 'INVALID_REQUEST', message, details });
     }
     const { user, generatedPassword } = created.value;
     await auditAdmin(c, {
@@ -344,9 +344,9 @@ export function adminRoutes(accounts: AccountService) {
         case 'POST_NOT_FOUND':
         case 'PEER_UNAVAILABLE':
         case 'PEER_TIMEOUT':
-          return refusal(c, { code, message });
+          return sendRefusal(c, { code, message });
         default: // the route declares no other answer (e.g. the author vanished meanwhile)
-          return refusal(c, { code: 'INVALID_REQUEST', message });
+          return sendRefusal(c, { code: 'INVALID_REQUEST', message });
       }
     }
     const { post, deliveries } = created.value;

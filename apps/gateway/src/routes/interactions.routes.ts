@@ -17,7 +17,7 @@ import {
   type InteractionKind,
 } from '@swarm/contract';
 import type { InboundInteractionError } from '@swarm/domain';
-import { refusal } from '../errors.ts';
+import { sendRefusal } from '../errors.ts';
 import { readJsonBody } from '../middleware/body.ts';
 import { createRouter, jsonContent, verifiedProfile, verifiedSourceDomain } from '../router.ts';
 
@@ -51,7 +51,8 @@ const SUMMARIES: Record<InteractionKind | 'unrepost', string> = {
   follow: 'Receive a follow of a user on this node',
   unfollow: 'Receive the undoing of a follow',
   mention: 'Receive a mention of a user on this node',
-  unrepost: 'Receive the undoing of a repost (the origin profile’s endpoint, not in the spec)',
+  unrepost:
+    'Receive the undoing of a repost (the origin profile’s endpoint, not in the spec; capability `unrepost`)',
 };
 
 function interactionRoute<S extends z.ZodType>(kind: InteractionKind | 'unrepost', schema: S) {
@@ -103,7 +104,8 @@ const UNSIGNED: InboundInteractionError = {
 };
 
 /**
- * Validation hook: like, unlike and repost require the user's `signature`; when it is the only
+ * Validation hook: like, unlike and repost require the user's `signature` (unrepost too, checked
+ * by the domain: the origin's body has a node signature there); when it is the only
  * thing wrong and it is absent, that is an authentication failure (401), not a malformed body.
  * Anything else answers like every router: 400 INVALID_REQUEST with zod's issues.
  */
@@ -118,7 +120,7 @@ function validationHook<E extends Env, P extends string>(
     typeof data === 'object' && data !== null ? (data as Record<string, unknown>).signature : 1;
   const onlySignature = error.issues.every((issue) => issue.path[0] === 'signature');
   if ((signature === undefined || signature === null) && onlySignature) {
-    return refusal(c, {
+    return sendRefusal(c, {
       code: 'INVALID_SIGNATURE',
       message: "This interaction must carry the acting user's signature.",
     });
@@ -135,14 +137,14 @@ export function interactionRoutes() {
       routes[kind],
       async (c) => {
         const source = verifiedSourceDomain(c);
-        if (!source) return refusal(c, UNSIGNED);
+        if (!source) return sendRefusal(c, UNSIGNED);
         const service = c.get('node').interactions;
         // The route for `kind` validated with that kind's schema; TS can't tie the union back.
         const body = c.req.valid('json') as never;
         const outcome = await service[kind](source, body, await rawJsonOf(c), {
           profile: verifiedProfile(c),
         });
-        if (!outcome.ok) return refusal(c, outcome.reason);
+        if (!outcome.ok) return sendRefusal(c, outcome.reason);
         return c.json({ success: true as const, message: outcome.value.message }, 200);
       },
       validationHook,
@@ -153,13 +155,13 @@ export function interactionRoutes() {
     postReply,
     async (c) => {
       const source = verifiedSourceDomain(c);
-      if (!source) return refusal(c, UNSIGNED);
+      if (!source) return sendRefusal(c, UNSIGNED);
       const outcome = await c
         .get('node')
         .interactions.reply(source, c.req.valid('json'), await rawJsonOf(c), {
           profile: verifiedProfile(c),
         });
-      if (!outcome.ok) return refusal(c, outcome.reason);
+      if (!outcome.ok) return sendRefusal(c, outcome.reason);
       return c.json({ success: true as const, replyId: outcome.value.replyId }, 200);
     },
     validationHook,

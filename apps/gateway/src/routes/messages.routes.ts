@@ -8,7 +8,7 @@ import {
   receiptResponseSchema,
 } from '@swarm/contract';
 import type { InboundReceiptError } from '@swarm/domain';
-import { refusal } from '../errors.ts';
+import { sendRefusal } from '../errors.ts';
 import { readJsonBody } from '../middleware/body.ts';
 import { createRouter, jsonContent, verifiedSourceDomain } from '../router.ts';
 
@@ -77,11 +77,11 @@ export function messageRoutes() {
 
   app.openapi(postMessage, async (c) => {
     const source = verifiedSourceDomain(c);
-    if (!source) return refusal(c, UNSIGNED);
+    if (!source) return sendRefusal(c, UNSIGNED);
     const outcome = await c
       .get('node')
       .messages.receive(source, c.req.valid('json'), await readJsonBody(c));
-    if (!outcome.ok) return refusal(c, outcome.reason);
+    if (!outcome.ok) return sendRefusal(c, outcome.reason);
     return c.json(
       {
         success: true as const,
@@ -94,11 +94,11 @@ export function messageRoutes() {
 
   app.openapi(postReceipt, async (c) => {
     const source = verifiedSourceDomain(c);
-    if (!source) return refusal(c, UNSIGNED);
+    if (!source) return sendRefusal(c, UNSIGNED);
     const outcome = await c
       .get('node')
       .messages.receiveReceipt(source, c.req.valid('json'), await readJsonBody(c));
-    if (!outcome.ok) return refusal(c, outcome.reason);
+    if (!outcome.ok) return sendRefusal(c, outcome.reason);
     return c.json({ success: true as const, message: 'Receipt received' }, 200);
   });
 

@@ -8,7 +8,7 @@ import {
 import type { Context } from 'hono';
 import { REPORT_ACTIONS } from '@swarm/domain';
 import { adminActor } from '../admin-audit.ts';
-import { refusal } from '../errors.ts';
+import { sendRefusal } from '../errors.ts';
 import { createRouter, jsonContent } from '../router.ts';
 
 // Moderation through the admin API (issue #15; docs/protocol.md "Admin API"), for the `swarm`
@@ -115,8 +115,8 @@ const routes = {
  */
 function actionRefusal(c: Context, { code, message }: Refusal) {
   return code === 'NOT_FOUND'
-    ? refusal(c, { code, message })
-    : refusal(c, { code: 'INVALID_REQUEST', message });
+    ? sendRefusal(c, { code, message })
+    : sendRefusal(c, { code: 'INVALID_REQUEST', message });
 }
 
 export function moderationAdminRoutes() {

@@ -7,7 +7,7 @@ import {
   moveBodySchema,
 } from '@swarm/contract';
 import type { OwnershipError } from '@swarm/domain';
-import { refusal } from '../errors.ts';
+import { sendRefusal } from '../errors.ts';
 import { readJsonBody } from '../middleware/body.ts';
 import { createRouter, jsonContent, verifiedSourceDomain } from '../router.ts';
 
@@ -73,21 +73,21 @@ export function ownershipRoutes() {
 
   app.openapi(postDeletion, async (c) => {
     const source = verifiedSourceDomain(c);
-    if (!source) return refusal(c, UNSIGNED);
+    if (!source) return sendRefusal(c, UNSIGNED);
     const outcome = await c
       .get('node')
       .inboundOwnership.deletion(source, c.req.valid('json'), await readJsonBody(c));
-    if (!outcome.ok) return refusal(c, outcome.reason);
+    if (!outcome.ok) return sendRefusal(c, outcome.reason);
     return c.json({ success: true as const, message: outcome.value.message }, 200);
   });
 
   app.openapi(postMove, async (c) => {
     const source = verifiedSourceDomain(c);
-    if (!source) return refusal(c, UNSIGNED);
+    if (!source) return sendRefusal(c, UNSIGNED);
     const outcome = await c
       .get('node')
       .inboundOwnership.move(source, c.req.valid('json'), await readJsonBody(c));
-    if (!outcome.ok) return refusal(c, outcome.reason);
+    if (!outcome.ok) return sendRefusal(c, outcome.reason);
     return c.json({ success: true as const, message: outcome.value.message }, 200);
   });
 

@@ -5,7 +5,7 @@ import {
   forwardedReportBodySchema,
   forwardedReportResponseSchema,
 } from '@swarm/contract';
-import { refusal } from '../errors.ts';
+import { sendRefusal } from '../errors.ts';
 import { createRouter, jsonContent, verifiedSourceDomain } from '../router.ts';
 
 // Forwarded moderation reports (docs/protocol.md "Report forwarding"; capability `reports`).
@@ -39,14 +39,14 @@ export function reportRoutes() {
   app.openapi(postReport, async (c) => {
     const source = verifiedSourceDomain(c);
     if (!source) {
-      return refusal(c, {
+      return sendRefusal(c, {
         code: 'INVALID_SIGNATURE',
         message:
           'Reports must be node-signed (X-Swarm-Source-Domain, X-Swarm-Timestamp, X-Swarm-Nonce, X-Swarm-Signature).',
       });
     }
     const outcome = await c.get('node').moderation.reports.receive(source, c.req.valid('json'));
-    if (!outcome.ok) return refusal(c, outcome.reason);
+    if (!outcome.ok) return sendRefusal(c, outcome.reason);
     return c.json({ success: true as const, reportId: outcome.value.reportId }, 200);
   });
   return app;

@@ -12,7 +12,7 @@ import {
   nodesQuerySchema,
   SWARM_PATHS,
 } from '@swarm/contract';
-import { refusal } from '../errors.ts';
+import { sendRefusal } from '../errors.ts';
 import { createRouter, jsonContent, verifiedSourceDomain } from '../router.ts';
 import { auditAdmin } from '../admin-audit.ts';
 
@@ -112,14 +112,14 @@ export function swarmRoutes() {
       verifiedSourceDomain(c),
     );
     // Refusals are 403 (`NODE_BLOCKED` or `FORBIDDEN`); nothing was recorded.
-    if (!outcome.ok) return refusal(c, outcome.reason);
+    if (!outcome.ok) return sendRefusal(c, outcome.reason);
     return c.json(outcome.value.answer, 200);
   });
 
   app.openapi(postGossip, async (c) => {
     const node = c.get('node');
     const outcome = await node.gossip.receive(c.req.valid('json'), verifiedSourceDomain(c));
-    if (!outcome.ok) return refusal(c, outcome.reason);
+    if (!outcome.ok) return sendRefusal(c, outcome.reason);
     return c.json(outcome.value, 200);
   });
 

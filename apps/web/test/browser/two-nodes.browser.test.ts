@@ -89,6 +89,33 @@ describe('two nodes in a browser', () => {
     await expect.poll(() => likesOnB(), { timeout: STEP_TIMEOUT_MS }).toBe(1);
   });
 
+  it('alice reposts it, then undoes the repost: B counts it, then not', async () => {
+    await alice.visit(a.url, '/', 'home');
+    const post = card(alice, postText).first();
+    await post.getByRole('button', { name: 'Repost', exact: true }).click();
+    await post.getByRole('status').filter({ hasText: 'Reposted' }).waitFor();
+    await expect.poll(() => countOnB('repostsCount'), { timeout: STEP_TIMEOUT_MS }).toBe(1);
+    const undo = post.getByRole('button', { name: 'Undo repost', exact: true });
+    expect(await undo.getAttribute('aria-pressed')).toBe('true');
+
+    // Her home timeline shows her repost as an entry of its own; undone there, it leaves.
+    await alice.visit(a.url, '/', 'home');
+    const entry = card(alice, postText).filter({ hasText: 'Reposted by' });
+    await entry.waitFor();
+    expect(await card(alice, postText).count()).toBe(2);
+    await entry.getByRole('button', { name: 'Undo repost', exact: true }).click();
+    await expect.poll(() => card(alice, postText).count(), { timeout: STEP_TIMEOUT_MS }).toBe(1);
+    await expect.poll(() => countOnB('repostsCount'), { timeout: STEP_TIMEOUT_MS }).toBe(0);
+
+    // And for good: after a reload the post shows once, not reposted.
+    await alice.visit(a.url, '/', 'home');
+    const again = card(alice, postText).getByRole('button', { name: 'Repost', exact: true });
+    await again.waitFor();
+    expect(await again.getAttribute('aria-pressed')).toBe('false');
+    expect(await card(alice, postText).count()).toBe(1);
+    await alice.shot('repost-undone');
+  });
+
   const replyText = 'A reply from alice on node A';
 
   it('alice replies on the post page', async () => {
@@ -167,10 +194,15 @@ describe('two nodes in a browser', () => {
   });
 
   /** B's own count of likes on bob's post, from its public JSON. */
-  async function likesOnB(): Promise<number> {
+  const likesOnB = () => countOnB('likesCount');
+
+  async function countOnB(name: 'likesCount' | 'repostsCount'): Promise<number> {
     const res = await fetch(`${b.url}/api/swarm/posts/${encodeURIComponent(postId)}`);
     if (!res.ok) return -res.status;
-    const body = (await res.json()) as { likesCount?: number; post?: { likesCount?: number } };
-    return body.likesCount ?? body.post?.likesCount ?? Number.NaN;
+    const body = (await res.json()) as Record<string, unknown> & {
+      post?: Record<string, unknown>;
+    };
+    const value = body[name] ?? body.post?.[name];
+    return typeof value === 'number' ? value : Number.NaN;
   }
 });

@@ -1,15 +1,12 @@
-import { isHttpUrl } from '@swarm/contract';
+import { isHttpUrl, type Result } from '@swarm/contract';
 import { localActorKey, type Db } from '@swarm/db';
 import type { DeliveryService } from '../delivery/index.ts';
 import type { EffectActor } from '../interactions/interaction-effects.ts';
-import { refuse, type Refused } from '../refusal.ts';
+import { refuse, type Refusal } from '../refusal.ts';
 import type { PeerReader } from '../feeds/peer-reads.ts';
 import type { SeenPosts } from '../feeds/seen-posts.ts';
 import type { UploadService } from '../media/upload.service.ts';
-import type { PeerServiceDeps } from '../service-deps.ts';
-
-/** What a user action answers: its value, or a refusal (the one error model, `refusal.ts`). */
-export type ActionOutcome<T> = Refused<T>;
+import type { PeerServiceDeps } from '../peers/service-deps.ts';
 
 export interface ActionDeps extends PeerServiceDeps {
   delivery: DeliveryService;
@@ -33,7 +30,7 @@ export interface ActingUser {
   showNsfw: boolean;
 }
 
-export async function loadActingUser(db: Db, userId: string): Promise<ActionOutcome<ActingUser>> {
+export async function loadActingUser(db: Db, userId: string): Promise<Result<ActingUser, Refusal>> {
   const user = await db.prisma.user.findUnique({
     where: { id: userId },
     select: {

@@ -8,13 +8,15 @@ import {
   parseSwarmPostId,
   swarmUserResponseSchema,
   uuidSchema,
+  type Result,
 } from '@swarm/contract';
 import { parseProfileAddress } from '../profiles/index.ts';
 import { guessMimeType } from '../interactions/inbound-helpers.ts';
-import { upsertRemoteActor, type RemoteActorFields } from '../interactions/interaction-effects.ts';
+import { upsertRemoteActor } from '../interactions/interaction-effects.ts';
+import type { RemoteActorFields } from '../persistence/interactions.sql.ts';
 import { describePeerError } from '../peers/index.ts';
-import { refuse } from '../refusal.ts';
-import type { ActionDeps, ActionOutcome } from './action-support.ts';
+import { refuse, type Refusal } from '../refusal.ts';
+import type { ActionDeps } from './action-support.ts';
 
 /**
  * What a user action is aimed at: a post or a person, here or on another node. Remote posts
@@ -52,7 +54,7 @@ export function createTargetResolver(deps: Omit<ActionDeps, 'delivery'>) {
   const self = config.domain;
 
   /** A post id as the app uses it: our UUID, or `swarm:{domain}:{postId}`. */
-  async function post(id: string): Promise<ActionOutcome<PostTarget>> {
+  async function post(id: string): Promise<Result<PostTarget, Refusal>> {
     if (id.startsWith('swarm:')) {
       const parsed = parseSwarmPostId(id);
       if (!parsed.ok)
@@ -66,7 +68,7 @@ export function createTargetResolver(deps: Omit<ActionDeps, 'delivery'>) {
     return local(id, id);
   }
 
-  async function local(postId: string, shown: string): Promise<ActionOutcome<PostTarget>> {
+  async function local(postId: string, shown: string): Promise<Result<PostTarget, Refusal>> {
     if (!uuidSchema.safeParse(postId).success) return notFound(shown);
     const row = await prisma.post.findFirst({
       where: { id: postId, deletedAt: null },
@@ -138,7 +140,7 @@ export function createTargetResolver(deps: Omit<ActionDeps, 'delivery'>) {
   async function remoteCopy(
     target: Extract<PostTarget, { kind: 'remote' }>,
     hint: { authorAddress?: string | null | undefined } = {},
-  ): Promise<ActionOutcome<RemotePost>> {
+  ): Promise<Result<RemotePost, Refusal>> {
     const base = { domain: target.domain, remotePostId: target.remotePostId, apId: target.apId };
     const hinted = hint.authorAddress ? parseHandleAddress(hint.authorAddress) : null;
     if (hinted && !hinted.ok) {
@@ -277,9 +279,10 @@ export function createTargetResolver(deps: Omit<ActionDeps, 'delivery'>) {
   async function person(
     address: string,
   ): Promise<
-    ActionOutcome<
+    Result<
       | { kind: 'local'; userId: string; handle: string }
-      | { kind: 'remote'; remoteActorId: string; actorUrl: string; handle: string; domain: string }
+      | { kind: 'remote'; remoteActorId: string; actorUrl: string; handle: string; domain: string },
+      Refusal
     >
   > {
     const parsed = parseProfileAddress(address, self);
@@ -376,9 +379,10 @@ export function createTargetResolver(deps: Omit<ActionDeps, 'delivery'>) {
   async function known(
     address: string,
   ): Promise<
-    ActionOutcome<
+    Result<
       | { kind: 'local'; userId: string; handle: string }
-      | { kind: 'remote'; actorUrl: string | null; handle: string; domain: string }
+      | { kind: 'remote'; actorUrl: string | null; handle: string; domain: string },
+      Refusal
     >
   > {
     const parsed = parseProfileAddress(address, self);

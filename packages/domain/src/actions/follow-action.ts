@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { formatTimestamp, ok } from '@swarm/contract';
+import { formatTimestamp, ok, type Result } from '@swarm/contract';
 import { addFollow, notify } from '../interactions/interaction-effects.ts';
 import { inTransaction, refuse } from '../refusal.ts';
 import type { ActionResult } from '../views/index.ts';
-import { localEffectActor, localKey, wireUrlMember, type ActionOutcome } from './action-support.ts';
+import { localEffectActor, localKey, wireUrlMember } from './action-support.ts';
 import { nothing, repeated, type InteractionKit } from './interaction-kit.ts';
+import type { Refusal } from '../refusal.ts';
 
 /** A local user follows someone: here (accepted at once), or on another node (pending). */
 export function createFollowAction(kit: InteractionKit) {
@@ -13,7 +14,7 @@ export function createFollowAction(kit: InteractionKit) {
   return async function follow(
     userId: string,
     input: { address: string },
-  ): Promise<ActionOutcome<ActionResult>> {
+  ): Promise<Result<ActionResult, Refusal>> {
     const begun = await kit.beginOnPerson(userId, () => kit.targets.person(input.address));
     if (!begun.ok) return begun;
     const { user, followee } = begun.value;

@@ -1,11 +1,11 @@
 // Each action is a file of its own (like-action.ts, unlike-action.ts, repost-action.ts,
-// follow-action.ts, unfollow-action.ts) over what they share (interaction-kit.ts) and the
+// unrepost-action.ts, follow-action.ts, unfollow-action.ts) over what they share (interaction-kit.ts) and the
 // checks of a user's signature (signed-interaction.ts).
 
-import { ok } from '@swarm/contract';
+import { ok, type Result } from '@swarm/contract';
 import { refuse } from '../refusal.ts';
 import type { ActionResult } from '../views/index.ts';
-import type { ActionDeps, ActionOutcome } from './action-support.ts';
+import type { ActionDeps } from './action-support.ts';
 import { createFollowAction } from './follow-action.ts';
 import { createInteractionKit, type InteractionInput } from './interaction-kit.ts';
 import { createLikeAction } from './like-action.ts';
@@ -13,12 +13,14 @@ import { createRepostAction } from './repost-action.ts';
 import { NO_SIGNING_KEY, type SignedKind } from './signed-interaction.ts';
 import { createUnfollowAction } from './unfollow-action.ts';
 import { createUnlikeAction } from './unlike-action.ts';
+import type { Refusal } from '../refusal.ts';
+import { createUnrepostAction } from './unrepost-action.ts';
 
 export type { InteractionInput } from './interaction-kit.ts';
 export type { SignedBody, SignedKind } from './signed-interaction.ts';
 
 /**
- * Likes, unlikes, reposts and follows by a local user, on this node's posts and people or on
+ * Likes, reposts, their undos and follows by a local user, on this node's posts and people or on
  * another node's. Locally the effects are those of the inbound receivers (same helpers); for a
  * remote target the local record (like/repost row on the post's copy, pending follow) and the
  * outbox row are one transaction, then the delivery is attempted at once.
@@ -38,12 +40,13 @@ export interface InteractionActions {
   prepare(
     userId: string,
     input: { kind: SignedKind; postId: string },
-  ): Promise<ActionOutcome<PreparedInteraction>>;
-  like(userId: string, input: InteractionInput): Promise<ActionOutcome<ActionResult>>;
-  unlike(userId: string, input: InteractionInput): Promise<ActionOutcome<ActionResult>>;
-  repost(userId: string, input: InteractionInput): Promise<ActionOutcome<ActionResult>>;
-  follow(userId: string, input: { address: string }): Promise<ActionOutcome<ActionResult>>;
-  unfollow(userId: string, input: { address: string }): Promise<ActionOutcome<ActionResult>>;
+  ): Promise<Result<PreparedInteraction, Refusal>>;
+  like(userId: string, input: InteractionInput): Promise<Result<ActionResult, Refusal>>;
+  unlike(userId: string, input: InteractionInput): Promise<Result<ActionResult, Refusal>>;
+  repost(userId: string, input: InteractionInput): Promise<Result<ActionResult, Refusal>>;
+  unrepost(userId: string, input: InteractionInput): Promise<Result<ActionResult, Refusal>>;
+  follow(userId: string, input: { address: string }): Promise<Result<ActionResult, Refusal>>;
+  unfollow(userId: string, input: { address: string }): Promise<Result<ActionResult, Refusal>>;
 }
 
 export function createInteractionActions(deps: ActionDeps): InteractionActions {
@@ -65,6 +68,7 @@ export function createInteractionActions(deps: ActionDeps): InteractionActions {
     like: createLikeAction(kit),
     unlike: createUnlikeAction(kit),
     repost: createRepostAction(kit),
+    unrepost: createUnrepostAction(kit),
     follow: createFollowAction(kit),
     unfollow: createUnfollowAction(kit),
   };

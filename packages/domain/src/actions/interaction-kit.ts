@@ -1,15 +1,9 @@
-import { ok, uuidSchema } from '@swarm/contract';
+import { ok, uuidSchema, type Result } from '@swarm/contract';
 import { createPostInteractions, type ApplyToPost } from '../interactions/post-interaction.ts';
-import { BLOCKED_MESSAGE, isBlockedBy } from '../moderation/blocks.ts';
-import { inTransaction, refusal, refuse, RefusalError, type Refused, type Tx } from '../refusal.ts';
+import { BLOCKED_MESSAGE, isBlockedBy } from '../views/blocks.ts';
+import { inTransaction, refusal, refuse, RefusalError, type Refusal, type Tx } from '../refusal.ts';
 import type { ActionResult } from '../views/index.ts';
-import {
-  loadActingUser,
-  localKey,
-  type ActionDeps,
-  type ActionOutcome,
-  type ActingUser,
-} from './action-support.ts';
+import { loadActingUser, localKey, type ActionDeps, type ActingUser } from './action-support.ts';
 import { createTargetResolver, type PostTarget, type TargetResolver } from './action-targets.ts';
 import {
   createSignedInteractions,
@@ -60,22 +54,25 @@ export interface InteractionKit extends SignedInteractions {
   begin(
     userId: string,
     postId: string,
-  ): Promise<ActionOutcome<{ user: ActingUser; target: PostTarget }>>;
+  ): Promise<Result<{ user: ActingUser; target: PostTarget }, Refusal>>;
   /** The action's user and the person it is about (`resolve` finds them from the address). */
   beginOnPerson<P>(
     userId: string,
-    resolve: () => Promise<ActionOutcome<P>>,
-  ): Promise<ActionOutcome<{ user: ActingUser; followee: P }>>;
+    resolve: () => Promise<Result<P, Refusal>>,
+  ): Promise<Result<{ user: ActingUser; followee: P }, Refusal>>;
   /** The answer to an action on `domain`: the new delivery attempted, or a repeat's earlier one. */
-  settled(domain: string, outcome: Refused<string | null>): Promise<ActionOutcome<ActionResult>>;
+  settled(
+    domain: string,
+    outcome: Result<string | null, Refusal>,
+  ): Promise<Result<ActionResult, Refusal>>;
   /**
-   * An undo (unlike, unfollow) of an action whose own delivery is `undoneInteractionId`: when
+   * An undo (unlike, unrepost, unfollow) of an action whose own delivery is `undoneInteractionId`: when
    * that delivery never left this node it is cancelled and nothing is sent; otherwise `send`.
    */
   undoRemotely(
     tx: Tx,
     undoneInteractionId: string | null,
-    send: () => Promise<string>,
+    send: () => Promise<string | null>,
   ): Promise<string | null>;
   /** The outbox row of a signed action, exactly as the user signed it. */
   enqueueSigned(
@@ -103,7 +100,7 @@ export interface InteractionKit extends SignedInteractions {
     target: RemoteTarget,
     input: InteractionInput,
     record: (tx: Tx, copyId: string, checked: Omit<CheckedSigned, 'raw'>) => Promise<boolean>,
-  ): Promise<ActionOutcome<ActionResult>>;
+  ): Promise<Result<ActionResult, Refusal>>;
 }
 
 export function createInteractionKit(deps: ActionDeps): InteractionKit {
@@ -123,7 +120,7 @@ export function createInteractionKit(deps: ActionDeps): InteractionKit {
   async function begin(
     userId: string,
     postId: string,
-  ): Promise<ActionOutcome<{ user: ActingUser; target: PostTarget }>> {
+  ): Promise<Result<{ user: ActingUser; target: PostTarget }, Refusal>> {
     const user = await loadActingUser(db, userId);
     if (!user.ok) return user;
     const target = await targets.post(postId);
@@ -148,8 +145,8 @@ export function createInteractionKit(deps: ActionDeps): InteractionKit {
 
   async function beginOnPerson<P>(
     userId: string,
-    resolve: () => Promise<ActionOutcome<P>>,
-  ): Promise<ActionOutcome<{ user: ActingUser; followee: P }>> {
+    resolve: () => Promise<Result<P, Refusal>>,
+  ): Promise<Result<{ user: ActingUser; followee: P }, Refusal>> {
     const user = await loadActingUser(db, userId);
     if (!user.ok) return user;
     const person = await resolve();
@@ -182,8 +179,8 @@ export function createInteractionKit(deps: ActionDeps): InteractionKit {
 
   async function settled(
     domain: string,
-    outcome: Refused<string | null>,
-  ): Promise<ActionOutcome<ActionResult>> {
+    outcome: Result<string | null, Refusal>,
+  ): Promise<Result<ActionResult, Refusal>> {
     if (outcome.ok) return ok(changed(domain, await sent(outcome.value)));
     const details = outcome.reason.details;
     if (!details || !('repeatOf' in details)) return outcome;
@@ -194,7 +191,7 @@ export function createInteractionKit(deps: ActionDeps): InteractionKit {
   async function undoRemotely(
     tx: Tx,
     undoneInteractionId: string | null,
-    send: () => Promise<string>,
+    send: () => Promise<string | null>,
   ): Promise<string | null> {
     if (undoneInteractionId) {
       const cancelled = await delivery.cancelPending(tx, undoneInteractionId);
@@ -233,7 +230,7 @@ export function createInteractionKit(deps: ActionDeps): InteractionKit {
     target: RemoteTarget,
     input: InteractionInput,
     record: (tx: Tx, copyId: string, checked: Omit<CheckedSigned, 'raw'>) => Promise<boolean>,
-  ): Promise<ActionOutcome<ActionResult>> {
+  ): Promise<Result<ActionResult, Refusal>> {
     const checked = await signed.verifySigned(kind, user, target, input.signed);
     if (!checked.ok) return checked;
     const copy = await targets.remoteCopy(target, input);

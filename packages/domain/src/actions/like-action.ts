@@ -1,8 +1,9 @@
-import { ok } from '@swarm/contract';
+import { ok, type Result } from '@swarm/contract';
 import type { Tx } from '../refusal.ts';
 import type { ActionResult } from '../views/index.ts';
-import { localEffectActor, type ActionOutcome } from './action-support.ts';
+import { localEffectActor } from './action-support.ts';
 import { nothing, type InteractionInput, type InteractionKit } from './interaction-kit.ts';
+import type { Refusal } from '../refusal.ts';
 
 /** A local user likes a post: here, or on another node (signed, then delivered). */
 export function createLikeAction(kit: InteractionKit) {
@@ -10,7 +11,7 @@ export function createLikeAction(kit: InteractionKit) {
   return async function like(
     userId: string,
     input: InteractionInput,
-  ): Promise<ActionOutcome<ActionResult>> {
+  ): Promise<Result<ActionResult, Refusal>> {
     const begun = await kit.begin(userId, input.postId);
     if (!begun.ok) return begun;
     const { user, target } = begun.value;

@@ -1,4 +1,4 @@
-import { BLOCKED_MESSAGE, isBlockedBy } from '../moderation/blocks.ts';
+import { BLOCKED_MESSAGE, isBlockedBy } from '../views/blocks.ts';
 import { randomUUID } from 'node:crypto';
 import {
   createPostInputSchema,
@@ -7,10 +7,12 @@ import {
   parseWith,
   uuidSchema,
   type CreatePostInput,
+  type Result,
 } from '@swarm/contract';
+import { localActorKey } from '@swarm/db';
 import { postViewSelect, rowToPostView, withViewerState } from '../feeds/post-views.ts';
 import { excerpt, guessMimeType } from '../interactions/inbound-helpers.ts';
-import { notify } from '../interactions/interaction-effects.ts';
+import { notify, removeRepost } from '../interactions/interaction-effects.ts';
 import type { DeliveryView, PostView } from '../views/index.ts';
 import {
   actorFields,
@@ -18,12 +20,12 @@ import {
   localEffectActor,
   wireUrlMember,
   type ActionDeps,
-  type ActionOutcome,
   type ActingUser,
 } from './action-support.ts';
-import { inTransaction, refuse } from '../refusal.ts';
+import { inTransaction, refuse, type Refusal } from '../refusal.ts';
 import { createTargetResolver, type PostTarget, type RemotePost } from './action-targets.ts';
 import type { AttachedUpload } from '../media/upload.service.ts';
+import { queueOriginReplyDeletion } from './origin-reply-deletion.ts';
 import { findMentions, type Mention } from './post-input.ts';
 
 /**
@@ -38,9 +40,9 @@ export interface CreatedPost {
 }
 
 export interface PostActions {
-  create(userId: string, input: CreatePostInput): Promise<ActionOutcome<CreatedPost>>;
+  create(userId: string, input: CreatePostInput): Promise<Result<CreatedPost, Refusal>>;
   /** Soft delete of one's own post (its thread keeps its shape; counters go down). */
-  delete(userId: string, postId: string): Promise<ActionOutcome<{ id: string }>>;
+  delete(userId: string, postId: string): Promise<Result<{ id: string }, Refusal>>;
 }
 
 export function createPostActions(deps: ActionDeps): PostActions {
@@ -54,8 +56,9 @@ export function createPostActions(deps: ActionDeps): PostActions {
     replyToId: string,
     authorAddress: string | null | undefined,
   ): Promise<
-    ActionOutcome<
-      { kind: 'local'; postId: string; authorId: string } | ({ kind: 'remote' } & RemotePost)
+    Result<
+      { kind: 'local'; postId: string; authorId: string } | ({ kind: 'remote' } & RemotePost),
+      Refusal
     >
   > {
     const target = await targets.post(replyToId);
@@ -290,6 +293,7 @@ export function createPostActions(deps: ActionDeps): PostActions {
       }
       const now = clock.now();
       let discarded = false;
+      let told: string | null = null;
       await inTransaction(db, async (tx) => {
         // Counted by what this statement changed: a concurrent delete undoes the counters once.
         const { count } = await tx.post.updateMany({
@@ -298,17 +302,8 @@ export function createPostActions(deps: ActionDeps): PostActions {
         });
         if (count === 0) return;
         if (post.repostOfId) {
-          // Deleting a repost takes the repost back.
-          const removed = await tx.repost.deleteMany({ where: { repostPostId: post.id } });
-          if (removed.count > 0) {
-            await tx.post.updateMany({
-              where: { id: post.repostOfId, repostsCount: { gt: 0 } },
-              data: { repostsCount: { decrement: 1 } },
-            });
-            await tx.notification.deleteMany({
-              where: { type: 'repost', postId: post.repostOfId, actorUserId: userId },
-            });
-          }
+          // Deleting a repost takes the repost back, as an unrepost here does (its post too).
+          await removeRepost(tx, { postId: post.repostOfId, actorKey: localActorKey(userId) });
           return;
         }
         await tx.user.updateMany({
@@ -320,6 +315,8 @@ export function createPostActions(deps: ActionDeps): PostActions {
             where: { id: post.replyToId, repliesCount: { gt: 0 } },
             data: { repliesCount: { decrement: 1 } },
           });
+          const reply = { id: post.id, replyToId: post.replyToId, authorId: userId };
+          told = await queueOriginReplyDeletion(tx, { delivery, self }, reply);
         }
         // Notifications about it would lead to nothing.
         await tx.notification.deleteMany({
@@ -329,6 +326,7 @@ export function createPostActions(deps: ActionDeps): PostActions {
         if (uploads && (await uploads.discardForPost(tx, post.id, now)) > 0) discarded = true;
       });
       if (discarded) uploads?.sweepSoon();
+      if (told) await delivery.attempt([told]);
       return ok({ id: post.id });
     },
   };

@@ -1,14 +1,15 @@
 import { randomUUID } from 'node:crypto';
-import { ok } from '@swarm/contract';
+import { ok, type Result } from '@swarm/contract';
 import { inTransaction, type Tx } from '../refusal.ts';
 import type { ActionResult } from '../views/index.ts';
-import { localEffectActor, type ActionOutcome } from './action-support.ts';
+import { localEffectActor } from './action-support.ts';
 import {
   nothing,
   repeated,
   type InteractionInput,
   type InteractionKit,
 } from './interaction-kit.ts';
+import type { Refusal } from '../refusal.ts';
 
 /** A local user reposts a post: here, or on another node (signed, then delivered). */
 export function createRepostAction(kit: InteractionKit) {
@@ -16,7 +17,7 @@ export function createRepostAction(kit: InteractionKit) {
   return async function repost(
     userId: string,
     input: InteractionInput,
-  ): Promise<ActionOutcome<ActionResult>> {
+  ): Promise<Result<ActionResult, Refusal>> {
     const begun = await kit.begin(userId, input.postId);
     if (!begun.ok) return begun;
     const { user, target } = begun.value;

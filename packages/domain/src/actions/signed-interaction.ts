@@ -9,23 +9,26 @@ import {
   parseWith,
   repostBodySchema,
   unlikeBodySchema,
+  unrepostBodySchema,
   uuidSchema,
   verifyUserAction,
+  type Result,
 } from '@swarm/contract';
 import type { Db } from '@swarm/db';
 import type { Clock } from '../clock.ts';
 import { refuse } from '../refusal.ts';
-import { actorFields, type ActionOutcome, type ActingUser } from './action-support.ts';
+import { actorFields, type ActingUser } from './action-support.ts';
 import type { PostTarget } from './action-targets.ts';
+import type { Refusal } from '../refusal.ts';
 
 /**
- * Like, unlike and repost carry the user's own signature (docs/protocol.md "User signatures"):
+ * Like, unlike, repost and unrepost carry the user's own signature (docs/protocol.md "User signatures"):
  * `prepare` builds the exact body, the browser signs `userSignaturePayload({action, targetDomain,
  * body})` with the user's key, and the action checks the signed body before anything is written.
  * The node cannot make these for its users; follows, unfollows, mentions and replies go unsigned
  * (the signature is optional there).
  */
-export type SignedKind = 'like' | 'unlike' | 'repost';
+export type SignedKind = 'like' | 'unlike' | 'repost' | 'unrepost';
 
 export interface SignedBody {
   body: Record<string, unknown>;
@@ -34,6 +37,16 @@ export interface SignedBody {
 
 export type RemoteTarget = Extract<PostTarget, { kind: 'remote' }>;
 
+interface Inner {
+  actorHandle: string;
+  actorNodeDomain: string;
+  interactionId: string;
+  timestamp: string;
+  actorDisplayName?: string | undefined;
+  actorAvatarUrl?: string | undefined;
+  repostId?: string | undefined;
+}
+
 /** A signed body that passed every check: as signed, with its ids. */
 export interface CheckedSigned {
   raw: Record<string, unknown>;
@@ -41,7 +54,12 @@ export interface CheckedSigned {
   repostId?: string;
 }
 
-const BODY_SCHEMAS = { like: likeBodySchema, unlike: unlikeBodySchema, repost: repostBodySchema };
+const BODY_SCHEMAS = {
+  like: likeBodySchema,
+  unlike: unlikeBodySchema,
+  repost: repostBodySchema,
+  unrepost: unrepostBodySchema,
+};
 
 export const NO_SIGNING_KEY =
   'Your account has no signing key yet: sign in again in your browser to create one.';
@@ -54,7 +72,7 @@ export interface SignedInteractions {
     user: ActingUser,
     target: RemoteTarget,
     signed: SignedBody | null | undefined,
-  ): Promise<ActionOutcome<CheckedSigned>>;
+  ): Promise<Result<CheckedSigned, Refusal>>;
 }
 
 export function createSignedInteractions(deps: {
@@ -71,18 +89,18 @@ export function createSignedInteractions(deps: {
       timestamp: formatTimestamp(clock.now()),
     };
     const actor = actorFields(user, self);
+    const undo = {
+      actorHandle: actor.actorHandle,
+      actorNodeDomain: actor.actorNodeDomain,
+      ...common,
+    };
     switch (kind) {
       case 'like':
         return { postId: target.remotePostId, like: { ...actor, ...common } };
       case 'unlike':
-        return {
-          postId: target.remotePostId,
-          unlike: {
-            actorHandle: actor.actorHandle,
-            actorNodeDomain: actor.actorNodeDomain,
-            ...common,
-          },
-        };
+        return { postId: target.remotePostId, unlike: undo };
+      case 'unrepost':
+        return { postId: target.remotePostId, unrepost: undo };
       case 'repost':
         // The id the local repost post will have (it is signed, so it is reserved here).
         return {
@@ -102,7 +120,7 @@ export function createSignedInteractions(deps: {
     user: ActingUser,
     target: RemoteTarget,
     signed: SignedBody | null | undefined,
-  ): Promise<ActionOutcome<CheckedSigned>> {
+  ): Promise<Result<CheckedSigned, Refusal>> {
     if (!signed) {
       return refuse(
         'INVALID_REQUEST',
@@ -121,22 +139,14 @@ export function createSignedInteractions(deps: {
     if (body.postId !== target.remotePostId) {
       return refuse('INVALID_REQUEST', `The signed ${kind} is about another post.`);
     }
-    const inner: {
-      actorHandle: string;
-      actorNodeDomain: string;
-      interactionId: string;
-      timestamp: string;
-      actorDisplayName?: string;
-      actorAvatarUrl?: string;
-      repostId?: string;
-    } = 'like' in body ? body.like : 'unlike' in body ? body.unlike : body.repost;
+    const inner = innerOf(body);
     if (inner.actorHandle !== user.handle || inner.actorNodeDomain !== self) {
       return refuse(
         'UNAUTHORIZED',
         `The signed ${kind} names someone else: you can act only as yourself.`,
       );
     }
-    if (kind !== 'unlike') {
+    if (kind === 'like' || kind === 'repost') {
       const mine = actorFields(user, self);
       if (
         inner.actorDisplayName !== mine.actorDisplayName ||
@@ -189,4 +199,14 @@ export function createSignedInteractions(deps: {
   }
 
   return { bodyFor, verifySigned };
+}
+
+/** The actor part of a signed body, whichever kind it is. */
+function innerOf(
+  body: { like: Inner } | { unlike: Inner } | { repost: Inner } | { unrepost: Inner },
+): Inner {
+  if ('like' in body) return body.like;
+  if ('unlike' in body) return body.unlike;
+  if ('repost' in body) return body.repost;
+  return body.unrepost;
 }

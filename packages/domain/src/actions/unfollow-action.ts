@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { formatTimestamp, ok } from '@swarm/contract';
+import { formatTimestamp, ok, type Result } from '@swarm/contract';
 import { removeFollow } from '../interactions/interaction-effects.ts';
 import { inTransaction } from '../refusal.ts';
 import type { ActionResult } from '../views/index.ts';
-import { localKey, type ActionOutcome } from './action-support.ts';
+import { localKey } from './action-support.ts';
 import { nothing, type InteractionKit } from './interaction-kit.ts';
+import type { Refusal } from '../refusal.ts';
 
 /** A local user stops following someone: here, or on another node (unless never sent). */
 export function createUnfollowAction(kit: InteractionKit) {
@@ -13,7 +14,7 @@ export function createUnfollowAction(kit: InteractionKit) {
   return async function unfollow(
     userId: string,
     input: { address: string },
-  ): Promise<ActionOutcome<ActionResult>> {
+  ): Promise<Result<ActionResult, Refusal>> {
     const begun = await kit.beginOnPerson(userId, () => kit.targets.known(input.address));
     if (!begun.ok) return begun;
     const { user, followee } = begun.value;

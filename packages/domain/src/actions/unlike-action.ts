@@ -1,9 +1,10 @@
-import { ok } from '@swarm/contract';
+import { ok, type Result } from '@swarm/contract';
 import { removeLike } from '../interactions/interaction-effects.ts';
 import { inTransaction } from '../refusal.ts';
 import type { ActionResult } from '../views/index.ts';
-import { localKey, type ActionOutcome } from './action-support.ts';
+import { localKey } from './action-support.ts';
 import { nothing, type InteractionInput, type InteractionKit } from './interaction-kit.ts';
+import type { Refusal } from '../refusal.ts';
 
 /** A local user takes a like back: here, or on another node (signed, unless never sent). */
 export function createUnlikeAction(kit: InteractionKit) {
@@ -11,7 +12,7 @@ export function createUnlikeAction(kit: InteractionKit) {
   return async function unlike(
     userId: string,
     input: InteractionInput,
-  ): Promise<ActionOutcome<ActionResult>> {
+  ): Promise<Result<ActionResult, Refusal>> {
     const begun = await kit.begin(userId, input.postId);
     if (!begun.ok) return begun;
     const { user, target } = begun.value;

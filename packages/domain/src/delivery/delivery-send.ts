@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import { z } from 'zod';
 import {
   forwardedReportResponseSchema,
   interactionResponseSchema,
@@ -41,6 +41,8 @@ function answerSchemaOf(kind: string): z.ZodType {
       return receiptResponseSchema;
     case 'report':
       return forwardedReportResponseSchema;
+    case 'delete-reply':
+      return z.unknown(); // the origin's answer says nothing we act on
     default:
       return interactionResponseSchema;
   }
@@ -133,11 +135,14 @@ export function createDeliverySender(deps: {
         error: failureText('node blocked', `${row.targetDomain} is blocked on this node.`),
       };
     } else {
+      // The origin's unsigned DELETE of a reply goes as queued; every other row is a signed POST.
+      const options = row.method === 'DELETE' ? { method: 'DELETE' as const, sign: false } : {};
       const answer = await peers.postJson(
         row.targetDomain,
         row.path,
         body,
         answerSchemaOf(row.kind),
+        options,
       );
       const now = clock.now();
       if (answer.ok) {

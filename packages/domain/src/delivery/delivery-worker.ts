@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import type { NodeContext } from '../node-context.ts';
-import { reportJobFailure } from '../ops/failure-log.ts';
+import type { Logger } from '../logger.ts';
+import { reportJobFailure, type FailureLog } from '../ops/failure-log.ts';
+import type { Invalidations } from '../replicas/invalidations.ts';
 import { LIVE_TOPIC } from '../live/live-hub.ts';
-import type { DeliveryBatchReport } from './delivery.service.ts';
+import type { DeliveryBatchReport, DeliveryService } from './delivery.service.ts';
 
 /** How often the worker looks for due deliveries (a cheap indexed query when there are none). */
 export const DELIVERY_POLL_MS = 5_000;
@@ -24,8 +25,13 @@ export interface DeliveryWorker {
 }
 
 export interface DeliveryWorkerDeps {
-  node: Pick<NodeContext, 'delivery' | 'logger'> &
-    Partial<Pick<NodeContext, 'failures' | 'invalidations'>>;
+  /** The services it uses (the node context fits). */
+  node: {
+    delivery: Pick<DeliveryService, 'processDue'>;
+    logger: Logger;
+    failures?: FailureLog;
+    invalidations?: Pick<Invalidations, 'publish'>;
+  };
   pollMs?: number;
   /** Names this worker in `lockedBy` (default: a random id per batch). */
   name?: string;

@@ -35,9 +35,11 @@ export type { DeliveryCounts, DeliveryListQuery } from './delivery-views.ts';
 
 /**
  * What the outbox carries: interactions, replies, direct messages and their receipts, account
- * deletions and moves, and forwarded moderation reports (node-signed only).
+ * deletions and moves, forwarded moderation reports (node-signed only), and the origin
+ * profile's unsigned removal of a reply (`delete-reply`, to origin peers only).
  */
-export type DeliveryKind = Exclude<UserAction, 'encryption-key' | 'export' | 'import'> | 'report';
+export type DeliveryKind =
+  Exclude<UserAction, 'encryption-key' | 'export' | 'import'> | 'report' | 'delete-reply';
 
 export interface DeliveryRequest {
   targetDomain: string;
@@ -102,6 +104,7 @@ export const DELIVERY_BATCH = 20;
 export function pathOfDelivery(kind: DeliveryKind): string {
   switch (kind) {
     case 'reply':
+    case 'delete-reply':
       return SWARM_PATHS.replies;
     case 'message':
       return SWARM_PATHS.messages;
@@ -136,6 +139,7 @@ export function createDeliveryService(deps: DeliveryServiceDeps): DeliveryServic
         data: {
           targetDomain: request.targetDomain,
           kind: request.kind,
+          method: request.kind === 'delete-reply' ? 'DELETE' : 'POST',
           path: pathOfDelivery(request.kind),
           body: JSON.stringify(request.body),
           interactionId: request.interactionId ?? null,

@@ -36,7 +36,7 @@ import {
   type ReadError,
 } from './read-errors.ts';
 import type { SeenPosts } from './seen-posts.ts';
-import type { PeerServiceDeps } from '../service-deps.ts';
+import type { PeerServiceDeps } from '../peers/service-deps.ts';
 
 /**
  * A post page: the post and its replies, oldest first. Ours come from the database (replies

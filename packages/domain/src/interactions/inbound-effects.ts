@@ -1,22 +1,20 @@
 import { formatActorUrl, uuidSchema } from '@swarm/contract';
-import type { PostInteraction } from '../persistence/interactions.sql.ts';
-import {
-  remoteEffectActor,
-  upsertRemoteActor,
-  type RemoteActorFields,
-  type RemoteActorUpsertOptions,
-  type Tx,
-} from './interaction-effects.ts';
+import type {
+  PostInteraction,
+  RemoteActorFields,
+  RemoteActorUpsertOptions,
+} from '../persistence/interactions.sql.ts';
+import { remoteEffectActor, upsertRemoteActor, type Tx } from './interaction-effects.ts';
 import type {
   InboundInteractionDeps,
   InboundInteractionError,
   InboundInteractionErrorCode,
-} from './inbound-interaction.service.ts';
+} from './inbound-types.ts';
 import type { Actor, DidPin } from './inbound-verification.ts';
 import { createPostInteractions } from './post-interaction.ts';
 import { inTransaction as inTx, RefusalError } from '../refusal.ts';
 import { ACCOUNT_FLAGS_SELECT, SHOWN_POST_AUTHOR, isHiddenAccount } from '../views/visibility.ts';
-import { isBlockedBy } from '../moderation/blocks.ts';
+import { isBlockedBy } from '../views/blocks.ts';
 
 /** 403 for someone the local user blocked: the same words whatever they tried. */
 export const blockedRefusal = (): InboundInteractionError => ({

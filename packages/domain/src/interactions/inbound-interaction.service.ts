@@ -4,20 +4,17 @@ import {
   formatSwarmPostId,
   ok,
   parseHandleAddress,
-  type ErrorCode,
   type FollowBody,
   type LikeBody,
   type MentionBody,
   type ReplyBody,
   type RepostBody,
-  type Result,
   type UnfollowBody,
   type UnlikeBody,
   type UnrepostBody,
 } from '@swarm/contract';
 import { localActorKey } from '@swarm/db';
 import type { PostInteraction } from '../persistence/interactions.sql.ts';
-import type { Refusal } from '../refusal.ts';
 import { excerpt, guessMimeType } from './inbound-helpers.ts';
 import {
   addFollow,
@@ -33,12 +30,14 @@ import {
   type Actor,
   type AdmitInput,
 } from './inbound-verification.ts';
-import type { PeerServiceDeps } from '../service-deps.ts';
+import { createOriginHolds, holdsForEvidence } from './origin-holds.ts';
 import {
-  createOriginHolds,
-  holdsForEvidence,
-  type OriginConfirmationOptions,
-} from './origin-holds.ts';
+  INTERACTION_MESSAGES,
+  type InboundInteractionDeps,
+  type InboundOptions,
+  type InteractionOutcome,
+  type ReplyOutcome,
+} from './inbound-types.ts';
 /**
  * Receiver side of the interaction endpoints (spec "Receiver effects", docs/protocol.md
  * "Interactions": "Who may act", "Idempotency"). Every call gets the source domain the node
@@ -51,33 +50,6 @@ import {
  * reposts, the bulk of the traffic, do both in a single statement (`applyOnPost`), shared by the
  * requests arriving together (persistence/batched-statement.ts), as is `admit`'s lookup.
  */
-
-/** The refusals an interaction can meet (401, 403, 404); bad bodies are refused at the edge. */
-export type InboundInteractionErrorCode = Extract<
-  ErrorCode,
-  'INVALID_SIGNATURE' | 'FORBIDDEN' | 'POST_NOT_FOUND' | 'USER_NOT_FOUND' | 'RATE_LIMITED'
->;
-
-export type InboundInteractionError = Refusal<InboundInteractionErrorCode>;
-
-export type InteractionOutcome = Result<{ message: string }, InboundInteractionError>;
-export type ReplyOutcome = Result<{ replyId: string }, InboundInteractionError>;
-
-/**
- * How the request was authenticated. `origin`: a peer of the origin profile signed the body with
- * its node key (docs/protocol.md "Peers of the origin profile"); its `signature` member is that
- * node signature, and there is no user signature to check: the node speaks for its users.
- */
-export interface InboundOptions {
-  profile?: 'swarm' | 'origin';
-  /**
-   * Origin profile: the sender's own data confirmed it (origin-confirmation.service.ts), so it
-   * applies now; without it a follow, mention or reply is held (origin-holds.ts).
-   */
-  confirmed?: boolean;
-  /** A confirmed reply: the id it was given when it was held. */
-  replyId?: string;
-}
 
 export interface InboundInteractionService {
   like(
@@ -130,21 +102,6 @@ export interface InboundInteractionService {
     options?: InboundOptions,
   ): Promise<ReplyOutcome>;
 }
-
-export type InboundInteractionDeps = PeerServiceDeps & {
-  originConfirmation?: Partial<OriginConfirmationOptions>;
-};
-
-/** The short texts of the `{ success: true, message }` answers (the same for a repeat). */
-export const INTERACTION_MESSAGES = {
-  like: 'Like received',
-  unlike: 'Unlike received',
-  repost: 'Repost received',
-  unrepost: 'Unrepost received',
-  follow: 'Follow received',
-  unfollow: 'Unfollow received',
-  mention: 'Mention received',
-} as const;
 
 export function createInboundInteractionService(
   deps: InboundInteractionDeps,

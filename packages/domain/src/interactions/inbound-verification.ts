@@ -9,21 +9,29 @@ import {
 } from '@swarm/contract';
 import { createBatchedStatement } from '../persistence/batched-statement.ts';
 import { interactionLookUpSql } from '../persistence/interactions.sql.ts';
-import { importDidKey } from '../security/key-cache.ts';
+import { importDidKey } from '../peers/key-cache.ts';
 import { createUserDids } from '../security/user-dids.ts';
-import type { RemoteActorFields } from './interaction-effects.ts';
+import type { RemoteActorFields } from '../persistence/interactions.sql.ts';
 import type {
   InboundInteractionDeps,
   InboundInteractionError,
   InboundInteractionErrorCode,
-} from './inbound-interaction.service.ts';
+} from './inbound-types.ts';
 
 // Verification of an inbound interaction, before any write: the actor belongs to the sending
 // node, the time is acceptable, the user signature verifies under the actor's pinned did (or a
 // did their node now publishes: a key rotation). See inbound-interaction.service.ts.
 
-/** Signature required by the spec's shapes; optional (verified when present) elsewhere. */
-const SIGNATURE_REQUIRED: ReadonlySet<UserAction> = new Set(['like', 'unlike', 'repost']);
+/**
+ * Signature required by the spec's shapes and by our `unrepost` (no node of ours ever sent it
+ * unsigned); optional (verified when present) elsewhere.
+ */
+const SIGNATURE_REQUIRED: ReadonlySet<UserAction> = new Set([
+  'like',
+  'unlike',
+  'repost',
+  'unrepost',
+]);
 
 /** The acting remote user, as the body describes them. */
 export type Actor = RemoteActorFields;

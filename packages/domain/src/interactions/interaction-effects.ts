@@ -1,7 +1,11 @@
 import { formatActorUrl } from '@swarm/contract';
 import type { Prisma } from '@swarm/db';
 import { localActorKey } from '@swarm/db';
-import { upsertRemoteActorSql } from '../persistence/interactions.sql.ts';
+import {
+  upsertRemoteActorSql,
+  type RemoteActorFields,
+  type RemoteActorUpsertOptions,
+} from '../persistence/interactions.sql.ts';
 
 /**
  * The database effects of an interaction, shared by the receiver of other nodes' interactions
@@ -12,16 +16,6 @@ import { upsertRemoteActorSql } from '../persistence/interactions.sql.ts';
  */
 
 export type Tx = Prisma.TransactionClient;
-
-/** A remote person as an interaction body or a profile describes them. */
-export interface RemoteActorFields {
-  handle: string;
-  domain: string;
-  displayName: string;
-  /** '' when there is none. */
-  avatarUrl: string;
-  bio: string;
-}
 
 /** Who did something: a user of this node, or a remote actor already stored. */
 export type EffectActor =
@@ -45,17 +39,6 @@ export type EffectActor =
 /** `local:<userId>` or the actor URL: the unique key of likes, reposts, follows. */
 export function actorKeyOf(actor: EffectActor): string {
   return actor.kind === 'local' ? localActorKey(actor.userId) : actor.actorUrl;
-}
-
-/** How `upsertRemoteActor` stores an actor. */
-export interface RemoteActorUpsertOptions {
-  now: Date;
-  /** A did proved by a signature: pinned when none is, or when the pinned one is `replaces`. */
-  didToPin?: string | undefined;
-  /** The pinned did that failed and that `didToPin` replaces (a key rotation). */
-  replaces?: string | null | undefined;
-  /** The fields came from the actor's own node (`fetched_at`), not from an interaction body. */
-  fetched?: boolean;
 }
 
 /**
@@ -111,15 +94,26 @@ export async function removeLike(
   return true;
 }
 
-/** Undoes exactly a remote actor's repost: the row, one off the count, its notification. */
+/**
+ * Undoes exactly a repost, a local user's or another node's: the row, one off the count, its
+ * notification, and the repost's own post (a local user's repost shows in feeds as a post with
+ * `repostOfId`; nothing else points at it). False when there was none.
+ */
 export async function removeRepost(
   tx: Tx,
   input: { postId: string; actorKey: string },
 ): Promise<boolean> {
-  const { count } = await tx.repost.deleteMany({
-    where: { postId: input.postId, actorKey: input.actorKey },
+  const row = await tx.repost.findUnique({
+    where: { postId_actorKey: { postId: input.postId, actorKey: input.actorKey } },
+    select: { id: true, repostPostId: true },
   });
+  if (!row) return false;
+  // By id: of two undos at once, only the one that removes the row changes the count.
+  const { count } = await tx.repost.deleteMany({ where: { id: row.id } });
   if (count === 0) return false;
+  if (row.repostPostId) {
+    await tx.post.deleteMany({ where: { id: row.repostPostId, repostOfId: { not: null } } });
+  }
   await tx.post.updateMany({
     where: { id: input.postId, repostsCount: { gt: 0 } },
     data: { repostsCount: { decrement: 1 } },

@@ -1,7 +1,10 @@
-import type { NodeContext } from '../node-context.ts';
-import { reportJobFailure } from '../ops/failure-log.ts';
-import { READS_TOPIC } from '../replicas/index.ts';
-import type { ConfirmationReport } from './origin-confirmation.service.ts';
+import type { Logger } from '../logger.ts';
+import { reportJobFailure, type FailureLog } from '../ops/failure-log.ts';
+import { READS_TOPIC, type Invalidations } from '../replicas/invalidations.ts';
+import type {
+  ConfirmationReport,
+  OriginConfirmationService,
+} from './origin-confirmation.service.ts';
 
 /** How often held origin effects are looked at (a cheap indexed query when there are none). */
 export const ORIGIN_CONFIRMATION_POLL_MS = 5_000;
@@ -21,8 +24,13 @@ export interface OriginConfirmationWorker {
  * one batch at a time; what it applies is announced like any write (reads, live pages).
  */
 export function createOriginConfirmationWorker(deps: {
-  node: Pick<NodeContext, 'originConfirmations' | 'logger'> &
-    Partial<Pick<NodeContext, 'failures' | 'invalidations'>>;
+  /** The services it uses (the node context fits). */
+  node: {
+    originConfirmations: Pick<OriginConfirmationService, 'processDue'>;
+    logger: Logger;
+    failures?: FailureLog;
+    invalidations?: Pick<Invalidations, 'publish'>;
+  };
   pollMs?: number;
 }): OriginConfirmationWorker {
   const { node } = deps;

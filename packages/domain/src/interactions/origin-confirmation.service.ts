@@ -7,14 +7,15 @@ import {
 import type { OriginPendingEffect } from '@swarm/db';
 import type { NodeConfig } from '../config.ts';
 import type { Limits } from '../replicas/index.ts';
-import type { PeerServiceDeps } from '../service-deps.ts';
-import type { InboundInteractionService, InboundOptions } from './inbound-interaction.service.ts';
+import type { PeerServiceDeps } from '../peers/service-deps.ts';
+import type { InboundInteractionService } from './inbound-interaction.service.ts';
+import type { InboundOptions } from './inbound-types.ts';
 import {
   createOriginEvidence,
   type EvidenceClaim,
   type EvidenceOptions,
 } from './origin-evidence.ts';
-import { ORIGIN_CONFIRMATION, type OriginConfirmationOptions } from './origin-holds.ts';
+import { ORIGIN_CONFIRMATION, type OriginConfirmationOptions } from './inbound-types.ts';
 
 // Confirming what origin-holds.ts held: each held follow, mention or reply is judged against the
 // sender's own public data (origin-evidence.ts) and then applied as if it had just arrived, or

@@ -14,7 +14,9 @@ import type {
   InboundOptions,
   InteractionOutcome,
   ReplyOutcome,
-} from './inbound-interaction.service.ts';
+  OriginConfirmationOptions,
+} from './inbound-types.ts';
+import { ORIGIN_CONFIRMATION } from './inbound-types.ts';
 import type { Actor } from './inbound-verification.ts';
 
 // Receiving a follow, mention or reply from a peer of the origin profile: after the usual checks
@@ -22,30 +24,6 @@ import type { Actor } from './inbound-verification.ts';
 // .service.ts; docs/protocol.md "Peers of the origin profile", "Confirmed by the sender's
 // evidence"). Its body binds no target node, so a body signed for another node would otherwise
 // act here. The sender gets its usual answer at once; nothing shows until it is confirmed.
-
-export interface OriginConfirmationOptions {
-  /** Held effects per sending node; beyond, 429. */
-  maxPendingPerNode: number;
-  /** Held effects in all; beyond, 429. */
-  maxPendingTotal: number;
-  /** The first look at the evidence, after receipt (the sender's own write settles first). */
-  firstAttemptDelayMs: number;
-  /** An effect whose evidence cannot be read (sender down, no budget) is dropped after this. */
-  maxPendingMs: number;
-  /** Evidence fetches per sending node per minute (cached answers are free). */
-  fetchesPerNodePerMinute: number;
-  /** Held effects looked at in one batch. */
-  batchSize: number;
-}
-
-export const ORIGIN_CONFIRMATION: OriginConfirmationOptions = {
-  maxPendingPerNode: 200,
-  maxPendingTotal: 5_000,
-  firstAttemptDelayMs: 5_000,
-  maxPendingMs: 60 * 60_000,
-  fetchesPerNodePerMinute: 30,
-  batchSize: 50,
-};
 
 /** The kinds held for evidence. */
 export type HeldKind = 'follow' | 'mention' | 'reply';

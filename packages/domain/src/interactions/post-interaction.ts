@@ -1,13 +1,12 @@
 import { formatActorUrl } from '@swarm/contract';
 import type { Db } from '@swarm/db';
 import { createBatchedStatement, runBatchedOnce } from '../persistence/batched-statement.ts';
-import { postInteractionSql, type PostInteraction } from '../persistence/interactions.sql.ts';
 import {
-  actorKeyOf,
-  type EffectActor,
+  postInteractionSql,
+  type PostInteraction,
   type RemoteActorFields,
-  type Tx,
-} from './interaction-effects.ts';
+} from '../persistence/interactions.sql.ts';
+import { actorKeyOf, type EffectActor, type Tx } from './interaction-effects.ts';
 
 /** Who likes or reposts: a local user, or another node's actor as its request describes them. */
 export type PostInteractionActor =

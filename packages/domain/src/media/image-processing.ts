@@ -1,7 +1,8 @@
 import { encode as encodeBlurhash } from 'blurhash';
 import sharp, { type Metadata, type Sharp } from 'sharp';
-import { refuse, type Refused } from '../refusal.ts';
+import { refuse, type Refusal } from '../refusal.ts';
 import { looksLike, MEDIA_TYPES } from './media-proxy.service.ts';
+import type { Result } from '@swarm/contract';
 
 /**
  * Uploaded images (issue #14 "Photos", docs/security.md "Uploads"): the type is read from the
@@ -38,7 +39,9 @@ export interface ProcessedImage {
 const ACCEPTED = 'Upload a JPEG, PNG, WebP, GIF or AVIF image.';
 
 /** What the first bytes say the file is: an accepted image type, or a refusal naming it. */
-export function sniffImageType(bytes: Uint8Array): Refused<string, 'UNSUPPORTED_MEDIA_TYPE'> {
+export function sniffImageType(
+  bytes: Uint8Array,
+): Result<string, Refusal<'UNSUPPORTED_MEDIA_TYPE'>> {
   for (const type of MEDIA_TYPES) {
     if (looksLike(type, bytes)) return { ok: true, value: type };
   }
@@ -73,7 +76,10 @@ export async function processImage(
   bytes: Uint8Array,
   options: { purpose: UploadPurpose; maxPixels: number },
 ): Promise<
-  Refused<ProcessedImage, 'UNSUPPORTED_MEDIA_TYPE' | 'PAYLOAD_TOO_LARGE' | 'INVALID_REQUEST'>
+  Result<
+    ProcessedImage,
+    Refusal<'UNSUPPORTED_MEDIA_TYPE' | 'PAYLOAD_TOO_LARGE' | 'INVALID_REQUEST'>
+  >
 > {
   const sniffed = sniffImageType(bytes);
   if (!sniffed.ok) return sniffed;

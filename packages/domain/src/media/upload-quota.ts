@@ -1,7 +1,7 @@
-import { formatBytes } from '@swarm/contract';
+import { formatBytes, ok, type Result } from '@swarm/contract';
 import type { NodeConfig } from '../config.ts';
 import { advisoryXactLockSql } from '../persistence/ops.sql.ts';
-import { refusal, type Refusal, type Tx } from '../refusal.ts';
+import { refuse, type Refusal, type Tx } from '../refusal.ts';
 
 // The bounds on what uploads may take (docs/security.md "Uploads"): per account, at most
 // `maxPending` photos not yet in a post and `UPLOAD_DAILY_BYTES` stored from the uploads of the
@@ -61,17 +61,17 @@ export async function uploadUsage(
 }
 
 /**
- * Why an upload of `bytes` (0: not known yet, before the body is read) may not be stored, or
- * null when it may.
+ * Whether an upload of `bytes` (0: not known yet, before the body is read) may be stored: the
+ * refusal when it may not.
  */
 export function quotaRefusal(
   usage: UploadUsage,
   upload: { purpose: string; bytes: number; maxPending: number; now: Date },
   config: QuotaConfig,
-): Refusal | null {
+): Result<void, Refusal> {
   const { purpose, bytes, maxPending, now } = upload;
   if (purpose === 'post' && usage.pending >= maxPending) {
-    return refusal(
+    return refuse(
       'RATE_LIMITED',
       `You have ${usage.pending} photos waiting to be posted; post or remove some first (unused ones go after a day).`,
       { details: { retryAfterSec: 3600, maxPending } },
@@ -82,7 +82,7 @@ export function quotaRefusal(
     // The oldest upload of the window leaves it first; a retry before then is refused again.
     const frees = (usage.dayOldest?.getTime() ?? now.getTime()) + DAY_MS;
     const retryAfterSec = Math.max(1, Math.ceil((frees - now.getTime()) / 1000));
-    return refusal(
+    return refuse(
       'UPLOAD_QUOTA_EXCEEDED',
       `Your uploads of the last 24 hours take ${formatBytes(usage.dayBytes)} of the ` +
         `${formatBytes(quota)} an account may upload in a day` +
@@ -93,7 +93,7 @@ export function quotaRefusal(
   }
   const budget = config.uploadStorageBytes;
   if (usage.storedBytes + Math.max(bytes, 1) > budget) {
-    return refusal(
+    return refuse(
       'STORAGE_FULL',
       `This node's storage for photos is full (${formatBytes(usage.storedBytes)} of ` +
         `${formatBytes(budget)} used)` +
@@ -102,7 +102,7 @@ export function quotaRefusal(
       { details: { usedBytes: usage.storedBytes, budgetBytes: budget } },
     );
   }
-  return null;
+  return ok(undefined);
 }
 
 function formatDuration(sec: number): string {

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { baseUrlForDomain, err, formatBytes, ok, uuidSchema } from '@swarm/contract';
+import { baseUrlForDomain, formatBytes, ok, uuidSchema, type Result } from '@swarm/contract';
 import type { Db } from '@swarm/db';
 import type { Clock } from '../clock.ts';
 import type { NodeConfig } from '../config.ts';
 import type { Logger } from '../logger.ts';
-import { inTransaction, refusal, refuse, RefusalError, type Refused, type Tx } from '../refusal.ts';
+import { inTransaction, refusal, refuse, RefusalError, type Refusal, type Tx } from '../refusal.ts';
 import {
   processImage,
   UPLOAD_PURPOSES,
@@ -66,7 +66,7 @@ export interface UploadInput {
 
 export interface UploadService {
   readonly storage: MediaStorage;
-  accept(input: UploadInput): Promise<Refused<UploadView>>;
+  accept(input: UploadInput): Promise<Result<UploadView, Refusal>>;
   /** A stored file by its name in `UPLOADS.path` (`<id>.webp`, `<id>-thumb.webp`), or null. */
   file(name: string): Promise<{ bytes: Uint8Array; contentType: string } | null>;
   /** Whether `url` is a file of this node's uploads (pages load it directly, not proxied). */
@@ -117,7 +117,7 @@ export function createUploadService(deps: {
   /** The body, up to the cap: reading stops at the first byte beyond it. */
   async function readCapped(
     body: ReadableStream<Uint8Array>,
-  ): Promise<Refused<Uint8Array, 'PAYLOAD_TOO_LARGE' | 'INVALID_REQUEST'>> {
+  ): Promise<Result<Uint8Array, Refusal<'PAYLOAD_TOO_LARGE' | 'INVALID_REQUEST'>>> {
     const reader = body.getReader();
     const chunks: Uint8Array[] = [];
     let size = 0;
@@ -300,7 +300,7 @@ export function createUploadService(deps: {
         { purpose, bytes: 0, maxPending: UPLOADS.maxPending, now: clock.now() },
         config,
       );
-      if (early) return err(early);
+      if (!early.ok) return early;
       const read = body ? await readCapped(body) : ok(new Uint8Array(0));
       if (!read.ok) return read;
       if (read.value.byteLength === 0) return empty();
@@ -330,7 +330,7 @@ export function createUploadService(deps: {
         createdAt: now,
       };
       const url = `${base}${id}.webp`;
-      let written: Refused<unknown>;
+      let written: Result<unknown, Refusal>;
       try {
         written = await inTransaction(db, async (tx) => {
           // Again with the real size, under the lock: concurrent uploads pass one at a time.
@@ -340,7 +340,7 @@ export function createUploadService(deps: {
             { purpose, bytes: row.bytes, maxPending: UPLOADS.maxPending, now },
             config,
           );
-          if (refused) throw new RefusalError(refused);
+          if (!refused.ok) throw new RefusalError(refused.reason);
           if (purpose === 'post') {
             await tx.upload.create({ data: row });
             return;

@@ -6,13 +6,16 @@ import {
   parseDomain,
   verifyEnvelopeSignature,
   verifyReceipt,
-  type ErrorCode,
 } from '@swarm/contract';
 import type { Prisma } from '@swarm/db';
-import { inTransaction, RefusalError, TX_OPTIONS, type Refusal } from '../refusal.ts';
+import { inTransaction, RefusalError, TX_OPTIONS } from '../refusal.ts';
 import { checkAcceptance } from './message-acceptance.ts';
 import { ACCOUNT_FLAGS_SELECT, isHiddenAccount } from '../views/visibility.ts';
-import type { MessageService } from './messages.service.ts';
+import type {
+  InboundMessageError,
+  InboundMessageErrorCode,
+  MessageService,
+} from './message-types.ts';
 import {
   advance,
   domainOf,
@@ -23,16 +26,6 @@ import {
 } from './message-support.ts';
 
 // Messages and receipts other nodes deliver (`POST /api/swarm/messages`, `.../receipts`).
-
-export type InboundMessageErrorCode = Extract<
-  ErrorCode,
-  'INVALID_SIGNATURE' | 'FORBIDDEN' | 'USER_NOT_FOUND' | 'NOT_FOUND' | 'MESSAGE_CONFLICT'
->;
-
-export type InboundMessageError = Refusal<InboundMessageErrorCode>;
-
-/** Receipts never conflict: a repeat or an older status is a 200 that changes nothing. */
-export type InboundReceiptError = Refusal<Exclude<InboundMessageErrorCode, 'MESSAGE_CONFLICT'>>;
 
 const fail = <C extends InboundMessageErrorCode>(code: C, message: string) =>
   err({ code, message });

@@ -11,14 +11,14 @@ import {
   verifyEncryptionKey,
   verifyEnvelopeSignature,
   verifyReceipt,
+  type Result,
 } from '@swarm/contract';
 import type { Prisma } from '@swarm/db';
-import type { ActionOutcome } from '../actions/action-support.ts';
-import { refuse, TX_OPTIONS } from '../refusal.ts';
+import { refuse, TX_OPTIONS, type Refusal } from '../refusal.ts';
 import { upsertRemoteActor } from '../interactions/interaction-effects.ts';
 import { describePeerError } from '../peers/index.ts';
 import { checkAcceptance } from './message-acceptance.ts';
-import type { MessageService } from './messages.service.ts';
+import type { MessageService } from './message-types.ts';
 import {
   advance,
   domainOf,
@@ -26,7 +26,6 @@ import {
   handleOf,
   isTimeAcceptable,
   messageRow,
-  parseMessageAddress,
   storedEncryptionKey,
   UNSUPPORTED_REASON,
   userSelect,
@@ -34,6 +33,7 @@ import {
 } from './message-support.ts';
 import { parseCapabilities } from '../registry/capabilities.ts';
 import type { MessageRecipientView, MessageStatusView, SendResult } from './message-views.ts';
+import { parsePersonAddress } from '../views/addresses.ts';
 
 // What a user sends: messages and receipts, with the recipient's key and node looked up first.
 
@@ -59,10 +59,10 @@ export function createOutboundMessages(
   async function recipient(
     userId: string,
     input: string,
-  ): Promise<ActionOutcome<MessageRecipientView>> {
+  ): Promise<Result<MessageRecipientView, Refusal>> {
     const caller = await loadUser(userId);
     if (!caller.ok) return caller;
-    const address = parseMessageAddress(input, self);
+    const address = parsePersonAddress(input, self);
     if (!address.ok) return refuse('INVALID_REQUEST', `Not a valid address: ${address.reason}.`);
     const target = address.value;
     const handle = handleOf(target);

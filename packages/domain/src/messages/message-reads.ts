@@ -1,16 +1,14 @@
-import { formatTimestamp, ok, type MessageEnvelope } from '@swarm/contract';
+import { formatTimestamp, ok, type MessageEnvelope, type Result } from '@swarm/contract';
 import type { Prisma } from '@swarm/db';
-import type { ActionOutcome } from '../actions/action-support.ts';
-import { refuse } from '../refusal.ts';
+import { refuse, type Refusal } from '../refusal.ts';
 import { toDeliveryView } from '../delivery/delivery-policy.ts';
 import { latestPerConversationSql } from '../persistence/messages.sql.ts';
-import type { MessageService } from './messages.service.ts';
+import type { MessageService } from './message-types.ts';
 import {
   CONVERSATIONS_MAX,
   domainOf,
   handleOf,
   messageSelect,
-  parseMessageAddress,
   storedEncryptionKey,
   THREAD_PAGE,
   type MessageContext,
@@ -25,6 +23,7 @@ import type {
   SendResult,
   ThreadView,
 } from './message-views.ts';
+import { parsePersonAddress } from '../views/addresses.ts';
 
 // What a user reads: their messaging identity, conversations, threads, unread counts.
 
@@ -127,7 +126,7 @@ export function createMessageReads(ctx: MessageContext): Pick<
     };
   }
 
-  async function me(userId: string): Promise<ActionOutcome<MessageMeView>> {
+  async function me(userId: string): Promise<Result<MessageMeView, Refusal>> {
     const user = await loadUser(userId);
     if (!user.ok) return user;
     return ok({
@@ -197,7 +196,7 @@ export function createMessageReads(ctx: MessageContext): Pick<
     async thread(userId, query) {
       const user = await loadUser(userId);
       if (!user.ok) return user;
-      const other = parseMessageAddress(query.with, self);
+      const other = parsePersonAddress(query.with, self);
       if (!other.ok) return refuse('INVALID_REQUEST', `Not a valid address: ${other.reason}.`);
       let before: Date | undefined;
       if (query.before) {

@@ -6,9 +6,9 @@ import {
   verifyEncryptionKey,
 } from '@swarm/contract';
 import { refuse } from '../refusal.ts';
-import { createSafetyService } from '../moderation/safety.service.ts';
+import { createSafetyService } from '../safety/safety.service.ts';
 import { checkKeyBackup } from '@swarm/contract';
-import type { MessageService } from './messages.service.ts';
+import type { MessageService } from './message-types.ts';
 import type { MessageContext } from './message-support.ts';
 
 // A user's messaging settings: their encryption key (and its backup), blocks, privacy.

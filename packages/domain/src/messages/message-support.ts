@@ -1,20 +1,17 @@
 import {
   LIMITS,
-  err,
   formatTimestamp,
   ok,
   parseHandleAddress,
-  parseRemoteHandle,
   type EncryptionKey,
   type MessageEnvelope,
-  type Result,
 } from '@swarm/contract';
 import type { Prisma } from '@swarm/db';
 import { refuse } from '../refusal.ts';
 import type { DeliveryService } from '../delivery/index.ts';
 import type { RegistryService } from '../registry/index.ts';
 import { createSenderDids } from './sender-dids.ts';
-import type { PeerServiceDeps } from '../service-deps.ts';
+import type { PeerServiceDeps } from '../peers/service-deps.ts';
 
 // What the message use cases share: the parsing of addresses, the stored rows' shapes, and one
 // context built per service (the deps, this node's domain, the caller's account, sender dids).
@@ -71,23 +68,6 @@ export function domainOf(address: string): string | null {
 export function handleOf(address: string): string {
   const parsed = parseHandleAddress(address);
   return parsed.ok ? parsed.value.handle : address;
-}
-
-/**
- * `alice`, `@alice`, `bob@beta.example`: the canonical `handle@domain`. Handles of this node are
- * lower-case (sign-up stores them so); others keep their node's spelling.
- */
-export function parseMessageAddress(input: string, self: string): Result<string> {
-  if (typeof input !== 'string') return err('the address must be a string');
-  const text = input.trim().replace(/^@/, '');
-  if (!text.includes('@')) {
-    const handle = parseRemoteHandle(text);
-    return handle.ok ? ok(`${handle.value.toLowerCase()}@${self}`) : handle;
-  }
-  const parsed = parseHandleAddress(text);
-  if (!parsed.ok) return parsed;
-  const { handle, domain } = parsed.value;
-  return ok(domain === self ? `${handle.toLowerCase()}@${domain}` : `${handle}@${domain}`);
 }
 
 /** The columns a user or remote actor keeps its encryption key in (`storedEncryptionKey` reads them). */

@@ -1,35 +1,12 @@
-import type {
-  EncryptionKey,
-  MessageEnvelope,
-  MessagePrivacy,
-  MessageReceipt,
-  Result,
-} from '@swarm/contract';
-import type { ActionOutcome } from '../actions/action-support.ts';
 import { createInboundMessages } from './message-inbound.ts';
-import type { InboundMessageError, InboundReceiptError } from './message-inbound.ts';
 import { createOutboundMessages } from './message-outbound.ts';
 import { createMessageReads } from './message-reads.ts';
 import { createMessageSettings } from './message-settings.ts';
 import { createMessageContext, type MessageServiceDeps } from './message-support.ts';
-import type {
-  BlockView,
-  ConversationView,
-  MessageMeView,
-  MessageRecipientView,
-  MessageStatusView,
-  SendResult,
-  ThreadView,
-} from './message-views.ts';
+import type { MessageService } from './message-types.ts';
 
-export type {
-  InboundMessageError,
-  InboundMessageErrorCode,
-  InboundReceiptError,
-} from './message-inbound.ts';
 export {
   CONVERSATIONS_MAX,
-  parseMessageAddress,
   THREAD_PAGE,
   UNSUPPORTED_REASON,
   type MessageServiceDeps,
@@ -42,47 +19,7 @@ export {
  * for the sender, the recipient's privacy and blocks (`checkAcceptance`, one rule for local and
  * remote senders), idempotency by message id. Remote deliveries go through the durable outbox
  * (kinds `message` and `receipt`).
- */
-
-export interface MessageService {
-  /** `POST /api/swarm/messages`: `sourceDomain` as the node signature proved it. */
-  receive(
-    sourceDomain: string,
-    envelope: MessageEnvelope,
-    rawBody: unknown,
-  ): Promise<Result<{ messageId: string }, InboundMessageError>>;
-  /** `POST /api/swarm/messages/receipts`. */
-  receiveReceipt(
-    sourceDomain: string,
-    receipt: MessageReceipt,
-    rawBody: unknown,
-  ): Promise<Result<{ changed: boolean }, InboundReceiptError>>;
-
-  me(userId: string): Promise<ActionOutcome<MessageMeView>>;
-  recipient(userId: string, address: string): Promise<ActionOutcome<MessageRecipientView>>;
-  setEncryptionKey(
-    userId: string,
-    input: EncryptionKey & { encryptedKeyBackup: string },
-  ): Promise<ActionOutcome<MessageMeView>>;
-  send(userId: string, envelope: unknown): Promise<ActionOutcome<SendResult>>;
-  conversations(userId: string): Promise<ActionOutcome<ConversationView[]>>;
-  unreadCount(userId: string): Promise<number>;
-  thread(
-    userId: string,
-    query: { with: string; before?: string | null },
-  ): Promise<ActionOutcome<ThreadView>>;
-  /** A receipt signed by the recipient's browser; recorded here and sent to a remote sender. */
-  receipt(userId: string, receipt: unknown): Promise<ActionOutcome<{ status: MessageStatusView }>>;
-  block(userId: string, address: string): Promise<ActionOutcome<BlockView[]>>;
-  unblock(userId: string, address: string): Promise<ActionOutcome<BlockView[]>>;
-  blocks(userId: string): Promise<BlockView[]>;
-  privacy(userId: string): Promise<MessagePrivacy>;
-  setPrivacy(userId: string, privacy: MessagePrivacy): Promise<ActionOutcome<MessagePrivacy>>;
-  /** Can `domain` take direct messages? `unknown` when it cannot be asked now. */
-  peerSupportsMessages(domain: string): Promise<'yes' | 'no' | 'unknown'>;
-}
-
-/**
+ *
  * One service over four use cases: inbound (`message-inbound.ts`: relay and receipts from other
  * nodes), outbound (`message-outbound.ts`: sending, receipts, recipient look-up and capability
  * probing), reads (`message-reads.ts`) and settings (`message-settings.ts`: key setup, blocks,

@@ -1,14 +1,11 @@
-import { createAuditService, type AuditService } from './audit.service.ts';
+import { createAuditService, type AuditService } from '../ops/audit.service.ts';
 import { createRegistrationService, type RegistrationService } from './registrations.service.ts';
 import type { ReportServiceDeps } from './report-model.ts';
 import { createReportService, type ReportService } from './reports.service.ts';
-import { createSafetyService, type SafetyService } from './safety.service.ts';
+import { createSafetyService, type SafetyService } from '../safety/safety.service.ts';
 
-export * from './audit.service.ts';
 export * from './registrations.service.ts';
 export * from './reports.service.ts';
-export * from './safety.service.ts';
-export * from './blocks.ts';
 
 /** Safety and moderation (issue #15): mutes and blocks, reports, registrations, audit log. */
 export interface ModerationServices {

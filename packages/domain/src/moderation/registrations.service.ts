@@ -5,12 +5,12 @@ import {
   REGISTRATION_MODE_KEY,
   REGISTRATION_MODES,
   type RegistrationMode,
+  type Result,
 } from '@swarm/contract';
 import type { Db, Prisma } from '@swarm/db';
 import type { Clock } from '../clock.ts';
-import type { ActionOutcome } from '../actions/action-support.ts';
-import { refuse } from '../refusal.ts';
-import type { AuditService } from './audit.service.ts';
+import { refuse, type Refusal } from '../refusal.ts';
+import type { AuditService } from '../ops/audit.service.ts';
 
 /**
  * Who may join this node (issue #15): `open`; `approval` (a reason to give, an admin approves or
@@ -56,18 +56,22 @@ export interface RegistrationService {
     actor: string,
     mode: string,
     reason?: string,
-  ): Promise<ActionOutcome<RegistrationSettings>>;
-  setRules(actor: string, rules: string): Promise<ActionOutcome<RegistrationSettings>>;
+  ): Promise<Result<RegistrationSettings, Refusal>>;
+  setRules(actor: string, rules: string): Promise<Result<RegistrationSettings, Refusal>>;
   /** A new invite; its code is shown once (only its hash is kept). */
   createInvite(
     actor: { handle: string; userId?: string | null },
     input: { maxUses?: number; expiresInDays?: number | null },
-  ): Promise<ActionOutcome<{ code: string; invite: InviteView }>>;
+  ): Promise<Result<{ code: string; invite: InviteView }, Refusal>>;
   invites(): Promise<InviteView[]>;
-  revokeInvite(actor: string, id: string): Promise<ActionOutcome<InviteView[]>>;
+  revokeInvite(actor: string, id: string): Promise<Result<InviteView[], Refusal>>;
   pending(): Promise<PendingSignUp[]>;
-  approve(actor: string, userId: string, reason?: string): Promise<ActionOutcome<PendingSignUp[]>>;
-  reject(actor: string, userId: string, reason?: string): Promise<ActionOutcome<PendingSignUp[]>>;
+  approve(
+    actor: string,
+    userId: string,
+    reason?: string,
+  ): Promise<Result<PendingSignUp[], Refusal>>;
+  reject(actor: string, userId: string, reason?: string): Promise<Result<PendingSignUp[], Refusal>>;
 }
 
 export function createRegistrationService(deps: {
@@ -163,7 +167,7 @@ export function createRegistrationService(deps: {
     userId: string,
     decision: 'approve' | 'reject',
     reason: string | undefined,
-  ): Promise<ActionOutcome<PendingSignUp[]>> {
+  ): Promise<Result<PendingSignUp[], Refusal>> {
     if (!isUuid(userId)) return refuse('NOT_FOUND', 'No sign-up waiting with that id.');
     const user = await prisma.user.findFirst({
       where: { id: userId, pendingApproval: true },

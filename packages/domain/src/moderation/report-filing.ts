@@ -11,11 +11,11 @@ import {
   parseSwarmPostId,
   type ForwardedReportBody,
   type ReportCategory,
+  type Result,
 } from '@swarm/contract';
-import type { ActionOutcome } from '../actions/action-support.ts';
-import { inTransaction, refuse } from '../refusal.ts';
+import { inTransaction, refuse, type Refusal } from '../refusal.ts';
 import { describePeerError } from '../peers/index.ts';
-import { parseMessageAddress } from '../messages/messages.service.ts';
+import { parsePersonAddress } from '../views/addresses.ts';
 import { isUuid } from './registrations.service.ts';
 import { EXCERPT_MAX } from './report-views.ts';
 import {
@@ -83,7 +83,7 @@ export function createReportFiling(
   }
 
   /** What is reported: the person, the post (ids, excerpt) and the node hosting it. */
-  async function resolveTarget(input: ReportInput): Promise<ActionOutcome<Target>> {
+  async function resolveTarget(input: ReportInput): Promise<Result<Target, Refusal>> {
     if (input.postId !== undefined && input.postId !== '') {
       const raw = input.postId.trim();
       if (isUuid(raw)) {
@@ -131,7 +131,7 @@ export function createReportFiling(
         excerpt: post.value.content.slice(0, EXCERPT_MAX),
       });
     }
-    const address = parseMessageAddress(input.target ?? '', self);
+    const address = parsePersonAddress(input.target ?? '', self);
     if (!address.ok) return refuse('INVALID_REQUEST', `Not a valid address: ${address.reason}.`);
     const parsed = parseHandleAddress(address.value);
     if (!parsed.ok) return refuse('INVALID_REQUEST', `Not a valid address: ${parsed.reason}.`);
@@ -192,7 +192,10 @@ export function createReportFiling(
     };
   }
 
-  async function file(reporterId: string, input: ReportInput): Promise<ActionOutcome<FiledReport>> {
+  async function file(
+    reporterId: string,
+    input: ReportInput,
+  ): Promise<Result<FiledReport, Refusal>> {
     const bad = checkCategory(input.category, input.comment);
     if (bad) return bad;
     const reporter = await prisma.user.findUnique({

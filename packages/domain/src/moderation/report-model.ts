@@ -1,9 +1,9 @@
 import type { ForwardedReportBody, Result } from '@swarm/contract';
-import type { ActionOutcome } from '../actions/action-support.ts';
 import type { PostActions } from '../actions/post-actions.service.ts';
 import type { DeliveryService } from '../delivery/delivery.service.ts';
-import type { AuditService } from './audit.service.ts';
-import type { PeerServiceDeps } from '../service-deps.ts';
+import type { AuditService } from '../ops/audit.service.ts';
+import type { PeerServiceDeps } from '../peers/service-deps.ts';
+import type { Refusal } from '../refusal.ts';
 
 /** The reports' vocabulary and the service's shape (reports.service.ts puts it together). */
 
@@ -73,7 +73,7 @@ export interface ModerationActor {
 }
 
 export interface ReportService {
-  file(reporterId: string, input: ReportInput): Promise<ActionOutcome<FiledReport>>;
+  file(reporterId: string, input: ReportInput): Promise<Result<FiledReport, Refusal>>;
   /** `POST /api/swarm/reports` from `sourceDomain` (verified node signature). */
   receive(
     sourceDomain: string,
@@ -92,26 +92,26 @@ export interface ReportService {
     reportId: string,
     action: string,
     reason: string,
-  ): Promise<ActionOutcome<ReportView>>;
+  ): Promise<Result<ReportView, Refusal>>;
   /** Suspension outside a report (admin users page, CLI). */
   setSuspended(
     actor: ModerationActor,
     handle: string,
     suspended: boolean,
     reason: string,
-  ): Promise<ActionOutcome<{ handle: string; suspended: boolean }>>;
+  ): Promise<Result<{ handle: string; suspended: boolean }, Refusal>>;
   setSilenced(
     actor: ModerationActor,
     handle: string,
     silenced: boolean,
     reason: string,
-  ): Promise<ActionOutcome<{ handle: string; silenced: boolean }>>;
+  ): Promise<Result<{ handle: string; silenced: boolean }, Refusal>>;
   muteNode(
     actor: ModerationActor,
     domain: string,
     muted: boolean,
     reason: string,
-  ): Promise<ActionOutcome<{ domain: string; muted: boolean }>>;
+  ): Promise<Result<{ domain: string; muted: boolean }, Refusal>>;
   mutedNodes(): Promise<{ domain: string; reason: string; createdAt: string }[]>;
 }
 

@@ -1,8 +1,7 @@
-import { ok, parseHandleAddress } from '@swarm/contract';
+import { ok, parseHandleAddress, type Result } from '@swarm/contract';
 import type { Prisma } from '@swarm/db';
-import type { ActionOutcome } from '../actions/action-support.ts';
-import { refuse } from '../refusal.ts';
-import { parseMessageAddress } from '../messages/messages.service.ts';
+import { refuse, type Refusal } from '../refusal.ts';
+import { parsePersonAddress } from '../views/addresses.ts';
 import { checkReason, createReportViews, reportSelect } from './report-views.ts';
 import {
   REPORT_ACTIONS,
@@ -34,7 +33,7 @@ export function createReportModeration(
   const loadView = views.load;
 
   async function localUser(handle: string) {
-    const address = parseMessageAddress(handle, self);
+    const address = parsePersonAddress(handle, self);
     if (!address.ok) return null;
     const parsed = parseHandleAddress(address.value);
     if (!parsed.ok || parsed.value.domain !== self) return null;
@@ -51,7 +50,7 @@ export function createReportModeration(
     on: boolean,
     reasonText: string,
     tx?: Prisma.TransactionClient,
-  ): Promise<ActionOutcome<string>> {
+  ): Promise<Result<string, Refusal>> {
     const reason = checkReason(reasonText);
     if (!reason.ok) return reason;
     const user = await localUser(handle);

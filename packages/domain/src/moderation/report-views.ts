@@ -1,7 +1,6 @@
-import { ok, parseHandleAddress } from '@swarm/contract';
+import { ok, parseHandleAddress, type Result } from '@swarm/contract';
 import type { Db, Prisma } from '@swarm/db';
-import type { ActionOutcome } from '../actions/action-support.ts';
-import { refuse } from '../refusal.ts';
+import { refuse, type Refusal } from '../refusal.ts';
 import { isUuid } from './registrations.service.ts';
 import { REPORT_STATUSES, type ReportStatus, type ReportView } from './report-model.ts';
 
@@ -32,7 +31,7 @@ export const reportSelect = {
 type ReportRow = Prisma.ReportGetPayload<{ select: typeof reportSelect }>;
 
 /** A moderator's reason: required (it goes to the audit log), bounded. */
-export function checkReason(reason: string): ActionOutcome<string> {
+export function checkReason(reason: string): Result<string, Refusal> {
   const text = typeof reason === 'string' ? reason.trim() : '';
   if (text === '') return refuse('INVALID_REQUEST', 'Give a reason: it goes to the audit log.');
   if (text.length > REASON_MAX) {

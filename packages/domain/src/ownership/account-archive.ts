@@ -12,17 +12,17 @@ import {
   type AccountArchive,
   type AccountArchiveContent,
   type UserAction,
+  type Result,
 } from '@swarm/contract';
 import type { Db } from '@swarm/db';
-import type { ActionOutcome } from '../actions/action-support.ts';
-import { inTransaction, refusal, refuse, RefusalError } from '../refusal.ts';
+import { inTransaction, refuse, RefusalError, type Refusal } from '../refusal.ts';
 import type { Clock } from '../clock.ts';
 import type { NodeConfig } from '../config.ts';
 import type { Logger } from '../logger.ts';
 import { checkKeyBackup } from '@swarm/contract';
 import type { Limits } from '../replicas/limits.ts';
-import { BLOCKS_MAX, MUTES_MAX } from '../moderation/safety.service.ts';
-import type { ImportInput, PreparedStatement } from './account-ownership.service.ts';
+import { BLOCKS_MAX, MUTES_MAX } from '../safety/safety.service.ts';
+import type { ImportInput, PreparedStatement } from './ownership-types.ts';
 
 /** The rate limit of imports, per client address (an import creates an account). */
 export const IMPORT_IP_LIMIT = 'import-ip';
@@ -32,10 +32,10 @@ export const IMPORT_IP_LIMIT = 'import-ip';
  * export, and the import that creates the account from it on another node, all or nothing.
  */
 export interface AccountArchives {
-  prepareExport(userId: string): Promise<ActionOutcome<PreparedStatement>>;
+  prepareExport(userId: string): Promise<Result<PreparedStatement, Refusal>>;
   importArchive(
     input: ImportInput,
-  ): Promise<ActionOutcome<{ handle: string; posts: number; pending: boolean }>>;
+  ): Promise<Result<{ handle: string; posts: number; pending: boolean }, Refusal>>;
 }
 
 export function createAccountArchives(deps: {
@@ -255,11 +255,7 @@ export function createAccountArchives(deps: {
       const blocks = archive.blocks.filter((b) => b.address !== me).slice(0, BLOCKS_MAX);
       const written = await inTransaction(db, async (tx) => {
         const admission = await input.admit(tx);
-        if (!admission.ok) {
-          throw new RefusalError(
-            refusal('FORBIDDEN', admission.message, { field: admission.field }),
-          );
-        }
+        if (!admission.ok) throw new RefusalError(admission.reason);
         const a = archive.account;
         const user = await tx.user.create({
           data: {
@@ -276,8 +272,8 @@ export function createAccountArchives(deps: {
             publicKey: a.publicKey,
             encryptedKeyBackup: a.encryptedKeyBackup,
             movedFrom: from,
-            pendingApproval: admission.pending,
-            signupReason: admission.reason,
+            pendingApproval: admission.value.pending,
+            signupReason: admission.value.reason,
             createdAt: now,
           },
           select: { id: true },
@@ -344,7 +340,7 @@ export function createAccountArchives(deps: {
           })),
           skipDuplicates: true,
         });
-        return { posts: count, pending: admission.pending };
+        return { posts: count, pending: admission.value.pending };
       });
       if (!written.ok) return written;
       logger.info({ handle: handle.value, from, ...written.value }, 'account imported');

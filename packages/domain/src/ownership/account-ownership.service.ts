@@ -12,22 +12,23 @@ import {
   uuidSchema,
   verifyUserAction,
   type UserAction,
+  type Result,
 } from '@swarm/contract';
-import type { Prisma } from '@swarm/db';
-import type { ActionOutcome } from '../actions/action-support.ts';
 import { inTransaction, refuse, type Refusal } from '../refusal.ts';
 import type { PostActions } from '../actions/post-actions.service.ts';
 import type { NodeConfig } from '../config.ts';
 import type { DeliveryService } from '../delivery/index.ts';
 import type { Limits } from '../replicas/limits.ts';
 import { describePeerError } from '../peers/index.ts';
-import { importDidKey } from '../security/key-cache.ts';
+import { importDidKey } from '../peers/key-cache.ts';
 import type { DeliveryView } from '../views/index.ts';
 import { localUserCounterFixesSql } from '../persistence/ownership.sql.ts';
 import { createAccountArchives } from './account-archive.ts';
-import { holderDomains, withCapability } from './holders.ts';
+import type { ImportInput, PreparedStatement, SignedStatement } from './ownership-types.ts';
+import { withCapability } from '../registry/capabilities.ts';
+import { holderDomains } from './holders.ts';
 import type { InboundOwnershipService } from './inbound-ownership.service.ts';
-import type { PeerServiceDeps } from '../service-deps.ts';
+import type { PeerServiceDeps } from '../peers/service-deps.ts';
 
 /**
  * What a local user does with their account as a whole (issue #15, docs/protocol.md "Deleting
@@ -41,18 +42,6 @@ import type { PeerServiceDeps } from '../service-deps.ts';
 /** A handle of a deleted account stays out of use this long (docs/protocol.md). */
 export const HANDLE_RESERVED_MS = 365 * 24 * 3_600_000;
 
-/** What the browser signs: `userSignaturePayload({ action, targetDomain, body })`. */
-export interface PreparedStatement {
-  action: UserAction;
-  targetDomain: string;
-  body: Record<string, unknown>;
-}
-
-export interface SignedStatement {
-  body: Record<string, unknown>;
-  signature: string;
-}
-
 export interface NoticeReport {
   /** Nodes the statement was sent to (outbox rows). */
   told: string[];
@@ -61,37 +50,12 @@ export interface NoticeReport {
   deliveries: DeliveryView[];
 }
 
-export interface ImportInput {
-  /** The archive as uploaded (JSON text). */
-  archiveText: string;
-  /** The importer's proof of holding the archive's key: action `import`, this node, `{ archiveSignature }`. */
-  proof: string;
-  /**
-   * argon2id hash of the password (the one the key backup is encrypted with): asked for only
-   * once the archive passed the cheap checks and the rate limit (hashing is the costly part).
-   */
-  hashPassword: () => Promise<string>;
-  /** The importer's address: imports create accounts, limited like sign-ups per address. */
-  clientIp: string;
-  /**
-   * The node's registrations mode, applied inside the import's transaction as for a sign-up
-   * (auth's `admitSignUp`, given by the edge: domain does not depend on auth): an import is a
-   * new account here, so approval and invites hold for it too.
-   */
-  admit: (tx: Prisma.TransactionClient) => Promise<ImportAdmission>;
-}
-
-/** What the registrations mode says of an import (the shape of auth's `Admission`). */
-export type ImportAdmission =
-  | { ok: true; pending: boolean; reason: string | null }
-  | { ok: false; message: string; field: string };
-
 export interface AccountOwnershipService {
   /** The statement to sign for deleting the account or one post. */
   prepareDeletion(
     userId: string,
     input: { kind: 'account' } | { kind: 'post'; postId: string },
-  ): Promise<ActionOutcome<PreparedStatement>>;
+  ): Promise<Result<PreparedStatement, Refusal>>;
   /**
    * Deletes the account here (posts, media, likes, reposts, follows, notifications, messages,
    * sessions; counters of others set right), keeps its handle out of use, and sends the signed
@@ -100,23 +64,23 @@ export interface AccountOwnershipService {
   deleteAccount(
     userId: string,
     signed: SignedStatement | null,
-  ): Promise<ActionOutcome<NoticeReport>>;
+  ): Promise<Result<NoticeReport, Refusal>>;
   /** Deletes a post here and, with a signed statement, tells the nodes holding a copy. */
   deletePost(
     userId: string,
     postId: string,
     signed: SignedStatement | null,
-  ): Promise<ActionOutcome<NoticeReport & { id: string }>>;
+  ): Promise<Result<NoticeReport & { id: string }, Refusal>>;
   /** The archive to sign (action `export`, this node): everything of the account. */
-  prepareExport(userId: string): Promise<ActionOutcome<PreparedStatement>>;
+  prepareExport(userId: string): Promise<Result<PreparedStatement, Refusal>>;
   /** Creates the archived account here, posts marked moved in; all or nothing. */
   importArchive(
     input: ImportInput,
-  ): Promise<ActionOutcome<{ handle: string; posts: number; pending: boolean }>>;
+  ): Promise<Result<{ handle: string; posts: number; pending: boolean }, Refusal>>;
   /** The move statement to sign: from the node the account was imported from, to here. */
-  prepareMove(userId: string): Promise<ActionOutcome<PreparedStatement>>;
+  prepareMove(userId: string): Promise<Result<PreparedStatement, Refusal>>;
   /** Sends the signed move to the old node and to the followers' nodes the archive named. */
-  move(userId: string, signed: SignedStatement): Promise<ActionOutcome<NoticeReport>>;
+  move(userId: string, signed: SignedStatement): Promise<Result<NoticeReport, Refusal>>;
 }
 
 export interface AccountOwnershipDeps extends PeerServiceDeps {
@@ -191,11 +155,10 @@ export function createAccountOwnershipService(deps: AccountOwnershipDeps): Accou
     user: { handle: string; did: string | null },
     signed: SignedStatement,
     expected: { kind: 'account' } | { kind: 'post'; postId: string },
-  ): Promise<Refusal | null> {
+  ): Promise<Result<void, Refusal>> {
     const raw = { ...signed.body, signature: signed.signature };
     const parsed = deletionBodySchema.safeParse(raw);
-    if (!parsed.success)
-      return { code: 'INVALID_REQUEST', message: 'The signed deletion is malformed.' };
+    if (!parsed.success) return refuse('INVALID_REQUEST', 'The signed deletion is malformed.');
     const d = parsed.data.deletion;
     if (
       d.kind !== expected.kind ||
@@ -204,15 +167,15 @@ export function createAccountOwnershipService(deps: AccountOwnershipDeps): Accou
       d.did !== user.did ||
       (expected.kind === 'post' && d.postId !== expected.postId)
     ) {
-      return { code: 'INVALID_REQUEST', message: 'The signed deletion is not the one asked for.' };
+      return refuse('INVALID_REQUEST', 'The signed deletion is not the one asked for.');
     }
     if (!isWithinClockWindow(d.timestamp, clock.now(), SIGNED_WINDOW_MS)) {
-      return { code: 'INVALID_REQUEST', message: 'The signed deletion is out of date: try again.' };
+      return refuse('INVALID_REQUEST', 'The signed deletion is out of date: try again.');
     }
     if (!(await signedByDid(d.did, deletionAction(d.kind), self, raw))) {
-      return { code: 'FORBIDDEN', message: 'The deletion is not signed with your key.' };
+      return refuse('FORBIDDEN', 'The deletion is not signed with your key.');
     }
-    return null;
+    return ok(undefined);
   }
 
   async function tell(
@@ -274,7 +237,7 @@ export function createAccountOwnershipService(deps: AccountOwnershipDeps): Accou
           );
         }
         const bad = await checkDeletion(user, signed, { kind: 'account' });
-        if (bad) return { ok: false, reason: bad };
+        if (!bad.ok) return bad;
       }
       const holders = await prisma.$transaction((tx) => holderDomains(tx, { userId, self }));
       const { told, skipped } =
@@ -314,7 +277,7 @@ export function createAccountOwnershipService(deps: AccountOwnershipDeps): Accou
       const user = loaded.value;
       if (signed) {
         const bad = await checkDeletion(user, signed, { kind: 'post', postId });
-        if (bad) return { ok: false, reason: bad };
+        if (!bad.ok) return bad;
       }
       const deleted = await deps.posts.delete(userId, postId);
       if (!deleted.ok) return deleted;

@@ -26,12 +26,12 @@ import {
   type Tx,
 } from '../interactions/interaction-effects.ts';
 import { describePeerError } from '../peers/index.ts';
-import { importDidKey } from '../security/key-cache.ts';
+import { importDidKey } from '../peers/key-cache.ts';
 import { refuse, type Refusal } from '../refusal.ts';
 import { createUserDids } from '../security/user-dids.ts';
 import { remoteActorCounterFixesSql } from '../persistence/ownership.sql.ts';
 import { followerDomains } from './holders.ts';
-import type { PeerServiceDeps } from '../service-deps.ts';
+import type { PeerServiceDeps } from '../peers/service-deps.ts';
 
 /**
  * Receiver of the ownership statements (docs/protocol.md "Deleting posts and accounts",

@@ -49,6 +49,8 @@ export interface PeerPostOptions extends PeerCallOptions {
   sign?: boolean;
   /** Extra request headers (the origin profile's `X-Swarm-Signature` on replies). */
   headers?: Record<string, string>;
+  /** `DELETE` with a JSON body: only the origin profile's unsigned removal of a reply. */
+  method?: 'POST' | 'DELETE';
 }
 
 export interface PeerClient {
@@ -173,7 +175,7 @@ export function createPeerClient(deps: PeerClientDeps): PeerClient {
   }
 
   async function exchange<S extends z.ZodType>(call: {
-    method: 'GET' | 'POST';
+    method: 'GET' | 'POST' | 'DELETE';
     domain: string;
     path: string;
     body: Uint8Array | undefined;
@@ -306,7 +308,7 @@ export function createPeerClient(deps: PeerClientDeps): PeerClient {
       const text = JSON.stringify(body) as string | undefined;
       if (text === undefined) throw new TypeError('postJson: the body is not JSON-serialisable');
       return exchange({
-        method: 'POST',
+        method: options.method ?? 'POST',
         domain,
         path,
         body: utf8Encode(text),

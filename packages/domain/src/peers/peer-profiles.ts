@@ -16,9 +16,9 @@ import type { Logger } from '../logger.ts';
 import type { NodeKeys } from '../node-keys.service.ts';
 import type { PeerClient, PeerPostOptions, PeerResult } from './peer-client.ts';
 import { isRefusal } from './peer-errors.ts';
-import { createAuditService } from '../moderation/audit.service.ts';
+import { createAuditService } from '../ops/audit.service.ts';
 import { learnProtocolProfileSql, setProtocolProfileSql } from '../persistence/registry.sql.ts';
-import { importNodeKey } from '../security/key-cache.ts';
+import { importNodeKey } from './key-cache.ts';
 
 // Which profile of the interface each peer speaks (docs/protocol.md "Peers of the origin
 // profile"), and the outbound side of speaking to each in its own: our header signatures, or the

@@ -10,7 +10,7 @@ import { isIP, type LookupFunction } from 'node:net';
  */
 export interface PeerRequest {
   url: URL;
-  method: 'GET' | 'POST';
+  method: 'GET' | 'POST' | 'DELETE';
   headers: Record<string, string>;
   body?: Uint8Array;
   /** Aborted on timeout or when the client stops reading early: drop the connection. */

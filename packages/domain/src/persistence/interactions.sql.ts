@@ -1,13 +1,30 @@
 import { formatActorUrl } from '@swarm/contract';
 import { Prisma } from '@swarm/db';
-import type {
-  RemoteActorFields,
-  RemoteActorUpsertOptions,
-} from '../interactions/interaction-effects.ts';
 import { batchedSql, sqlStatement, type BatchedSql } from './catalog.ts';
 
 // Remote actors, likes and reposts and the ledger of inbound interactions: the raw statements of
 // interactions/ (the rest of their writes are Prisma queries next to their rules).
+
+/** A remote person as an interaction body or a profile describes them. */
+export interface RemoteActorFields {
+  handle: string;
+  domain: string;
+  displayName: string;
+  /** '' when there is none. */
+  avatarUrl: string;
+  bio: string;
+}
+
+/** How `upsertRemoteActor` (interactions/interaction-effects.ts) stores an actor. */
+export interface RemoteActorUpsertOptions {
+  now: Date;
+  /** A did proved by a signature: pinned when none is, or when the pinned one is `replaces`. */
+  didToPin?: string | undefined;
+  /** The pinned did that failed and that `didToPin` replaces (a key rotation). */
+  replaces?: string | null | undefined;
+  /** The fields came from the actor's own node (`fetched_at`), not from an interaction body. */
+  fetched?: boolean;
+}
 
 const EXAMPLE_TIME = new Date('2026-01-01T00:00:00.000Z');
 const EXAMPLE_ACTOR: RemoteActorFields = {

@@ -1,10 +1,27 @@
 import { Prisma } from '@swarm/db';
-import { INACTIVE_AFTER_FAILURES, PROBE_BACKOFF, TRUST } from '../registry/trust.ts';
 import { sqlStatement } from './catalog.ts';
 
 // The registry of known nodes (`swarm_nodes`) where a typed Prisma query would not do: a
 // statement that must be atomic under concurrent replicas, or an update that must not bump
 // updated_at (a node's change time is what gossip pages by, `since`).
+
+// The registry's numbers (docs/protocol.md): the statements below apply them under concurrent
+// replicas, and registry/trust.ts states the same rules as pure functions.
+
+export const TRUST = {
+  /** A node contacted directly for the first time (or first verified after a gossip mention). */
+  direct: 50,
+  successStep: 1,
+  failureStep: 5,
+  min: 0,
+  max: 100,
+} as const;
+
+/** Consecutive failed contacts after which a verified node is inactive. */
+export const INACTIVE_AFTER_FAILURES = 5;
+
+/** Re-probe backoff of inactive nodes: 1 minute, doubling, at most 24 hours. */
+export const PROBE_BACKOFF = { firstMs: 60_000, maxMs: 24 * 60 * 60 * 1000 } as const;
 
 const EXAMPLE_TIME = new Date('2026-01-01T00:00:00.000Z');
 

@@ -32,7 +32,7 @@ import {
   viewerChoices,
   visibilityFor,
 } from '../views/visibility.ts';
-import type { PeerServiceDeps } from '../service-deps.ts';
+import type { PeerServiceDeps } from '../peers/service-deps.ts';
 
 /**
  * Profiles for people: `alice` is a user of this node, `bob@beta.example` one of another node,

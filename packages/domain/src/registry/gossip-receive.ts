@@ -3,7 +3,8 @@ import {
   ok,
   type GossipRequest,
   type GossipResponse,
-  type Refused,
+  type Refusal,
+  type Result,
 } from '@swarm/contract';
 import type { Db } from '@swarm/db';
 import type { Clock } from '../clock.ts';
@@ -14,7 +15,7 @@ import { refuseSender } from './refuse-sender.ts';
 import type { RegistryService } from './registry.service.ts';
 
 /** Our answer to a peer's gossip, or why it was refused (`refuseSender`). */
-export type GossipOutcome = Refused<GossipResponse, 'NODE_BLOCKED' | 'FORBIDDEN'>;
+export type GossipOutcome = Result<GossipResponse, Refusal<'NODE_BLOCKED' | 'FORBIDDEN'>>;
 
 /** Inbound `POST /api/swarm/gossip` (sync log direction `pull`). */
 export type GossipReceive = (

@@ -4,7 +4,8 @@ import {
   nodeInfoSchema,
   ok,
   type Announcement,
-  type Refused,
+  type Refusal,
+  type Result,
 } from '@swarm/contract';
 import type { Db } from '@swarm/db';
 import type { Clock } from '../clock.ts';
@@ -21,9 +22,9 @@ import { refuseSender } from './refuse-sender.ts';
  * An inbound announcement's answer, or why it was refused: NODE_BLOCKED (a blocked sender),
  * FORBIDDEN (our own domain, or signed by another node than it speaks for); nothing recorded.
  */
-export type AnnounceOutcome = Refused<
+export type AnnounceOutcome = Result<
   { answer: Announcement; recorded: 'direct' | 'hint' },
-  'NODE_BLOCKED' | 'FORBIDDEN'
+  Refusal<'NODE_BLOCKED' | 'FORBIDDEN'>
 >;
 
 /** Announcements, ours (to seeds and active nodes) and a peer's, and the seed list. */

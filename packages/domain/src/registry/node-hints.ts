@@ -4,7 +4,7 @@ import type { Logger } from '../logger.ts';
 import { advisoryXactLockSql } from '../persistence/ops.sql.ts';
 import { hintCountsSql } from '../persistence/registry.sql.ts';
 import type { ChangeStamper } from './change-stamp.ts';
-import { PROBE_BACKOFF } from './trust.ts';
+import { PROBE_BACKOFF } from '../persistence/registry.sql.ts';
 
 /** How a node entered the registry (`discovered_via`). */
 export type DiscoveredVia =

@@ -1,4 +1,4 @@
-import { ok, refuse, type AdminAction, type Refused } from '@swarm/contract';
+import { ok, refuse, type AdminAction, type Refusal, type Result } from '@swarm/contract';
 import type { Db, Prisma } from '@swarm/db';
 import type { Clock } from '../clock.ts';
 import type { NodeConfig } from '../config.ts';
@@ -157,7 +157,10 @@ export interface RegistryAdminService {
   nodeDetail(domain: string, options?: { logLimit?: number }): Promise<AdminNodeDetail | undefined>;
   listSeeds(): Promise<SeedSummary[]>;
   /** Adds a seed (enabled), or sets the priority of an existing one and enables it again. */
-  addSeed(domain: string, priority: number): Promise<Refused<SeedSummary, 'INVALID_REQUEST'>>;
+  addSeed(
+    domain: string,
+    priority: number,
+  ): Promise<Result<SeedSummary, Refusal<'INVALID_REQUEST'>>>;
   /** The updated seed, or undefined when there is no such seed. */
   setSeedPriority(domain: string, priority: number): Promise<SeedSummary | undefined>;
   /** The updated seed, or undefined when there is no such seed. */
@@ -176,7 +179,7 @@ export interface RegistryAdminService {
     domain: string,
     reason: string | undefined,
     createdById?: string,
-  ): Promise<Refused<BlockSummary, 'INVALID_REQUEST'>>;
+  ): Promise<Result<BlockSummary, Refusal<'INVALID_REQUEST'>>>;
   /** True when a block existed. The node stays inactive until it is contacted again. */
   unblockNode(domain: string): Promise<boolean>;
   /** Announce, discover, gossip or add a seed, reporting peer by peer. */
@@ -360,7 +363,7 @@ export function createRegistryAdminService(deps: RegistryAdminDeps): RegistryAdm
   async function addSeed(
     domain: string,
     priority: number,
-  ): Promise<Refused<SeedSummary, 'INVALID_REQUEST'>> {
+  ): Promise<Result<SeedSummary, Refusal<'INVALID_REQUEST'>>> {
     if (domain === self) return refuse('INVALID_REQUEST', 'A node cannot be its own seed.');
     await registry.addSeed(domain, priority);
     const seed = await findSeed(domain);
@@ -381,7 +384,7 @@ export function createRegistryAdminService(deps: RegistryAdminDeps): RegistryAdm
     domain: string,
     reason: string | undefined,
     createdById?: string,
-  ): Promise<Refused<BlockSummary, 'INVALID_REQUEST'>> {
+  ): Promise<Result<BlockSummary, Refusal<'INVALID_REQUEST'>>> {
     if (domain === self) return refuse('INVALID_REQUEST', 'A node cannot block its own domain.');
     // Block row and inactive node together; the node row is left otherwise as it was.
     const block = await prisma.$transaction(async (tx) => {

@@ -1,8 +1,11 @@
 import type { Db } from '@swarm/db';
-import type { NodeContext } from '../node-context.ts';
-import { reportJobFailure } from '../ops/failure-log.ts';
-import type { GossipReport, RelayCheckReport } from './gossip.service.ts';
-import type { ContactReport } from './registry.service.ts';
+import type { Clock } from '../clock.ts';
+import type { NodeConfig } from '../config.ts';
+import type { Logger } from '../logger.ts';
+import { reportJobFailure, type FailureLog } from '../ops/failure-log.ts';
+import type { NodeMetrics } from '../ops/metrics.ts';
+import type { GossipReport, GossipService, RelayCheckReport } from './gossip.service.ts';
+import type { ContactReport, RegistryService } from './registry.service.ts';
 import { tryAdvisoryXactLockSql } from '../persistence/ops.sql.ts';
 
 /** Jitter of the gossip interval: ±20 %, so nodes started together drift apart. */
@@ -64,8 +67,20 @@ export interface SwarmScheduler {
 }
 
 export interface SwarmSchedulerDeps {
-  node: Pick<NodeContext, 'config' | 'db' | 'clock' | 'logger' | 'registry' | 'gossip'> &
-    Partial<Pick<NodeContext, 'metrics' | 'failures'>>;
+  /** The services and ports it uses (the node context fits). */
+  node: {
+    config: Pick<NodeConfig, 'domain' | 'seeds' | 'gossipIntervalMs'>;
+    db: Db;
+    clock: Clock;
+    logger: Logger;
+    registry: Pick<
+      RegistryService,
+      'ensureSeeds' | 'announceToSeeds' | 'announceToActive' | 'probeDue' | 'activePeers'
+    >;
+    gossip: Pick<GossipService, 'round' | 'verifyRelayed'>;
+    metrics?: Pick<NodeMetrics, 'observeGossipRound'>;
+    failures?: FailureLog;
+  };
   /** [0, 1) for the jitter; injectable for tests. */
   random?: () => number;
 }

@@ -1,22 +1,10 @@
+import { INACTIVE_AFTER_FAILURES, PROBE_BACKOFF, TRUST } from '../persistence/registry.sql.ts';
+
 /**
- * Registry and trust rules of docs/protocol.md, as numbers and pure functions so that the service,
- * the docs and the tests agree. Trust is a reputation 0–100 that follows direct contacts.
+ * Registry and trust rules of docs/protocol.md, as pure functions so that the service, the docs
+ * and the tests agree. Trust is a reputation 0–100 that follows direct contacts; its numbers sit
+ * beside the statements that apply them atomically (persistence/registry.sql.ts).
  */
-export const TRUST = {
-  /** A node contacted directly for the first time (or first verified after a gossip mention). */
-  direct: 50,
-  successStep: 1,
-  failureStep: 5,
-  min: 0,
-  max: 100,
-} as const;
-
-/** Consecutive failed contacts after which a verified node is inactive. */
-export const INACTIVE_AFTER_FAILURES = 5;
-
-/** Re-probe backoff of inactive nodes: 1 minute, doubling, at most 24 hours. */
-export const PROBE_BACKOFF = { firstMs: 60_000, maxMs: 24 * 60 * 60 * 1000 } as const;
-
 /**
  * Delay before the next probe of an inactive node, given how many probes failed since it became
  * inactive (1 for the first). Gossip-mentioned nodes that were never reached count from their

@@ -23,8 +23,8 @@ import {
   pinNodeKeySql,
   recordNonceOnPinnedKeySql,
 } from '../persistence/node-keys.sql.ts';
-import { importNodeKey } from './key-cache.ts';
-import type { PeerServiceDeps } from '../service-deps.ts';
+import { importNodeKey } from '../peers/key-cache.ts';
+import type { PeerServiceDeps } from '../peers/service-deps.ts';
 
 // Inbound node-signed requests (docs/protocol.md "Node authentication"): the sender's
 // key is fetched from its /api/swarm/info once and pinned; every later request must verify

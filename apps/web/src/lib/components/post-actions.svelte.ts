@@ -5,7 +5,7 @@ import { actionMessage } from '$lib/format';
 import { trpc } from '$lib/trpc';
 
 // What a post card lets its reader do (issue #16: PostCard split into a view and its actions):
-// like, unlike, repost and delete, each signed in this browser when the post lives on another
+// like, unlike, repost, unrepost and delete, each signed in this browser when the post lives on another
 // node, shown at once (optimistic counts over the server's truth) and followed while its
 // delivery is retried: live updates (`/events`) say when the delivery changed, no timer does.
 
@@ -56,7 +56,7 @@ export class PostActions {
   }
 
   /** Remote posts: the node prepares the interaction, this browser signs it with the user's key. */
-  async #signedFor(kind: 'like' | 'unlike' | 'repost') {
+  async #signedFor(kind: 'like' | 'unlike' | 'repost' | 'unrepost') {
     const post = this.post();
     if (!post.isRemote) return undefined;
     const prepared = await trpc.interactions.prepare.mutate({ kind, postId: post.id });
@@ -91,7 +91,14 @@ export class PostActions {
       if (delivery?.status === 'pending') this.watching = { id: delivery.id, verb };
     } catch (cause) {
       this.failed = true;
-      const attempted = what === 'like' ? (this.liked ? 'unlike' : 'like') : 'repost';
+      const attempted =
+        what === 'like'
+          ? this.liked
+            ? 'unlike'
+            : 'like'
+          : this.reposted
+            ? 'undo the repost'
+            : 'repost';
       this.message = `Could not ${attempted}: ${errorText(cause)}`;
     } finally {
       this.busy = null;
@@ -122,23 +129,26 @@ export class PostActions {
     );
   }
 
-  repost(): Promise<void> | undefined {
-    if (this.busy || this.reposted) return;
+  toggleRepost(): Promise<void> | undefined {
+    if (this.busy) return;
+    const kind = this.reposted ? 'unrepost' : 'repost';
     const post = this.post();
     return this.#run(
       'repost',
-      'Reposted',
+      kind === 'repost' ? 'Reposted' : 'Repost undone',
       async () => {
-        const signed = await this.#signedFor('repost');
-        return trpc.interactions.repost.mutate({
-          postId: post.id,
-          signed,
-          authorAddress: this.#authorAddress(),
-        });
+        const signed = await this.#signedFor(kind);
+        return kind === 'repost'
+          ? trpc.interactions.repost.mutate({
+              postId: post.id,
+              signed,
+              authorAddress: this.#authorAddress(),
+            })
+          : trpc.interactions.unrepost.mutate({ postId: post.id, signed });
       },
       () => {
-        this.reposted = true;
-        this.reposts += 1;
+        this.reposted = kind === 'repost';
+        this.reposts = Math.max(0, this.reposts + (this.reposted ? 1 : -1));
       },
     );
   }

@@ -47,7 +47,8 @@ function signedInUser(): KeyOwner | null {
 
 /**
  * Signs what `interactions.prepare` returned for a remote post, with the signed-in user's key
- * (or `user`'s), giving `{ body, signature }` for `interactions.like|unlike|repost({ signed })`.
+ * (or `user`'s), giving `{ body, signature }` for
+ * `interactions.like|unlike|repost|unrepost({ signed })`.
  * Throws `MissingKeyError` with a message for the person when this browser has no key.
  */
 export async function signPrepared(

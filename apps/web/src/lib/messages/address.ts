@@ -3,7 +3,7 @@ import { err, ok, parseHandleAddress, parseRemoteHandle, type Result } from '@sw
 /**
  * What people type into "To" (`bob`, `@bob`, `bob@beta.example`, `@bob@beta.example`) → the
  * message address `handle@domain` (a bare handle is someone on this node), or a sentence. As the
- * node's `parseMessageAddress`: handles of this node are lower-case, others keep their spelling.
+ * node's `parsePersonAddress`: handles of this node are lower-case, others keep their spelling.
  */
 export function messageAddress(input: string, localDomain: string): Result<string> {
   const text = input.trim().replace(/^@/, '');

@@ -1,4 +1,5 @@
 import type { RequestEvent } from '@sveltejs/kit';
+import { isClientApiPath } from '@swarm/client-api';
 import { errorBody } from '@swarm/contract';
 import { DATABASE_UNAVAILABLE, UNAVAILABLE_RETRY_AFTER_S, type NodeContext } from '@swarm/domain';
 
@@ -7,9 +8,13 @@ export const UNAVAILABLE_MESSAGE = "The node's database is unavailable; try agai
 /** Paths probed every few seconds: logged at debug when they succeed (docs/deployment.md). */
 const PROBE_PATHS = new Set(['/livez', '/readyz', '/metrics']);
 
-/** The route template (`/posts/[id]`), the probe path, or `unmatched`: bounded label values. */
+/**
+ * The route template (`/posts/[id]`), the probe path, `client-api` (its paths are no SvelteKit
+ * routes) or `unmatched`: bounded label values.
+ */
 export function routeOf(event: Pick<RequestEvent, 'route' | 'url'>): string {
   if (PROBE_PATHS.has(event.url.pathname)) return event.url.pathname;
+  if (isClientApiPath(event.url.pathname)) return 'client-api';
   return event.route.id ?? 'unmatched';
 }
 

@@ -1,11 +1,10 @@
-import { ok, parseDomain } from '@swarm/contract';
+import { ok, parseDomain, type Result } from '@swarm/contract';
 import type { Db } from '@swarm/db';
 import type { Clock } from '../clock.ts';
 import type { NodeConfig } from '../config.ts';
-import type { ActionOutcome } from '../actions/action-support.ts';
-import { refuse } from '../refusal.ts';
+import { refuse, type Refusal } from '../refusal.ts';
 import { applyBlock } from './blocks.ts';
-import { parseMessageAddress } from '../messages/message-support.ts';
+import { parsePersonAddress } from '../views/addresses.ts';
 
 /**
  * What a person does to protect themselves (issue #15): mute a person or a whole node (silently
@@ -27,11 +26,11 @@ export interface BlockEntryView {
 }
 
 export interface SafetyService {
-  mute(userId: string, target: string): Promise<ActionOutcome<MuteView[]>>;
-  unmute(userId: string, target: string): Promise<ActionOutcome<MuteView[]>>;
+  mute(userId: string, target: string): Promise<Result<MuteView[], Refusal>>;
+  unmute(userId: string, target: string): Promise<Result<MuteView[], Refusal>>;
   mutes(userId: string): Promise<MuteView[]>;
-  block(userId: string, address: string): Promise<ActionOutcome<BlockEntryView[]>>;
-  unblock(userId: string, address: string): Promise<ActionOutcome<BlockEntryView[]>>;
+  block(userId: string, address: string): Promise<Result<BlockEntryView[], Refusal>>;
+  unblock(userId: string, address: string): Promise<Result<BlockEntryView[], Refusal>>;
   blocks(userId: string): Promise<BlockEntryView[]>;
   /** Whether the local user `ownerId` blocked `address` (`handle@domain`). */
   isBlockedBy(ownerId: string, address: string): Promise<boolean>;
@@ -74,11 +73,13 @@ export function createSafetyService(deps: {
   }
 
   /** A person (`alice`, `@bob@beta.example`) or a node (`beta.example`). */
-  function parseTarget(input: string): ActionOutcome<{ kind: 'person' | 'node'; target: string }> {
+  function parseTarget(
+    input: string,
+  ): Result<{ kind: 'person' | 'node'; target: string }, Refusal> {
     const text = typeof input === 'string' ? input.trim().replace(/^@/, '') : '';
     if (text === '') return refuse('INVALID_REQUEST', 'Say whom to mute: a person or a node.');
     if (text.includes('@') || !/[.:]/.test(text)) {
-      const address = parseMessageAddress(text, self);
+      const address = parsePersonAddress(text, self);
       if (!address.ok) return refuse('INVALID_REQUEST', `Not a valid address: ${address.reason}.`);
       return ok({ kind: 'person', target: address.value });
     }
@@ -121,7 +122,7 @@ export function createSafetyService(deps: {
     mutes: listMutes,
 
     async block(userId, input) {
-      const address = parseMessageAddress(input, self);
+      const address = parsePersonAddress(input, self);
       if (!address.ok) return refuse('INVALID_REQUEST', `Not a valid address: ${address.reason}.`);
       const me = await ownAddress(userId);
       if (!me)
@@ -135,7 +136,7 @@ export function createSafetyService(deps: {
     },
 
     async unblock(userId, input) {
-      const address = parseMessageAddress(input, self);
+      const address = parsePersonAddress(input, self);
       if (!address.ok) return refuse('INVALID_REQUEST', `Not a valid address: ${address.reason}.`);
       await prisma.userBlock.deleteMany({ where: { userId, blockedAddress: address.value } });
       return ok(await listBlocks(userId));

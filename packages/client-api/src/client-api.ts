@@ -1,0 +1,72 @@
+import { Hono } from 'hono';
+import { cors } from 'hono/cors';
+import { createNodeUsageService } from '@swarm/domain';
+import type {
+  ClientApiBindings,
+  ClientApiComposition,
+  ClientApiDeps,
+  ClientApiEnv,
+} from './deps.ts';
+import { apiError } from './errors.ts';
+import { appRoutes } from './routes/apps.routes.ts';
+import { instanceRoutes } from './routes/instance.routes.ts';
+
+/**
+ * The Mastodon-compatible client API (docs/clients.md), mounted by the web app for the paths of
+ * `isClientApiPath`. Its callers are apps with bearer tokens, never cookies: any origin may call
+ * it (CORS without credentials), and the web app's same-origin check does not apply here.
+ */
+export interface ClientApi {
+  fetch(request: Request, bindings: ClientApiBindings): Promise<Response>;
+}
+
+export function createClientApi(composition: ClientApiComposition): ClientApi {
+  const { node } = composition;
+  const usage = createNodeUsageService({ db: node.db, clock: node.clock });
+  const deps: ClientApiDeps = {
+    ...composition,
+    usage,
+    async instanceFacts() {
+      const [counts, contact, registrations] = await Promise.all([
+        usage.usage(),
+        usage.contact(),
+        node.moderation.registrations.settings(),
+      ]);
+      return { config: node.config, usage: counts, contact, registrations };
+    },
+  };
+
+  const app = new Hono<ClientApiEnv>();
+  app.use(
+    '*',
+    cors({
+      origin: '*',
+      allowMethods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'],
+      allowHeaders: ['Authorization', 'Content-Type', 'Idempotency-Key'],
+      exposeHeaders: [
+        'Link',
+        'Retry-After',
+        'X-RateLimit-Limit',
+        'X-RateLimit-Remaining',
+        'X-RateLimit-Reset',
+        'X-Request-Id',
+      ],
+      maxAge: 600,
+    }),
+  );
+  app.use('*', async (c, next) => {
+    c.set('deps', deps);
+    await next();
+  });
+  app.route('/', instanceRoutes());
+  app.route('/', appRoutes());
+  app.notFound((c) => apiError(c, 404, 'Record not found'));
+  app.onError((error, c) => {
+    node.logger.error({ err: error, path: c.req.path }, 'client API request failed');
+    return apiError(c, 500, 'Something went wrong on this node; it has been logged.');
+  });
+
+  return {
+    fetch: async (request, bindings) => app.fetch(request, bindings),
+  };
+}

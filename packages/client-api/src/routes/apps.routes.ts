@@ -1,0 +1,33 @@
+import { Hono } from 'hono';
+import { clientAppInputSchema } from '@swarm/contract';
+import type { ClientApiEnv } from '../deps.ts';
+import { apiError, refusalAnswer } from '../errors.ts';
+import { readParams } from '../params.ts';
+
+/** `POST /api/v1/apps`: an app registers itself (no token yet) and gets its client credentials. */
+export function appRoutes() {
+  const app = new Hono<ClientApiEnv>();
+  app.post('/api/v1/apps', async (c) => {
+    const read = await readParams(c.req.raw);
+    if (!read.ok) return apiError(c, 400, read.error);
+    const input = clientAppInputSchema.safeParse(read.params);
+    if (!input.success) {
+      const issue = input.error.issues[0]!;
+      // A missing field or one of the wrong type (a number, an object) is named as such; the
+      // schema's own messages say what is wrong with a value of the right type.
+      const field = String(issue.path[0] ?? '');
+      const generic = issue.code === 'invalid_type' || issue.code === 'invalid_union';
+      const message =
+        !generic || !field
+          ? issue.message
+          : read.params[field] === undefined
+            ? `${field} can't be blank`
+            : `${field} is not valid`;
+      return apiError(c, 422, `Validation failed: ${message}`);
+    }
+    const registered = await c.var.deps.auth.clientApps.register(input.data, c.env.clientIp);
+    if (!registered.ok) return refusalAnswer(c, registered.reason);
+    return c.json(registered.value);
+  });
+  return app;
+}

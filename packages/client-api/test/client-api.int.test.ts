@@ -1,0 +1,130 @@
+import { createHash } from 'node:crypto';
+import { authServicesOf, type AuthServices } from '@swarm/auth';
+import { createTestNode, type TestNode } from '@swarm/testnet';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createClientApi } from '../src/index.ts';
+
+// The client API over a test node's database (both databases in CI): what it stores for an app
+// and what it counts for nodeinfo and the instance documents. The front door, with the real
+// client libraries, is client-libraries.process.test.ts.
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+let t: TestNode;
+let auth: AuthServices;
+
+beforeAll(async () => {
+  t = await createTestNode(
+    {},
+    {
+      // The client API in the place of the gateway: `t.request` goes through it.
+      app: (node) => {
+        const api = createClientApi({ node, auth: authServicesOf(node) });
+        const fetch = (request: Request) => api.fetch(request, { clientIp: '192.0.2.7' });
+        return {
+          fetch,
+          request: (path, init) => fetch(new Request(`https://alpha.test${path}`, init)),
+        };
+      },
+    },
+  );
+  auth = authServicesOf(t.node);
+});
+
+afterAll(async () => {
+  await t?.close();
+});
+
+interface NodeInfo {
+  openRegistrations: boolean;
+  usage: { users: Record<string, number>; localPosts: number };
+}
+interface InstanceV1 {
+  approval_required: boolean;
+  invites_enabled: boolean;
+  stats: { user_count: number };
+}
+interface InstanceV2 {
+  registrations: { enabled: boolean };
+  contact: { account: Record<string, unknown> | null };
+}
+const json = async <T>(path: string) => (await t.request(path)).json() as Promise<T>;
+const nodeInfo = () => json<NodeInfo>('/nodeinfo/2.1');
+const v1 = () => json<InstanceV1>('/api/v1/instance');
+const v2 = () => json<InstanceV2>('/api/v2/instance');
+
+describe('app registration, stored', () => {
+  it('keeps the redirect URIs and scopes, and only the hash of the secret', async () => {
+    const response = await t.request('/api/v1/apps', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        client_name: 'Stored',
+        redirect_uris: ['com.example.app:/cb', 'urn:ietf:wg:oauth:2.0:oob'],
+        scopes: 'read write:statuses',
+      }),
+    });
+    expect(response.status).toBe(200);
+    const app = (await response.json()) as { id: string; client_id: string; client_secret: string };
+    const row = await t.node.db.prisma.clientApp.findUniqueOrThrow({ where: { id: app.id } });
+    expect(row).toMatchObject({
+      name: 'Stored',
+      clientId: app.client_id,
+      redirectUris: ['com.example.app:/cb', 'urn:ietf:wg:oauth:2.0:oob'],
+      scopes: 'read write:statuses',
+      website: null,
+    });
+    const hash = createHash('sha256').update(app.client_secret).digest();
+    expect(Buffer.from(row.secretHash).equals(hash)).toBe(true);
+    expect(JSON.stringify(row)).not.toContain(app.client_secret);
+  });
+});
+
+describe('what the node tells apps about itself', () => {
+  it('counts visible people, active ones by their sessions, and names the first admin', async () => {
+    const made = await Promise.all([
+      auth.accounts.createUser({ handle: 'root', displayName: 'Root', isAdmin: true }),
+      auth.accounts.createUser({ handle: 'alice', isAdmin: false }),
+    ]);
+    const [root, alice] = made.map((m) => {
+      if (!m.ok) throw new Error(m.reason.message);
+      return m.value.user;
+    });
+    await auth.sessions.create(alice!.id);
+    // Two people, one of whom signed in.
+    expect((await nodeInfo()).usage).toEqual({
+      users: { total: 2, activeMonth: 1, activeHalfyear: 1 },
+      localPosts: 0,
+    });
+    expect((await v2()).contact.account).toMatchObject({
+      id: root!.id,
+      username: 'root',
+      display_name: 'Root',
+    });
+
+    // Forty days later alice was active this half-year, not this month.
+    t.clock.advance(40 * DAY_MS);
+    expect((await nodeInfo()).usage.users).toEqual({
+      total: 2,
+      activeMonth: 0,
+      activeHalfyear: 1,
+    });
+    // A suspended person is not counted.
+    await t.node.db.prisma.user.update({
+      where: { id: alice!.id },
+      data: { suspendedAt: t.clock.now() },
+    });
+    expect((await v1()).stats.user_count).toBe(1);
+  });
+
+  it('follows the registrations mode the admin sets', async () => {
+    const { registrations } = t.node.moderation;
+    expect((await nodeInfo()).openRegistrations).toBe(true);
+    expect((await registrations.setMode('root', 'approval')).ok).toBe(true);
+    expect((await nodeInfo()).openRegistrations).toBe(false);
+    expect((await v1()).approval_required).toBe(true);
+    expect((await registrations.setMode('root', 'invite')).ok).toBe(true);
+    expect((await v2()).registrations.enabled).toBe(false);
+    expect((await v1()).invites_enabled).toBe(true);
+  });
+});

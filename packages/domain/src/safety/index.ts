@@ -1,0 +1,2 @@
+export * from './safety.service.ts';
+export * from './blocks.ts';
