@@ -36,6 +36,7 @@ const databaseIndependent = [
   'packages/testnet/test/origin-web.swarm.test.ts',
   'packages/testnet/test/invite-guessing.process.test.ts',
   'packages/client-api/test/client-libraries.process.test.ts',
+  'packages/client-api/test/oauth.process.test.ts',
   // The proxy under test is a PGlite node process; its in-process peer only serves one profile
   // and post, reads that reads.swarm covers on both databases.
   'packages/testnet/test/media-proxy.swarm.test.ts',

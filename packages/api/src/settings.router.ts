@@ -34,4 +34,16 @@ export const settingsRouter = router({
     .mutation(async ({ ctx, input }) =>
       unwrap(await ctx.auth.accounts.updateSettings(ctx.user.id, input)),
     ),
+
+  /** The apps the person let use their account (docs/clients.md), with what they may do. */
+  authorizedApps: protectedProcedure.query(({ ctx }) =>
+    ctx.auth.clientTokens.authorizedApps(ctx.user.id),
+  ),
+
+  /** Ends every token the person gave the app, at once; revoking twice is not an error. */
+  revokeApp: protectedProcedure
+    .input(z.object({ appId: z.uuid() }))
+    .mutation(async ({ ctx, input }) => ({
+      revoked: await ctx.auth.clientTokens.revokeApp(ctx.user.id, input.appId),
+    })),
 });

@@ -6,6 +6,8 @@ import {
   type SignUpLimits,
 } from './account.service.ts';
 import { createClientAppService, type ClientAppService } from './client-apps.ts';
+import { createOAuthService, type OAuthService } from './client-oauth.ts';
+import { createClientTokenService, type ClientTokenService } from './client-tokens.ts';
 import { createSessionService, type SessionService } from './session.service.ts';
 import type { AuthClock, AuthLimits } from './types.ts';
 
@@ -20,6 +22,10 @@ export interface AuthServices {
   accounts: AccountService;
   /** Apps registered through the client API (docs/clients.md). */
   clientApps: ClientAppService;
+  /** Their authorization server: consent, codes, tokens (docs/security.md, "Apps and tokens"). */
+  oauth: OAuthService;
+  /** What an app's bearer token opens, and the apps a person authorized. */
+  clientTokens: ClientTokenService;
 }
 
 export function createAuthServices(deps: {
@@ -32,7 +38,9 @@ export function createAuthServices(deps: {
   const sessions = createSessionService({ db: deps.db, clock: deps.clock });
   const accounts = createAccountService({ ...deps, sessions });
   const clientApps = createClientAppService({ db: deps.db, limits: deps.limits });
-  return { sessions, accounts, clientApps };
+  const oauth = createOAuthService({ db: deps.db, clock: deps.clock });
+  const clientTokens = createClientTokenService({ db: deps.db, clock: deps.clock });
+  return { sessions, accounts, clientApps, oauth, clientTokens };
 }
 
 /** What `authServicesOf` needs of a node context. */

@@ -8,8 +8,10 @@ import type {
   ClientApiEnv,
 } from './deps.ts';
 import { apiError } from './errors.ts';
+import { accountRoutes } from './routes/accounts.routes.ts';
 import { appRoutes } from './routes/apps.routes.ts';
 import { instanceRoutes } from './routes/instance.routes.ts';
+import { oauthRoutes } from './routes/oauth.routes.ts';
 
 /**
  * The Mastodon-compatible client API (docs/clients.md), mounted by the web app for the paths of
@@ -60,6 +62,8 @@ export function createClientApi(composition: ClientApiComposition): ClientApi {
   });
   app.route('/', instanceRoutes());
   app.route('/', appRoutes());
+  app.route('/', oauthRoutes());
+  app.route('/', accountRoutes());
   app.notFound((c) => apiError(c, 404, 'Record not found'));
   app.onError((error, c) => {
     node.logger.error({ err: error, path: c.req.path }, 'client API request failed');

@@ -332,7 +332,9 @@ describe('the edge: CORS, no cookies, JSON everywhere', () => {
     ['GET', '/api/v2/no-such-endpoint'],
     ['POST', '/api/v1/statuses'],
     ['GET', '/api/v1/apps'],
-    ['GET', '/oauth/authorize'],
+    // `/oauth/authorize` is the web app's consent page (oauth.process.test.ts).
+    ['GET', '/oauth/no-such-endpoint'],
+    ['GET', '/oauth/token'],
   ])('%s %s is a JSON 404', async (method, path) => {
     const response = await fetch(`${node.url}${path}`, { method });
     const refused = await refusalOf(response);

@@ -67,6 +67,8 @@ const EXPECTED_TABLES = [
   'node_mutes',
   'node_settings',
   'notifications',
+  'oauth_codes',
+  'oauth_tokens',
   'origin_pending_effects',
   'outbox_deliveries',
   'posts',

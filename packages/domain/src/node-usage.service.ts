@@ -16,7 +16,7 @@ export interface NodeUsage {
   knownNodes: number;
 }
 
-/** The first admin: the person apps show as the node's contact. */
+/** A person of this node as apps show them (the first admin is the node's contact). */
 export interface NodeContact {
   id: string;
   handle: string;
@@ -34,7 +34,23 @@ export interface NodeContact {
 export interface NodeUsageService {
   usage(): Promise<NodeUsage>;
   contact(): Promise<NodeContact | null>;
+  /** A person of this node as apps show accounts, or null when unknown or not shown. */
+  person(userId: string): Promise<NodeContact | null>;
 }
+
+const CONTACT_SELECT = {
+  id: true,
+  handle: true,
+  displayName: true,
+  bio: true,
+  avatarUrl: true,
+  headerUrl: true,
+  isBot: true,
+  followersCount: true,
+  followingCount: true,
+  postsCount: true,
+  createdAt: true,
+} as const;
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -66,23 +82,14 @@ export function createNodeUsageService(deps: { db: Db; clock: Clock }): NodeUsag
       ]);
       return { users, activeMonth, activeHalfyear, localPosts, knownNodes };
     },
+    async person(userId) {
+      return prisma.user.findFirst({ where: { ...VISIBLE, id: userId }, select: CONTACT_SELECT });
+    },
     async contact() {
       return prisma.user.findFirst({
         where: { ...VISIBLE, isAdmin: true },
         orderBy: { createdAt: 'asc' },
-        select: {
-          id: true,
-          handle: true,
-          displayName: true,
-          bio: true,
-          avatarUrl: true,
-          headerUrl: true,
-          isBot: true,
-          followersCount: true,
-          followingCount: true,
-          postsCount: true,
-          createdAt: true,
-        },
+        select: CONTACT_SELECT,
       });
     },
   };

@@ -21,8 +21,11 @@ export function textAsHtml(text: string): string {
 /** Mastodon's Account entity of a person of this node. */
 export function localAccount(person: NodeContact, baseUrl: string) {
   const url = `${baseUrl}/@${person.handle}`;
-  const avatar = person.avatarUrl ?? '';
-  const header = person.headerUrl ?? '';
+  // Apps load images from anywhere: a node-relative media path becomes absolute.
+  const absolute = (path: string | null) =>
+    path?.startsWith('/') ? `${baseUrl}${path}` : (path ?? '');
+  const avatar = absolute(person.avatarUrl);
+  const header = absolute(person.headerUrl);
   return {
     id: person.id,
     username: person.handle,
@@ -46,5 +49,20 @@ export function localAccount(person: NodeContact, baseUrl: string) {
     last_status_at: null,
     emojis: [],
     fields: [],
+  };
+}
+
+/** The signed-in person's own Account entity, with the `source` apps edit their profile from. */
+export function credentialAccount(person: NodeContact, baseUrl: string) {
+  return {
+    ...localAccount(person, baseUrl),
+    source: {
+      privacy: 'public',
+      sensitive: false,
+      language: null,
+      note: person.bio,
+      fields: [],
+      follow_requests_count: 0,
+    },
   };
 }

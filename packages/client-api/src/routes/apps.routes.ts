@@ -1,12 +1,15 @@
 import { Hono } from 'hono';
-import { clientAppInputSchema } from '@swarm/contract';
-import type { ClientApiEnv } from '../deps.ts';
+import { CLIENT_SCOPES, clientAppInputSchema } from '@swarm/contract';
+import { requireToken, type BearerEnv } from '../bearer.ts';
 import { apiError, refusalAnswer } from '../errors.ts';
 import { readParams } from '../params.ts';
 
-/** `POST /api/v1/apps`: an app registers itself (no token yet) and gets its client credentials. */
+/**
+ * `POST /api/v1/apps`: an app registers itself (no token yet) and gets its client credentials.
+ * `GET /api/v1/apps/verify_credentials`: the app behind a token, any scope.
+ */
 export function appRoutes() {
-  const app = new Hono<ClientApiEnv>();
+  const app = new Hono<BearerEnv>();
   app.post('/api/v1/apps', async (c) => {
     const read = await readParams(c.req.raw);
     if (!read.ok) return apiError(c, 400, read.error);
@@ -28,6 +31,15 @@ export function appRoutes() {
     const registered = await c.var.deps.auth.clientApps.register(input.data, c.env.clientIp);
     if (!registered.ok) return refusalAnswer(c, registered.reason);
     return c.json(registered.value);
+  });
+  app.get('/api/v1/apps/verify_credentials', requireToken([...CLIENT_SCOPES]), (c) => {
+    const { app: client } = c.var.grant;
+    return c.json({
+      id: client.id,
+      name: client.name,
+      website: client.website,
+      scopes: client.scopes,
+    });
   });
   return app;
 }
