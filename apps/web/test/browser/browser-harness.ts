@@ -9,6 +9,7 @@ import {
   type BrowserContext,
   type Locator,
   type Page,
+  type Request,
 } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, expect } from 'vitest';
 import { freePort, nodeOnPort, type RestartableNode } from '@swarm/testnet';
@@ -46,15 +47,45 @@ export interface Person {
   shot(label: string): Promise<void>;
 }
 
+/** The requests each person's page has under way (the live-update stream left out). */
+const underWay = new WeakMap<Page, Set<Request>>();
+
+function trackRequests(page: Page): void {
+  const pending = new Set<Request>();
+  underWay.set(page, pending);
+  page.on('request', (r) => {
+    if (r.resourceType() !== 'eventsource') pending.add(r);
+  });
+  page.on('requestfinished', (r) => pending.delete(r));
+  page.on('requestfailed', (r) => pending.delete(r));
+}
+
 /**
- * Waits until the page's script has run (the root layout marks `<html data-ready>`), then for
- * the requests the page makes on its own to settle. Signed in, a page holds its live-update
- * stream open (opened a moment after it loaded), so the network is never idle for long: that
- * wait is bounded.
+ * Waits until the page's script has run (the root layout marks `<html data-ready>`), then until
+ * the requests the page made on its own have ended. Counting them ends as soon as they have:
+ * Playwright's `networkidle` waited for half a second without any (~0.45 s on every visit).
+ * Signed in, a page opens its live-update stream a while after loading and keeps it open; that
+ * one is not counted, and the wait stays bounded.
  */
 export async function hydrated(page: Page): Promise<void> {
   await page.waitForSelector('html[data-ready]', { state: 'attached' });
-  await page.waitForLoadState('networkidle', { timeout: 2_500 }).catch(() => undefined);
+  const pending = underWay.get(page);
+  if (!pending) {
+    await page.waitForLoadState('networkidle', { timeout: 2_500 }).catch(() => undefined);
+    return;
+  }
+  const deadline = Date.now() + 2_500;
+  // A request may start from the answer to another: done when none is under way at two
+  // animation frames in a row (a page that navigates away meanwhile is waited for too).
+  for (let quiet = 0; quiet < 2 && Date.now() < deadline;) {
+    await page
+      .evaluate(() => new Promise((done) => requestAnimationFrame(done)))
+      .catch(() => page.waitForLoadState('load'));
+    quiet = pending.size === 0 ? quiet + 1 : 0;
+    if (pending.size > 0) {
+      await page.waitForEvent('requestfinished', { timeout: 250 }).catch(() => undefined);
+    }
+  }
 }
 
 export interface BrowserHarness {
@@ -85,6 +116,7 @@ export async function launchBrowser(suite: string): Promise<BrowserHarness> {
     context.setDefaultTimeout(STEP_TIMEOUT_MS);
     context.setDefaultNavigationTimeout(STEP_TIMEOUT_MS);
     const page = await context.newPage();
+    trackRequests(page);
     const errors: string[] = [];
     page.on('console', (msg) => {
       if (msg.type() === 'error') {
@@ -120,7 +152,7 @@ export async function launchBrowser(suite: string): Promise<BrowserHarness> {
         if (Date.now() > deadline) {
           throw new Error(`${name}: ${path} did not show what was awaited in ${timeoutMs} ms`);
         }
-        await page.waitForTimeout(2_000);
+        await page.waitForTimeout(1_000);
       }
     };
     const p: Person = { name, context, page, errors, visit, visitUntil, shot };
@@ -196,9 +228,11 @@ export async function startTwoNodes(
     await rm(dataDir, { recursive: true, force: true });
   };
   try {
-    harness = await launchBrowser(suite);
-    const started = await Promise.allSettled([a.start(), b.start()]);
+    // Chromium starts while the nodes do (it is ready long before them).
+    const browser = launchBrowser(suite).then((h) => (harness = h));
+    const started = await Promise.allSettled([a.start(), b.start(), browser]);
     for (const s of started) if (s.status === 'rejected') throw s.reason;
+    harness = await browser;
     return { a, b, harness, close };
   } catch (error) {
     await close().catch(() => undefined);
