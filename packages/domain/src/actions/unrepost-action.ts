@@ -1,10 +1,8 @@
-import { ok, type Result } from '@swarm/contract';
 import { removeRepost } from '../interactions/interaction-effects.ts';
 import { withCapability } from '../registry/capabilities.ts';
-import { commitIfOk, type Refusal } from '../refusal.ts';
-import type { ActionResult } from '../views/index.ts';
-import { localKey, type ActionDeps } from './action-support.ts';
-import { nothing, type InteractionInput, type InteractionKit } from './interaction-kit.ts';
+import type { ActionDeps } from './action-support.ts';
+import type { InteractionKit } from './interaction-kit.ts';
+import { createUndoAction } from './undo-action.ts';
 
 /**
  * Whether `domain` takes an unrepost: a node of ours that advertises the capability, or a node
@@ -21,37 +19,12 @@ async function takesUnrepost(deps: ActionDeps, domain: string): Promise<boolean>
   return row?.protocolProfile === 'origin';
 }
 
-/** A local user takes a repost back: here, or on another node (signed, unless never sent). */
+/** A local user takes a repost back; nodes that do not take an unrepost keep it counted. */
 export function createUnrepostAction(kit: InteractionKit) {
-  const { db } = kit.deps;
-  return async function unrepost(
-    userId: string,
-    input: InteractionInput,
-  ): Promise<Result<ActionResult, Refusal>> {
-    const begun = await kit.begin(userId, input.postId);
-    if (!begun.ok) return begun;
-    const { user, target } = begun.value;
-    const actorKey = localKey(user);
-    if (target.kind === 'local') {
-      await commitIfOk(db, async (tx) =>
-        ok(await removeRepost(tx, { postId: target.postId, actorKey })),
-      );
-      return ok(nothing);
-    }
-    const checked = await kit.verifySigned('unrepost', user, target, input.signed);
-    if (!checked.ok) return checked;
-    const copyId = target.copyId;
-    if (!copyId) return ok(nothing); // never reposted here: nothing to undo
-    const delivered = await takesUnrepost(kit.deps, target.domain);
-    const outcome = await commitIfOk(db, async (tx) => {
-      const existing = await kit.recordOf(tx, 'repost', copyId, actorKey);
-      if (!existing || !(await removeRepost(tx, { postId: copyId, actorKey }))) return ok(null);
-      return ok(
-        await kit.undoRemotely(tx, existing.interactionId, async () =>
-          delivered ? kit.enqueueSigned(tx, 'unrepost', user, target, checked.value) : null,
-        ),
-      );
-    });
-    return kit.settled(target.domain, outcome);
-  };
+  return createUndoAction(kit, {
+    undo: 'unrepost',
+    of: 'repost',
+    remove: removeRepost,
+    takenBy: (domain) => takesUnrepost(kit.deps, domain),
+  });
 }

@@ -29,15 +29,21 @@ export type AnnounceOutcome = Result<
 
 /** Announcements, ours (to seeds and active nodes) and a peer's, and the seed list. */
 export interface NodeAnnounce {
+  /** Outbound announce (node-signed) to one node. */
   announceTo(domain: string, via: DiscoveredVia): Promise<ContactReport>;
+  /** Announce to the enabled seeds, one after the other by priority. */
   announceToSeeds(): Promise<ContactReport[]>;
+  /** Announce to the known active nodes that are not seeds. */
   announceToActive(): Promise<ContactReport[]>;
+  /** Inbound `POST /api/swarm/announce`; `sourceDomain` is set when it was validly node-signed. */
   receiveAnnouncement(
     body: Announcement,
     sourceDomain: string | undefined,
   ): Promise<AnnounceOutcome>;
+  /** Configured seeds (`SWARM_SEEDS`) into the seed table, keeping existing priorities. */
   ensureSeeds(domains: readonly string[]): Promise<void>;
   addSeed(domain: string, priority: number): Promise<void>;
+  /** Enabled seed domains, by priority (configured seeds included). */
   seedDomains(): Promise<string[]>;
 }
 

@@ -45,8 +45,14 @@ export const PROBE_CONCURRENCY = 8;
 
 /** The outcome of each contact with a node, recorded on its row; probes of its info. */
 export interface NodeContacts {
+  /** A successful direct contact (it answered us, or announced/gossiped signed). */
   recordSuccess(domain: string, info: NodeInfo | undefined, via: DiscoveredVia): Promise<void>;
+  /** A failed direct contact with a known node. */
   recordFailure(domain: string, reason: string): Promise<void>;
+  /**
+   * The node answered our request with a refusal (4xx, see `isRefusal`): it is up but disagrees.
+   * Only `last_error` changes: no failed contact, no trust change, no deactivation.
+   */
   recordRefusal(domain: string, reason: string): Promise<void>;
   /** Records the outcome of a contact whose answer is the peer's node info. */
   recordAnswer(
@@ -54,7 +60,12 @@ export interface NodeContacts {
     result: PeerResult<NodeInfo>,
     via: DiscoveredVia,
   ): Promise<ContactReport>;
+  /** Probe `GET /api/swarm/info` and record the outcome. */
   probe(domain: string, via: DiscoveredVia): Promise<ContactReport>;
+  /**
+   * Re-probe nodes whose `next_probe_at` is due (inactive nodes, fresh hints), oldest first, at
+   * most `limit` (default PROBES_PER_ROUND), a few at a time.
+   */
   probeDue(limit?: number): Promise<ContactReport[]>;
 }
 

@@ -53,7 +53,16 @@ export function isUnsignedHint(via: string): boolean {
 
 /** Nodes we only heard of: stored under the hint bounds, vouched for, pruned. */
 export interface NodeHints {
+  /**
+   * A node we only heard of (gossip mention, unsigned announcement): stored inactive and
+   * unverified, due for a probe now. Returns true when it was new.
+   */
   noteHint(domain: string, via: DiscoveredVia, name?: string): Promise<boolean>;
+  /**
+   * `noteHint` for many domains at once; returns how many were new. With `vouched` (the hints
+   * come from a verified peer that lists them as active), a never-reached node whose probes
+   * failed gets its next probe within the first backoff step again (see PROBE_BACKOFF).
+   */
   noteHints(
     hints: { domain: string; name?: string }[],
     via: DiscoveredVia,

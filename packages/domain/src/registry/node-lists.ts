@@ -11,9 +11,11 @@ import type { NodeInfoService } from '../node-info.service.ts';
 export interface NodeLists {
   isBlocked(domain: string): Promise<boolean>;
   blockedDomains(): Promise<Set<string>>;
+  /** Verified nodes for public lists: active first, most recently seen first. */
   listNodes(limit: number): Promise<NodeListEntry[]>;
   nodeSummaries(limit: number): Promise<NodeSummary[]>;
   stats(): Promise<SwarmStats>;
+  /** Active verified peers with their trust, for gossip peer selection. */
   activePeers(): Promise<{ domain: string; trustScore: number }[]>;
 }
 
