@@ -90,7 +90,8 @@ export function redirectUriProblem(uri: string): string | null {
 /** A list given as an array or as one string of items separated by whitespace. */
 const spacedList = z
   .union([z.string(), z.array(z.string())])
-  .transform((v) => (Array.isArray(v) ? v : v.split(/\s+/)).map((s) => s.trim()).filter(Boolean));
+  .transform((v) => (Array.isArray(v) ? v : v.split(/\s+/)).map((s) => s.trim()).filter(Boolean))
+  .pipe(z.array(z.string()));
 
 /** `POST /api/v1/apps`, after the body and query string were merged into one record. */
 export const clientAppInputSchema = z.object({
@@ -114,6 +115,7 @@ export const clientAppInputSchema = z.object({
   scopes: spacedList
     .optional()
     .transform((list) => (list && list.length > 0 ? [...new Set(list)] : ['read']))
+    .pipe(z.array(z.string()))
     .superRefine((list, ctx) => {
       const unknown = list.find((s) => !CLIENT_SCOPES.has(s));
       if (unknown) ctx.addIssue({ code: 'custom', message: `the scope "${unknown}" is not known` });
@@ -124,6 +126,7 @@ export const clientAppInputSchema = z.object({
     .max(CLIENT_APP_LIMITS.websiteChars)
     .optional()
     .transform((v) => v || null)
+    .pipe(z.string().nullable())
     .refine((v) => v === null || /^https?:\/\/[^\s]+$/i.test(v), 'website must be an http(s) URL'),
 });
 
