@@ -264,7 +264,7 @@ describe('alice@alpha and bob@beta', () => {
 
     const tampered = { ...good, ciphertext: flip(good.ciphertext) };
     const refused = await alphaPosts(SWARM_PATHS.messages, tampered);
-    expect(!refused.ok && refused.error.kind === 'http' && refused.error.status).toBe(401);
+    expect(!refused.ok && refused.reason.kind === 'http' && refused.reason.status).toBe(401);
 
     // A signature by someone else's key, claiming alice's did.
     const mallory = await generateSigningKeyPair();
@@ -280,7 +280,7 @@ describe('alice@alpha and bob@beta', () => {
     };
     const forgedAnswer = await alphaPosts(SWARM_PATHS.messages, forged);
     expect(
-      !forgedAnswer.ok && forgedAnswer.error.kind === 'http' && forgedAnswer.error.status,
+      !forgedAnswer.ok && forgedAnswer.reason.kind === 'http' && forgedAnswer.reason.status,
     ).toBe(401);
 
     // Mallory signing with her own did, pretending to be alice: not the did pinned for alice.
@@ -296,7 +296,9 @@ describe('alice@alpha and bob@beta', () => {
       }),
     };
     const selfAnswer = await alphaPosts(SWARM_PATHS.messages, selfSigned);
-    expect(!selfAnswer.ok && selfAnswer.error.kind === 'http' && selfAnswer.error.status).toBe(401);
+    expect(!selfAnswer.ok && selfAnswer.reason.kind === 'http' && selfAnswer.reason.status).toBe(
+      401,
+    );
 
     // alice's own node refuses a tampered envelope from her session too.
     const viaTrpc = await trpcFailure(as(alice).messages.send({ envelope: tampered }));
@@ -307,7 +309,7 @@ describe('alice@alpha and bob@beta', () => {
 
     // Malformed body: 400; a recipient beta does not have: 404.
     const malformed = await alphaPosts(SWARM_PATHS.messages, { ...good, extra: true });
-    expect(!malformed.ok && malformed.error.kind === 'http' && malformed.error.status).toBe(400);
+    expect(!malformed.ok && malformed.reason.kind === 'http' && malformed.reason.status).toBe(400);
     const ghost = await sealMessage({
       sender: alice.address,
       senderDid: alice.did,
@@ -319,7 +321,7 @@ describe('alice@alpha and bob@beta', () => {
       signingKey: alice.privateKey,
     });
     const noOne = await alphaPosts(SWARM_PATHS.messages, ghost);
-    expect(!noOne.ok && noOne.error.kind === 'http' && noOne.error.status).toBe(404);
+    expect(!noOne.ok && noOne.reason.kind === 'http' && noOne.reason.status).toBe(404);
     // Through alice's node the sender sees the reason in words.
     expect(await as(alice).messages.send({ envelope: ghost })).toMatchObject({
       status: 'failed',
@@ -403,7 +405,7 @@ describe('alice@alpha and bob@beta', () => {
       signingKey: alice.privateKey,
     });
     const conflict = await alphaPosts(SWARM_PATHS.messages, other);
-    expect(!conflict.ok && conflict.error.kind === 'http' && conflict.error.status).toBe(409);
+    expect(!conflict.ok && conflict.reason.kind === 'http' && conflict.reason.status).toBe(409);
     // beta relaying alice's envelope to itself (a node speaking for another node's user).
     const gamma = await net.add({ domain: 'gamma.test' });
     const relayed = await gamma.node.peers.postJson(
@@ -412,7 +414,7 @@ describe('alice@alpha and bob@beta', () => {
       envelope,
       messageResponseSchema,
     );
-    expect(!relayed.ok && relayed.error.kind === 'http' && relayed.error.status).toBe(403);
+    expect(!relayed.ok && relayed.reason.kind === 'http' && relayed.reason.status).toBe(403);
     expect(await count()).toBe(1);
     const stored = await messagesOn(beta).findUniqueOrThrow({ where: { id: envelope.id } });
     expect(JSON.parse(stored.envelope)).toEqual(envelope);
@@ -431,8 +433,8 @@ describe('privacy and blocks, enforced by bob’s node', () => {
     });
     // The wire answer itself: 403 with the error sentence.
     const direct = await alphaPosts(SWARM_PATHS.messages, { ...envelope });
-    expect(!direct.ok && direct.error.kind === 'http' && direct.error.status).toBe(403);
-    expect(!direct.ok && direct.error.kind === 'http' && direct.error.body?.error).toBe(
+    expect(!direct.ok && direct.reason.kind === 'http' && direct.reason.status).toBe(403);
+    expect(!direct.ok && direct.reason.kind === 'http' && direct.reason.body?.error).toBe(
       MESSAGE_NOT_ACCEPTED_ERROR,
     );
   }
@@ -592,6 +594,6 @@ describe('key rotation', () => {
       signingKey: alice.privateKey,
     });
     const refused = await alphaPosts(SWARM_PATHS.messages, stale);
-    expect(!refused.ok && refused.error.kind === 'http' && refused.error.status).toBe(401);
+    expect(!refused.ok && refused.reason.kind === 'http' && refused.reason.status).toBe(401);
   });
 });

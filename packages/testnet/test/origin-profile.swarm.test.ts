@@ -527,7 +527,7 @@ describe('interactions from us to the origin', () => {
       { id: randomUUID() },
       z.unknown(),
     );
-    expect(sent).toMatchObject({ ok: false, error: { kind: 'unsupported' } });
+    expect(sent).toMatchObject({ ok: false, reason: { kind: 'unsupported' } });
     expect(origin.accepted.length + origin.refused.length).toBe(arrivedBefore);
   });
 

@@ -303,9 +303,9 @@ describe('moving an account', () => {
       interactionResponseSchema,
     );
     expect(answer.ok).toBe(false);
-    if (!answer.ok && answer.error.kind === 'http') {
-      expect(answer.error.status).toBe(404);
-      expect(answer.error.body?.error).toMatch(/import the account there first/);
+    if (!answer.ok && answer.reason.kind === 'http') {
+      expect(answer.reason.status).toBe(404);
+      expect(answer.reason.body?.error).toMatch(/import the account there first/);
     }
     expect((await user(alpha, 'alice'))?.movedTo).toBeNull();
   });
@@ -387,7 +387,7 @@ describe('moving an account', () => {
           interactionResponseSchema,
         );
         expect(answer.ok).toBe(false);
-        if (!answer.ok && answer.error.kind === 'http') expect(answer.error.status).toBe(401);
+        if (!answer.ok && answer.reason.kind === 'http') expect(answer.reason.status).toBe(401);
       }
     }
     // Through the front door of beta, a move signed by another key is refused before sending.
@@ -477,7 +477,9 @@ describe('the endpoints at the front door', () => {
         { deletion: { kind: 'everything' }, move: { from: 'nobody' } },
         interactionResponseSchema,
       );
-      expect(!malformed.ok && malformed.error.kind === 'http' && malformed.error.status).toBe(400);
+      expect(!malformed.ok && malformed.reason.kind === 'http' && malformed.reason.status).toBe(
+        400,
+      );
     }
   });
 
@@ -547,7 +549,7 @@ describe('deleting', () => {
       interactionResponseSchema,
     );
     expect(answer.ok).toBe(false);
-    if (!answer.ok && answer.error.kind === 'http') expect(answer.error.status).toBe(401);
+    if (!answer.ok && answer.reason.kind === 'http') expect(answer.reason.status).toBe(401);
     // From a node that is not dave's: 403.
     const honest = await signUserAction({
       privateKey: dave.privateKey,
@@ -561,7 +563,7 @@ describe('deleting', () => {
       { ...body, signature: honest },
       interactionResponseSchema,
     );
-    expect(!relayed.ok && relayed.error.kind === 'http' && relayed.error.status).toBe(403);
+    expect(!relayed.ok && relayed.reason.kind === 'http' && relayed.reason.status).toBe(403);
     expect(
       await gamma.node.db.prisma.follow.count({ where: { followeeKey: `swarm://${A}/dave` } }),
     ).toBe(1);
@@ -709,7 +711,7 @@ describe('hostile archives and moves', () => {
       { ...prepared.body, signature: (await sign(mallory, prepared)).signature },
       interactionResponseSchema,
     );
-    expect(!forced.ok && forced.error.kind === 'http' && forced.error.status).toBe(401);
+    expect(!forced.ok && forced.reason.kind === 'http' && forced.reason.status).toBe(401);
     await net.processAll();
     expect((await user(alpha, 'hana'))?.movedTo).toBeNull();
     const follows = await gamma.node.db.prisma.follow.findMany({
@@ -743,7 +745,7 @@ describe('hostile archives and moves', () => {
         interactionResponseSchema,
       );
       expect(answer.ok, target).toBe(false);
-      if (!answer.ok && answer.error.kind === 'http') expect(answer.error.status).toBe(401);
+      if (!answer.ok && answer.reason.kind === 'http') expect(answer.reason.status).toBe(401);
     }
     expect((await user(alpha, 'hana'))?.movedTo).toBeNull();
     expect((await user(alpha, 'ivan'))?.movedTo).toBeNull();

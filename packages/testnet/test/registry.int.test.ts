@@ -215,7 +215,7 @@ describe('POST /api/swarm/announce', () => {
       { ...info, domain: 'gamma.test', timestamp: alpha.clock.now().toISOString() },
       nodeInfoSchema,
     );
-    expect(mismatch.ok || mismatch.error).toMatchObject({
+    expect(mismatch.ok || mismatch.reason).toMatchObject({
       kind: 'http',
       status: 403,
       body: { code: 'FORBIDDEN' },
@@ -263,7 +263,7 @@ describe('POST /api/swarm/gossip', () => {
         },
         gossipResponseSchema,
       );
-      if (!r.ok) throw new Error(JSON.stringify(r.error));
+      if (!r.ok) throw new Error(JSON.stringify(r.reason));
       return r.value;
     };
     const page1 = await ask();

@@ -12,8 +12,8 @@ export function appRoutes() {
   const app = new Hono<BearerEnv>();
   app.post('/api/v1/apps', async (c) => {
     const read = await readParams(c.req.raw);
-    if (!read.ok) return apiError(c, 400, read.error);
-    const input = clientAppInputSchema.safeParse(read.params);
+    if (!read.ok) return apiError(c, 400, read.reason);
+    const input = clientAppInputSchema.safeParse(read.value);
     if (!input.success) {
       const issue = input.error.issues[0]!;
       // A missing field or one of the wrong type (a number, an object) is named as such; the
@@ -23,7 +23,7 @@ export function appRoutes() {
       const message =
         !generic || !field
           ? issue.message
-          : read.params[field] === undefined
+          : read.value[field] === undefined
             ? `${field} can't be blank`
             : `${field} is not valid`;
       return apiError(c, 422, `Validation failed: ${message}`);

@@ -57,8 +57,8 @@ export function oauthRoutes() {
 
   app.post('/oauth/token', async (c) => {
     const read = await readParams(c.req.raw);
-    if (!read.ok) return oauthError(c, invalidRequest(read.error));
-    const { params } = read;
+    if (!read.ok) return oauthError(c, invalidRequest(read.reason));
+    const params = read.value;
     const { client, basic } = clientOf(c, params);
     const grantType = str(params.grant_type);
     if (!grantType) return oauthError(c, invalidRequest('grant_type is missing.'));
@@ -92,9 +92,9 @@ export function oauthRoutes() {
 
   app.post('/oauth/revoke', async (c) => {
     const read = await readParams(c.req.raw);
-    if (!read.ok) return oauthError(c, invalidRequest(read.error));
-    const { client, basic } = clientOf(c, read.params);
-    const token = str(read.params.token);
+    if (!read.ok) return oauthError(c, invalidRequest(read.reason));
+    const { client, basic } = clientOf(c, read.value);
+    const token = str(read.value.token);
     if (!token) return oauthError(c, invalidRequest('token is missing.'));
     if (!client) return oauthError(c, noClient, basic);
     const revoked = await c.var.deps.auth.oauth.revoke(client, token);

@@ -165,7 +165,7 @@ export function createTargetResolver(deps: Omit<ActionDeps, 'delivery'>) {
       z.unknown(),
     );
     if (!answer.ok) {
-      const { error } = answer;
+      const error = answer.reason;
       if (error.kind === 'http' && error.status === 404) {
         return refuse(
           'POST_NOT_FOUND',
@@ -304,7 +304,7 @@ export function createTargetResolver(deps: Omit<ActionDeps, 'delivery'>) {
       swarmUserResponseSchema,
     );
     if (!answer.ok) {
-      if (answer.error.kind === 'http' && answer.error.status === 404) {
+      if (answer.reason.kind === 'http' && answer.reason.status === 404) {
         return refuse('USER_NOT_FOUND', `There is no user ${asked} on ${domain}.`);
       }
       // Someone seen here before (a profile read, an interaction) is followed now and the
@@ -317,12 +317,12 @@ export function createTargetResolver(deps: Omit<ActionDeps, 'delivery'>) {
         })) ?? (await registered(asked, domain));
       if (!known) {
         return refuse(
-          answer.error.kind === 'timeout' ? 'PEER_TIMEOUT' : 'PEER_UNAVAILABLE',
-          `${describePeerError(answer.error)} ${asked}@${domain} is not known here yet and could not be looked up: try again later.`,
+          answer.reason.kind === 'timeout' ? 'PEER_TIMEOUT' : 'PEER_UNAVAILABLE',
+          `${describePeerError(answer.reason)} ${asked}@${domain} is not known here yet and could not be looked up: try again later.`,
         );
       }
       logger.info(
-        { actor: `${asked}@${domain}`, reason: describePeerError(answer.error) },
+        { actor: `${asked}@${domain}`, reason: describePeerError(answer.reason) },
         'remote profile not fetched; following the known actor',
       );
       return ok({

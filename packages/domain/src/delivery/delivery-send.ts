@@ -148,7 +148,7 @@ export function createDeliverySender(deps: {
       if (answer.ok) {
         outcome = { status: 'delivered', httpStatus: answer.status };
       } else {
-        const verdict = judgeFailure(answer.error);
+        const verdict = judgeFailure(answer.reason);
         if (verdict.final) {
           outcome = { status: 'failed', httpStatus: verdict.status, error: verdict.error };
         } else if (now.getTime() - row.createdAt.getTime() >= GIVE_UP_AFTER_MS) {

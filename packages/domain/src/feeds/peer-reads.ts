@@ -1,3 +1,4 @@
+import type { Result } from '@swarm/contract';
 import type { z } from 'zod';
 import type { Clock } from '../clock.ts';
 import type { Logger } from '../logger.ts';
@@ -89,21 +90,21 @@ export function createPeerReader(deps: {
   }
 
   /** Whether a request may go out now; claims the half-open trial when it is due. */
-  function admit(domain: string): { ok: true } | { ok: false; error: string } {
+  function admit(domain: string): Result<void> {
     const breaker = breakers.get(domain);
-    if (!breaker || breaker.openUntil === null) return { ok: true };
+    if (!breaker || breaker.openUntil === null) return { ok: true, value: undefined };
     const wait = breaker.openUntil - now();
     if (wait > 0) {
       return {
         ok: false,
-        error: `${domain} was skipped: it failed ${breaker.failures} times in a row (next try in ${Math.ceil(wait / 1000)} s).`,
+        reason: `${domain} was skipped: it failed ${breaker.failures} times in a row (next try in ${Math.ceil(wait / 1000)} s).`,
       };
     }
     if (breaker.trial) {
-      return { ok: false, error: `${domain} was skipped: a trial request is under way.` };
+      return { ok: false, reason: `${domain} was skipped: a trial request is under way.` };
     }
     breaker.trial = true;
-    return { ok: true };
+    return { ok: true, value: undefined };
   }
 
   function record(domain: string, success: boolean) {
@@ -138,14 +139,14 @@ export function createPeerReader(deps: {
     }
     // A 4xx is an answer about the thing asked for (e.g. no such user), not a sick node.
     const nodeFault =
-      result.error.kind !== 'http' || result.error.status >= 500 || result.error.status === 429;
+      result.reason.kind !== 'http' || result.reason.status >= 500 || result.reason.status === 429;
     if (nodeFault) record(domain, false);
     else record(domain, true);
     return {
       domain,
       ok: false,
       ms: result.ms,
-      error: describePeerError(result.error),
+      error: describePeerError(result.reason),
       skipped: false,
     };
   }
@@ -160,7 +161,7 @@ export function createPeerReader(deps: {
       const running = inflight.get(key);
       if (running) return running as Promise<PeerReadOutcome<z.output<typeof schema>>>;
       const admitted = admit(domain);
-      if (!admitted.ok) return { domain, ok: false, ms: 0, error: admitted.error, skipped: true };
+      if (!admitted.ok) return { domain, ok: false, ms: 0, error: admitted.reason, skipped: true };
       const promise: Promise<PeerReadOutcome<z.output<typeof schema>>> = fetchOnce(
         key,
         domain,

@@ -44,10 +44,10 @@ export function peerReadError(
 
 /** A gated read refused by the visitors' budget: the same answer as any other failure. */
 export function gatedReadError(
-  answer: { ok: false } & ({ error: PeerError } | { limited: true }),
+  answer: { ok: false } & ({ reason: PeerError } | { limited: true }),
   domain: string,
   notFound: { code: 'USER_NOT_FOUND' | 'POST_NOT_FOUND'; message: string },
 ) {
-  if ('error' in answer) return peerReadError(answer.error, notFound);
+  if ('reason' in answer) return peerReadError(answer.reason, notFound);
   return readError('PEER_UNAVAILABLE', peerUnavailableMessage(domain));
 }

@@ -166,7 +166,8 @@ export function createThreadService(deps: ThreadServiceDeps): ThreadService {
         {
           peer: domain,
           postId,
-          error: 'error' in repliesAnswer ? describePeerError(repliesAnswer.error) : 'budget spent',
+          error:
+            'reason' in repliesAnswer ? describePeerError(repliesAnswer.reason) : 'budget spent',
         },
         'replies of a remote post unavailable',
       );

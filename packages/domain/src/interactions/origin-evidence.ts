@@ -82,7 +82,7 @@ export function createOriginEvidence(deps: {
     if (!(await mayFetch())) return 'unknown';
     const got = await fetch();
     const at = clock.now().getTime();
-    if (!got.ok && !isRefusal(got.error)) {
+    if (!got.ok && !isRefusal(got.reason)) {
       remember(key, { at, failed: true });
       return 'unknown';
     }
@@ -110,7 +110,7 @@ export function createOriginEvidence(deps: {
         status: got.status,
         reason: post.reason,
       };
-      return { ok: false, error, ms: got.ms };
+      return { ok: false, reason: error, ms: got.ms };
     };
   }
 

@@ -165,7 +165,7 @@ export function createMediaProxyService(deps: {
     } catch (error) {
       return refuse(url, (error as Error).message);
     }
-    if (!result.ok) return refuse(url, describePeerError(result.error));
+    if (!result.ok) return refuse(url, describePeerError(result.reason));
     if (!MEDIA_TYPES.includes(result.contentType)) {
       return refuse(url, `not an image type served here: "${result.contentType}"`);
     }

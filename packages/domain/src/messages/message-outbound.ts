@@ -109,7 +109,7 @@ export function createOutboundMessages(
       swarmUserResponseSchema,
     );
     if (!answer.ok) {
-      const e = answer.error;
+      const e = answer.reason;
       if (e.kind === 'http' && e.status === 404)
         return refuse('USER_NOT_FOUND', `There is no user ${handle} on ${domain}.`);
       // Their node is down: the key their profile last published lets the message wait in the

@@ -107,7 +107,7 @@ export function createReportFiling(
       if (domain === self) return resolveTarget({ ...input, postId });
       // The post as its node serves it: who wrote it, and what it said.
       const answer = await peers.getJson(domain, SWARM_PATHS.post(postId), z.unknown());
-      if (!answer.ok && answer.error.kind === 'http' && answer.error.status === 404) {
+      if (!answer.ok && answer.reason.kind === 'http' && answer.reason.status === 404) {
         return refuse('NOT_FOUND', `${domain} has no post ${postId}.`);
       }
       if (!answer.ok) {
@@ -116,7 +116,7 @@ export function createReportFiling(
         if (copy) return ok(copy);
         return refuse(
           'PEER_UNAVAILABLE',
-          `The post's node did not answer: ${describePeerError(answer.error)}.`,
+          `The post's node did not answer: ${describePeerError(answer.reason)}.`,
         );
       }
       const post = parsePeerSinglePost(answer.value, domain);

@@ -358,7 +358,7 @@ export function createAccountOwnershipService(deps: AccountOwnershipDeps): Accou
         swarmUserResponseSchema,
       );
       if (!old.ok) {
-        const e = old.error;
+        const e = old.reason;
         if (e.kind === 'http' && e.status === 404) {
           return refuse('USER_NOT_FOUND', `${m.from} does not exist (any more).`);
         }

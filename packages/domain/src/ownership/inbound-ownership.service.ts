@@ -310,7 +310,7 @@ export function createInboundOwnershipService(deps: InboundOwnershipDeps): Inbou
           swarmUserResponseSchema,
         );
         if (!there.ok) {
-          const e = there.error;
+          const e = there.reason;
           if (e.kind === 'http' && e.status === 404) {
             return fail(
               'USER_NOT_FOUND',

@@ -95,7 +95,7 @@ describe('peer client on a kept-alive connection the peer has dropped', () => {
     );
     expect(posted).toMatchObject({
       ok: false,
-      error: { kind: 'unreachable', reason: 'ECONNRESET', domain },
+      reason: { kind: 'unreachable', reason: 'ECONNRESET', domain },
     });
     expect(seen).toEqual(['POST /api/swarm/interactions/like']);
     expect(connections - before).toBe(0);

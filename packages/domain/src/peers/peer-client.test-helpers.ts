@@ -35,7 +35,7 @@ export function client(overrides: Partial<PeerClientDeps> = {}) {
   });
 }
 
-export function failure(result: { ok: boolean; error?: PeerError }): PeerError {
+export function failure(result: { ok: boolean; reason?: PeerError }): PeerError {
   expect(result.ok).toBe(false);
-  return result.error as PeerError;
+  return result.reason as PeerError;
 }

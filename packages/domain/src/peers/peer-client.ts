@@ -35,7 +35,7 @@ const REASON_CHARS = 200;
 
 /** `ms` is the wall time of the whole exchange (DNS included), for sync logs and metrics. */
 export type PeerResult<T> =
-  { ok: true; value: T; status: number; ms: number } | { ok: false; error: PeerError; ms: number };
+  { ok: true; value: T; status: number; ms: number } | { ok: false; reason: PeerError; ms: number };
 
 export interface PeerCallOptions {
   /** Response cap in bytes (default 1 MiB). */
@@ -80,7 +80,7 @@ export interface PeerClient {
 /** An answer's bytes and its declared content type (lower-case, without parameters). */
 export type PeerBytesResult =
   | { ok: true; bytes: Uint8Array; contentType: string; status: number; ms: number }
-  | { ok: false; error: PeerError; ms: number };
+  | { ok: false; reason: PeerError; ms: number };
 
 /** The host and URL of an absolute http(s) URL a node may fetch, or why not. */
 export function mediaTargetOf(raw: string): Result<{ domain: string; url: URL }> {
@@ -117,7 +117,7 @@ export interface PeerClientDeps {
 
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
 /** A failed request before the domain is added (once, at the end). */
-type Failure = { ok: false; error: DistributiveOmit<PeerError, 'domain'> };
+type Failure = { ok: false; reason: DistributiveOmit<PeerError, 'domain'> };
 /** What `interpret` decides. */
 type Outcome<T> = { ok: true; value: T; status: number } | Failure;
 
@@ -155,7 +155,7 @@ export function createPeerClient(deps: PeerClientDeps): PeerClient {
     let drained = false;
     try {
       const vetted = await untilAborted(vet(domain), signal);
-      if (!vetted.ok) return { ok: false, error: refusedBy(vetted) };
+      if (!vetted.ok) return { ok: false, reason: refusedBy(vetted) };
       const response = await untilAborted(
         transport({ ...request, signal, addresses: vetted.addresses }),
         signal,
@@ -167,8 +167,8 @@ export function createPeerClient(deps: PeerClientDeps): PeerClient {
       });
     } catch (error) {
       return timeout.aborted
-        ? { ok: false, error: { kind: 'timeout', timeoutMs } }
-        : { ok: false, error: { kind: 'unreachable', reason: networkReason(error) } };
+        ? { ok: false, reason: { kind: 'timeout', timeoutMs } }
+        : { ok: false, reason: { kind: 'unreachable', reason: networkReason(error) } };
     } finally {
       if (!drained) stop.abort();
     }
@@ -224,9 +224,9 @@ export function createPeerClient(deps: PeerClientDeps): PeerClient {
       deps.logger.debug({ ...log, status: outcome.status }, 'peer request');
       return { ok: true, value: outcome.value, status: outcome.status, ms };
     }
-    const error = { ...outcome.error, domain } as PeerError;
+    const error = { ...outcome.reason, domain } as PeerError;
     deps.logger.debug({ ...log, failure: error.kind, error }, 'peer request failed');
-    return { ok: false, error, ms };
+    return { ok: false, reason: error, ms };
   }
 
   async function getBytes(
@@ -262,34 +262,34 @@ export function createPeerClient(deps: PeerClientDeps): PeerClient {
         if (status >= 300 && status < 400) {
           return {
             ok: false,
-            error: { kind: 'redirect', status, location: headers.get('location') },
+            reason: { kind: 'redirect', status, location: headers.get('location') },
           };
         }
         if (status < 200 || status >= 300) {
           return {
             ok: false,
-            error: { kind: 'http', status, body: undefined, retryAfter: undefined },
+            reason: { kind: 'http', status, body: undefined, retryAfter: undefined },
           };
         }
-        if (declared > maxBytes) return { ok: false, error: { kind: 'too_large', maxBytes } };
+        if (declared > maxBytes) return { ok: false, reason: { kind: 'too_large', maxBytes } };
         const bytes = await read(maxBytes);
         const contentType = (headers.get('content-type') ?? '')
           .split(';', 1)[0]!
           .trim()
           .toLowerCase();
         return bytes === null
-          ? { ok: false, error: { kind: 'too_large', maxBytes } }
+          ? { ok: false, reason: { kind: 'too_large', maxBytes } }
           : { ok: true, bytes, contentType, status };
       },
     );
     const ms = Math.round(performance.now() - started);
     if (outcome.ok) return { ...outcome, ms };
-    const error = { ...outcome.error, domain } as PeerError;
+    const error = { ...outcome.reason, domain } as PeerError;
     deps.logger.debug(
       { peer: domain, path: url.pathname, ms, failure: error.kind },
       'media fetch failed',
     );
-    return { ok: false, error, ms };
+    return { ok: false, reason: error, ms };
   }
 
   return {
@@ -344,14 +344,14 @@ async function interpret<S extends z.ZodType>(
 ): Promise<Outcome<z.output<S>>> {
   const { status, headers } = response;
   if (status >= 300 && status < 400) {
-    return { ok: false, error: { kind: 'redirect', status, location: headers.get('location') } };
+    return { ok: false, reason: { kind: 'redirect', status, location: headers.get('location') } };
   }
   if (status < 200 || status >= 300) {
     const bytes = await read(Math.min(ERROR_BODY_BYTES, maxBytes)).catch(() => null);
     const body = parseErrorBody(bytes);
     return {
       ok: false,
-      error: {
+      reason: {
         kind: 'http',
         status,
         body,
@@ -361,16 +361,16 @@ async function interpret<S extends z.ZodType>(
     };
   }
   const declared = Number(headers.get('content-length') ?? Number.NaN);
-  if (declared > maxBytes) return { ok: false, error: { kind: 'too_large', maxBytes } };
+  if (declared > maxBytes) return { ok: false, reason: { kind: 'too_large', maxBytes } };
   const bytes = await read(maxBytes);
-  if (bytes === null) return { ok: false, error: { kind: 'too_large', maxBytes } };
+  if (bytes === null) return { ok: false, reason: { kind: 'too_large', maxBytes } };
   const json = parseJsonBytes(bytes);
   if (!json.ok)
-    return { ok: false, error: { kind: 'invalid_response', status, reason: json.reason } };
+    return { ok: false, reason: { kind: 'invalid_response', status, reason: json.reason } };
   const parsed = parseWith(schema, json.value);
   if (!parsed.ok) {
     const reason = `unexpected shape: ${parsed.reason}`.slice(0, REASON_CHARS);
-    return { ok: false, error: { kind: 'invalid_response', status, reason } };
+    return { ok: false, reason: { kind: 'invalid_response', status, reason } };
   }
   return { ok: true, value: parsed.value, status };
 }

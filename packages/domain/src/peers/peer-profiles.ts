@@ -121,7 +121,7 @@ export function createPeerProfiles(deps: {
     const info = await deps.peers.getJson(domain, SWARM_PATHS.info, markerSchema);
     if (info.ok && info.value.protocolProfile === SWARM_PROFILE_MARKER) return 'swarm';
     // Down (or hung): ask again next time rather than wait on a second request now.
-    if (!info.ok && (info.error.kind === 'timeout' || info.error.kind === 'unreachable')) {
+    if (!info.ok && (info.reason.kind === 'timeout' || info.reason.kind === 'unreachable')) {
       return undefined;
     }
     const node = await deps.peers.getJson(domain, '/api/node', originNodeKeySchema);
@@ -276,7 +276,7 @@ export function withPeerProfiles(
       // Not known yet and refused: a peer of the origin profile refuses our headers-only
       // signature (its rules want a body `signature`). Find out, and if so speak its way. A
       // peer of ours costs nothing extra: its profile is learnt from its info when probed.
-      if (profile === undefined && !answer.ok && isRefusal(answer.error)) {
+      if (profile === undefined && !answer.ok && isRefusal(answer.reason)) {
         if ((await deps.profiles.detect(domain)) === 'origin') {
           return sendOrigin(domain, path, body, schema, options);
         }
@@ -297,7 +297,7 @@ export function withPeerProfiles(
       return {
         ok: false,
         ms: 0,
-        error: {
+        reason: {
           kind: 'unsupported',
           domain,
           reason: `${domain} speaks the origin profile, which has no ${path}`,

@@ -96,7 +96,7 @@ export function createVisitorFetchGate(deps: {
       const oldest = negative.keys().next();
       if (!oldest.done) negative.delete(oldest.value);
     }
-    const ttl = isRetryable(result.error) ? options.transientTtlMs : options.negativeTtlMs;
+    const ttl = isRetryable(result.reason) ? options.transientTtlMs : options.negativeTtlMs;
     negative.set(key, { until: now() + ttl, result });
   }
 
@@ -122,8 +122,8 @@ export function createVisitorFetchGate(deps: {
             remember(key, result);
             // The cause stays in the logs; visitors see one sentence for every failure.
             logger.info(
-              { peer: domain, path, reason: result.error.kind },
-              describePeerError(result.error),
+              { peer: domain, path, reason: result.reason.kind },
+              describePeerError(result.reason),
             );
           }
           return result;

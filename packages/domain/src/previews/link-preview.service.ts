@@ -93,7 +93,7 @@ export function createLinkPreviewService(deps: LinkPreviewDeps): LinkPreviewServ
         accept: 'text/html, application/xhtml+xml;q=0.9',
       });
       if (!result.ok) {
-        const error = result.error;
+        const error = result.reason;
         if (error.kind === 'redirect' && error.location && hop < options.maxRedirects) {
           const next = nextHop(url, error.location);
           if (!next.ok) return next;

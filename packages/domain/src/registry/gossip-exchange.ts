@@ -84,9 +84,9 @@ export function createGossipExchange(deps: {
     const sent = { nodesSent: nodes.items.length, handlesSent: handlePage.items.length };
     const result = await peers.postJson(domain, SWARM_PATHS.gossip, request, gossipResponseSchema);
     if (!result.ok) {
-      const error = describePeerError(result.error);
+      const error = describePeerError(result.reason);
       // A 4xx is the peer disagreeing with our request (docs/protocol.md), not the peer being down.
-      const refused = isRefusal(result.error);
+      const refused = isRefusal(result.reason);
       if (refused) await registry.recordRefusal(domain, error);
       else await registry.recordFailure(domain, error);
       const report = {

@@ -166,11 +166,11 @@ export function createNodeContacts(deps: {
     via: DiscoveredVia,
   ): Promise<ContactReport> {
     let error: string | undefined;
-    if (!result.ok) error = describePeerError(result.error);
+    if (!result.ok) error = describePeerError(result.reason);
     else if (result.value.domain !== domain) {
       error = `${domain} answered as ${result.value.domain}.`;
     }
-    if (!result.ok && isRefusal(result.error)) {
+    if (!result.ok && isRefusal(result.reason)) {
       // It answered: a refusal of what we sent (e.g. our announce), not an outage.
       await recordRefusal(domain, error!);
       return { domain, ok: false, ms: result.ms, error, refused: true };

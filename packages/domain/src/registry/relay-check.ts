@@ -165,7 +165,7 @@ export function createRelayCheck(deps: {
       const { entry } = claim;
       const key = claimKey(entry);
       report.checked++;
-      if (answer.ok || (answer.error.kind === 'http' && answer.error.status === 404)) {
+      if (answer.ok || (answer.reason.kind === 'http' && answer.reason.status === 404)) {
         pending.delete(key);
         const did =
           answer.ok && answer.value.nodeDomain === entry.nodeDomain

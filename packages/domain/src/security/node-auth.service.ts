@@ -119,7 +119,7 @@ export function createNodeAuthService(deps: NodeAuthDeps): NodeAuthService {
     domain: string,
   ): Promise<Result<{ pem: string; key: CryptoKey; name: string }, string>> {
     const answer = await deps.peers.getJson(domain, SWARM_PATHS.info, nodeInfoSchema);
-    if (!answer.ok) return err(describePeerError(answer.error));
+    if (!answer.ok) return err(describePeerError(answer.reason));
     const info = answer.value;
     if (info.domain !== domain) {
       return err(`${domain} describes itself as ${info.domain} in its node info`);
@@ -365,7 +365,7 @@ export function createNodeAuthService(deps: NodeAuthDeps): NodeAuthService {
     domain: string,
   ): Promise<Result<{ pem: string; key: CryptoKey; name: string }, string>> {
     const answer = await deps.peers.getJson(domain, '/api/node', originNodeKeySchema);
-    if (!answer.ok) return err(describePeerError(answer.error));
+    if (!answer.ok) return err(describePeerError(answer.reason));
     const key = await importNodeKey(originKeyAsPem(answer.value.publicKey));
     if (!key.ok) return err(`the public key published by ${domain} is unusable: ${key.reason}`);
     return ok({ ...key.value, name: answer.value.name ?? '' });

@@ -45,7 +45,8 @@ export function createUserDids(deps: {
       `${SWARM_PATHS.user(user.handle)}?limit=0`,
       swarmUserResponseSchema,
     );
-    if (!answer.ok) return err(`cannot resolve the user's key: ${describePeerError(answer.error)}`);
+    if (!answer.ok)
+      return err(`cannot resolve the user's key: ${describePeerError(answer.reason)}`);
     const did = answer.value.profile.did;
     return did ? ok(did) : err(`${user.handle}@${user.domain} publishes no did`);
   }
