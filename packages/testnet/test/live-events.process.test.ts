@@ -204,7 +204,17 @@ describe('live updates on the embedded node', () => {
   });
 
   it('ends the stream when its session signs out', async () => {
-    const stream = await openStream(base, cookie);
+    // The streams the test above closed free their slots once the server sees them go.
+    let stream = await openStream(base, cookie);
+    await expect
+      .poll(async () => {
+        if (stream.status !== 200) {
+          stream.close();
+          stream = await openStream(base, cookie);
+        }
+        return stream.status;
+      })
+      .toBe(200);
     await stream.next();
     const out = await fetch(`${base}/logout`, {
       method: 'POST',
