@@ -22,15 +22,26 @@ function entryArgs(args: string[]): string[] {
   return [NODE_ENTRY, ...args];
 }
 
-/** A free TCP port on loopback, from the OS. */
+/**
+ * A free TCP port on loopback for a child process to bind. Drawn below the kernel's ephemeral
+ * range (32768 and up on Linux): a port the OS hands out for `listen(0)` is also handed to
+ * outgoing connections, and with many running at once one took a node's port between this check
+ * and the child's bind (`Port … is already in use`).
+ */
 export async function freePort(): Promise<number> {
-  const server = createServer();
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const address = server.address();
-  server.close();
-  if (!address || typeof address === 'string') throw new Error('no port');
-  return address.port;
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const port = 20_000 + Math.floor(Math.random() * 12_000);
+    if (await canListen(port)) return port;
+  }
+  throw new Error('no free port between 20000 and 32000 on 127.0.0.1');
+}
+
+function canListen(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+  });
 }
 
 export interface NodeProcess {
