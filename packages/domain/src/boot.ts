@@ -55,6 +55,7 @@ import {
   type MediaStorage,
 } from './media/index.ts';
 import { createLiveHub } from './live/index.ts';
+import { createRemotePostStore } from './remote-posts/index.ts';
 
 /** Seams for tests and the swarm harness: time, and the network to peers. */
 export interface NodeOverrides {
@@ -198,6 +199,7 @@ export async function createNodeContext(
     adminTokens: createAdminTokenService({ db, config, clock }),
     content,
     feeds: createFeedService({ ...reads, content, reader }),
+    remotePosts: createRemotePostStore({ db, clock, logger }),
     threads: createThreadService(reads),
     profiles,
     followLists: createFollowListService(reads),
