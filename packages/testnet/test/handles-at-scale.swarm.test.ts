@@ -70,8 +70,8 @@ describe('handle registry bounds under gossip floods (real HTTP)', () => {
       expect.objectContaining({ handle: 'user0', source: `lookup:${a1.domain}` }),
     ]);
 
-    // The flood: four rounds of 500 fresh entries from each, all newer than what is held.
-    for (let r = 0; r < 4; r++) {
+    // The flood: three rounds of 500 fresh entries from each, all newer than what is held.
+    for (let r = 0; r < 3; r++) {
       for (const a of [a1, a2]) {
         const res = await gossipTo(victim, { sender: a.domain, handles: batch(a, victim, r) }, a);
         expect(res.status).toBe(200);
@@ -102,7 +102,9 @@ describe('handle registry bounds under gossip floods (real HTTP)', () => {
     expect((await heldOf(victim, a1.domain)).map((e) => e.handle)).not.toContain('user0');
     expect((await heldOf(victim, a2.domain)).map((e) => e.handle)).toContain('user1');
     expect(await heldOf(victim, honest.domain)).toHaveLength(40);
-  });
+    // Seven writes of 500 entries under two bounds on the shared test machine: more than the
+    // default 30 s when other suites run beside it.
+  }, 120_000);
 });
 
 describe('handle@node resolved on demand, without gossip (real HTTP)', () => {
@@ -163,5 +165,5 @@ describe('entries people here need go last, not never (real HTTP)', () => {
     const held = (await heldOf(a, b.domain)).map((e) => e.handle);
     expect(held).toContain('user109');
     expect(held).not.toContain('user0');
-  });
+  }, 90_000);
 });
