@@ -55,7 +55,7 @@ import {
   type MediaStorage,
 } from './media/index.ts';
 import { createLiveHub } from './live/index.ts';
-import { createRemotePostStore } from './remote-posts/index.ts';
+import { createRemotePostStore, createRemoteProfileStore } from './remote-posts/index.ts';
 
 /** Seams for tests and the swarm harness: time, and the network to peers. */
 export interface NodeOverrides {
@@ -122,7 +122,18 @@ export async function createNodeContext(
   // anonymous visitors on a budget (peers/visitor-fetch.ts).
   const visitors = createVisitorFetchGate({ peers, clock, logger });
   const reads = { ...base, peers, registry: swarm.registry, seen, visitors };
-  const profiles = createProfileService({ ...reads, handles: swarm.gossip });
+  const remotePosts = createRemotePostStore({ db, clock, logger });
+  const remoteProfiles = createRemoteProfileStore({
+    db,
+    clock,
+    self: config.domain,
+    posts: remotePosts,
+  });
+  const profiles = createProfileService({
+    ...reads,
+    handles: swarm.gossip,
+    profiles: remoteProfiles,
+  });
   const delivery = createDeliveryService({
     db,
     peers,
@@ -198,8 +209,9 @@ export async function createNodeContext(
     nodeAuth: createNodeAuthService({ ...base, peers, profiles: peerProfiles }),
     adminTokens: createAdminTokenService({ db, config, clock }),
     content,
-    feeds: createFeedService({ ...reads, content, reader }),
-    remotePosts: createRemotePostStore({ db, clock, logger }),
+    feeds: createFeedService({ db, clock, config, registry: swarm.registry }),
+    remotePosts,
+    remoteProfiles,
     threads: createThreadService(reads),
     profiles,
     followLists: createFollowListService(reads),

@@ -139,7 +139,8 @@ export function createRemotePostStore(deps: {
           apId: view.id,
           remoteAuthorId: author.id,
           visibility: input.visibility ?? 'public',
-          createdAt: new Date(view.createdAt),
+          // A post dated in the future would sit on top of every list: no later than now.
+          createdAt: new Date(Math.min(Date.parse(view.createdAt), now.getTime())),
           replyToId: await replyTarget(tx, view.replyToId),
           ...columns,
         },
