@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SWARM_PATHS } from '@swarm/contract';
+import { SWARM_PATHS, generateSigningKeyPair, publicKeyToDidKey } from '@swarm/contract';
 import {
   createManualClock,
   insertKeyedUser,
@@ -117,6 +117,20 @@ describe('POST /api/swarm/inbox in the origin profile’s format', () => {
     expect(foreign.status).toBe(401);
     expect(foreign.body).toMatchObject({ code: 'INVALID_SIGNATURE' });
     expect(await prisma().post.count()).toBe(before + 1);
+  });
+
+  it('refuses a post by an author whose did (a key of ours) is pinned here: 401, nothing stored', async () => {
+    const key = await generateSigningKeyPair();
+    const actorUrl = `swarm://${origin.domain}/olga`;
+    await prisma().remoteActor.update({
+      where: { actorUrl },
+      data: { did: await publicKeyToDidKey(key.publicKey) },
+    });
+    const before = await prisma().post.count();
+    const pushed = await origin.pushPost(ours.domain, { author: 'olga', content: 'unsigned' });
+    expect(pushed).toMatchObject({ status: 401, body: { code: 'INVALID_SIGNATURE' } });
+    expect(await prisma().post.count()).toBe(before);
+    await prisma().remoteActor.update({ where: { actorUrl }, data: { did: null } });
   });
 
   it('a repost is answered and not kept as a copy', async () => {

@@ -9,6 +9,7 @@ import {
   signOriginBody,
   signUserAction,
 } from '@swarm/contract';
+import { LIVE_TOPIC } from '@swarm/domain';
 import {
   ALPHA,
   BETA,
@@ -117,7 +118,10 @@ describe('POST /api/swarm/inbox from a node of ours', () => {
       },
       counts: { likesCount: 3, repostsCount: 2, repliesCount: 1 },
     });
+    let told = 0;
+    const stop = pair.alpha.node.invalidations.subscribe(LIVE_TOPIC, () => told++);
     const first = await answer(await pair.send(INBOX, body));
+    expect(told).toBe(1); // open pages hear of the new copy
     expect(first).toEqual({
       status: 200,
       body: { success: true, message: 'Post received', postId: `swarm:${BETA}:${id}` },
@@ -156,6 +160,8 @@ describe('POST /api/swarm/inbox from a node of ours', () => {
     });
     expect(await postCount(pair)).toBe(before);
     expect((await copyOf(pair, id))!.likesCount).toBe(7);
+    expect(told).toBe(1); // a refresh is no new post
+    stop();
   });
 
   it('refuses a post by an author nobody here follows: 403 NOT_FOLLOWED, nothing stored', async () => {
