@@ -55,7 +55,11 @@ import {
   type MediaStorage,
 } from './media/index.ts';
 import { createLiveHub } from './live/index.ts';
-import { createRemotePostStore, createRemoteProfileStore } from './remote-posts/index.ts';
+import {
+  createPostInbox,
+  createRemotePostStore,
+  createRemoteProfileStore,
+} from './remote-posts/index.ts';
 
 /** Seams for tests and the swarm harness: time, and the network to peers. */
 export interface NodeOverrides {
@@ -212,6 +216,12 @@ export async function createNodeContext(
     feeds: createFeedService({ db, clock, config, registry: swarm.registry }),
     remotePosts,
     remoteProfiles,
+    postInbox: createPostInbox({
+      ...base,
+      peers,
+      store: remotePosts,
+      invalidations: shared.invalidations,
+    }),
     threads: createThreadService(reads),
     profiles,
     followLists: createFollowListService(reads),

@@ -11,7 +11,7 @@ import type { AdminTokenService, NodeAuthService } from './security/index.ts';
 import type { InboundInteractionService, OriginConfirmationService } from './interactions/index.ts';
 import type { ContentService } from './content/index.ts';
 import type { FeedService, ThreadService } from './feeds/index.ts';
-import type { RemotePostStore, RemoteProfileStore } from './remote-posts/index.ts';
+import type { PostInbox, RemotePostStore, RemoteProfileStore } from './remote-posts/index.ts';
 import type { FollowListService, ProfileService } from './profiles/index.ts';
 import type { LinkPreviewService } from './previews/index.ts';
 import type { SearchService } from './search/index.ts';
@@ -65,6 +65,8 @@ export interface NodeContext {
   remotePosts: RemotePostStore;
   /** What other nodes said of their users (profile pages read it): poller and on-demand reads. */
   remoteProfiles: RemoteProfileStore;
+  /** Posts pushed by the nodes of people followed here (`POST /api/swarm/inbox`). */
+  postInbox: PostInbox;
   /** A post page with its replies, local or fetched from the post's node. */
   threads: ThreadService;
   /** Local and remote profiles (`alice`, `bob@beta.example`). */
