@@ -177,6 +177,22 @@ describe('the poller', () => {
     await worker.pollAll();
     expect(pollsOf('carol')).toBe(polls + 1);
   });
+  it('two replicas polling at once read each person once (row claims)', async () => {
+    await as(alice.user).interactions.follow({ address: `dave@${origin.domain}` });
+    ours.clock.advance(POLL_POLICY.maxMs);
+    const before = { carol: pollsOf('carol'), dave: pollsOf('dave') };
+    const poller = ours.node.remoteContent.poller;
+    const [a, b] = await Promise.all([poller.pollDue(), poller.pollDue()]);
+    expect(a.claimed + b.claimed).toBe(2);
+    expect(a.ok + b.ok).toBe(2);
+    expect({ carol: pollsOf('carol'), dave: pollsOf('dave') }).toEqual({
+      carol: before.carol + 1,
+      dave: before.dave + 1,
+    });
+    // Nobody here follows dave for the rest of the file.
+    await as(alice.user).interactions.unfollow({ address: `dave@${origin.domain}` });
+    expect(await pollRow('dave')).toBeNull();
+  });
 });
 
 describe('the crawler and the retention sweep', () => {

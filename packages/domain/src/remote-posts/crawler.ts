@@ -189,7 +189,9 @@ export function createSwarmCrawler(deps: {
         }
       });
       if (chosen.length > 0) {
-        logger.info({ ...report, read: chosen.map((row) => row.domain) }, 'crawler: peers read');
+        // At info only when something came of it: a quiet swarm does not fill the log.
+        const level = report.created > 0 || report.failed > 0 ? 'info' : 'debug';
+        logger[level]({ ...report, read: chosen.map((row) => row.domain) }, 'crawler: peers read');
       }
       return report;
     },
