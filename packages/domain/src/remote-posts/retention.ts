@@ -1,6 +1,7 @@
 import type { Db } from '@swarm/db';
 import type { Clock } from '../clock.ts';
 import type { Logger } from '../logger.ts';
+import { tryAdvisoryXactLockSql } from '../persistence/ops.sql.ts';
 import {
   countStoredCopiesSql,
   deleteExpiredCopiesSql,
@@ -31,7 +32,12 @@ export interface RetentionReport {
   overBudget: number;
   /** Copies held after the sweep. */
   stored: number;
+  /** Another replica was sweeping: this one did nothing. */
+  skipped: boolean;
 }
+
+/** One sweep at a time across the node's processes (two would both cut the same excess). */
+const SWEEP_LOCK_KEY = 0x52455441;
 
 export interface RetentionOptions {
   keepPerAuthor: number;
@@ -67,50 +73,65 @@ export function createRetentionSweep(deps: {
   const countStored = async () =>
     (await prisma.$queryRaw<{ n: number }[]>(countStoredCopiesSql()))[0]?.n ?? 0;
 
-  return {
-    async sweep() {
-      const report: RetentionReport = { expired: 0, overBudget: 0, stored: 0 };
-      const now = clock.now().getTime();
-      const followedBefore = new Date(now - options.keepFollowedDays * DAY_MS);
-      const otherBefore = new Date(now - options.keepOtherDays * DAY_MS);
-      let batches = 0;
-      while (batches < options.maxBatches) {
-        batches += 1;
-        const gone = await prisma.$queryRaw<{ id: string }[]>(
-          deleteExpiredCopiesSql(
-            followedBefore,
-            otherBefore,
-            options.keepPerAuthor,
-            options.batchSize,
-          ),
+  /** Runs `fn` unless another process holds the sweep's lock (Postgres; PGlite is one process). */
+  async function alone(fn: () => Promise<RetentionReport>): Promise<RetentionReport> {
+    if (db.kind !== 'postgres') return fn();
+    return prisma.$transaction(
+      async (tx) => {
+        const rows = await tx.$queryRaw<{ locked: boolean }[]>(
+          tryAdvisoryXactLockSql(SWEEP_LOCK_KEY),
         );
-        if (gone.length === 0) break;
-        report.expired += gone.length;
-        metrics?.observeRemoteCopiesDeleted('expired', gone.length);
-        logger.info(
-          { batch: batches, deleted: gone.length, total: report.expired },
-          'retention: expired remote copies deleted',
-        );
-        if (gone.length < options.batchSize) break;
-      }
-      let stored = await countStored();
-      while (stored > options.maxCopies && batches < options.maxBatches) {
-        batches += 1;
-        const excess = stored - options.maxCopies;
-        const gone = await prisma.$queryRaw<{ id: string }[]>(
-          deleteOldestCopiesSql(Math.min(excess, options.batchSize)),
-        );
-        if (gone.length === 0) break; // what is left is protected
-        report.overBudget += gone.length;
-        stored -= gone.length;
-        metrics?.observeRemoteCopiesDeleted('budget', gone.length);
-        logger.info(
-          { batch: batches, deleted: gone.length, stored, budget: options.maxCopies },
-          'retention: oldest remote copies deleted (over the size budget)',
-        );
-      }
-      report.stored = stored;
-      return report;
-    },
-  };
+        if (!rows[0]?.locked) return { expired: 0, overBudget: 0, stored: 0, skipped: true };
+        return fn();
+      },
+      { maxWait: 10_000, timeout: 10 * 60_000 },
+    );
+  }
+
+  async function sweepNow(): Promise<RetentionReport> {
+    const report: RetentionReport = { expired: 0, overBudget: 0, stored: 0, skipped: false };
+    const now = clock.now().getTime();
+    const followedBefore = new Date(now - options.keepFollowedDays * DAY_MS);
+    const otherBefore = new Date(now - options.keepOtherDays * DAY_MS);
+    let batches = 0;
+    while (batches < options.maxBatches) {
+      batches += 1;
+      const gone = await prisma.$queryRaw<{ id: string }[]>(
+        deleteExpiredCopiesSql(
+          followedBefore,
+          otherBefore,
+          options.keepPerAuthor,
+          options.batchSize,
+        ),
+      );
+      if (gone.length === 0) break;
+      report.expired += gone.length;
+      metrics?.observeRemoteCopiesDeleted('expired', gone.length);
+      logger.info(
+        { batch: batches, deleted: gone.length, total: report.expired },
+        'retention: expired remote copies deleted',
+      );
+      if (gone.length < options.batchSize) break;
+    }
+    let stored = await countStored();
+    while (stored > options.maxCopies && batches < options.maxBatches) {
+      batches += 1;
+      const excess = stored - options.maxCopies;
+      const gone = await prisma.$queryRaw<{ id: string }[]>(
+        deleteOldestCopiesSql(Math.min(excess, options.batchSize)),
+      );
+      if (gone.length === 0) break; // what is left is protected
+      report.overBudget += gone.length;
+      stored -= gone.length;
+      metrics?.observeRemoteCopiesDeleted('budget', gone.length);
+      logger.info(
+        { batch: batches, deleted: gone.length, stored, budget: options.maxCopies },
+        'retention: oldest remote copies deleted (over the size budget)',
+      );
+    }
+    report.stored = stored;
+    return report;
+  }
+
+  return { sweep: () => alone(sweepNow) };
 }
