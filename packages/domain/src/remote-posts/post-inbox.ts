@@ -10,7 +10,8 @@ import type { PeerServiceDeps } from '../peers/service-deps.ts';
 import { refuse, type Refusal } from '../refusal.ts';
 import { createUserDids } from '../security/user-dids.ts';
 import { createInboxAuthorSignature, type InboxDidPin } from './inbox-author-signature.ts';
-import { pushedPostView, viewPostId, type AnyPostPush } from './inbox-post-view.ts';
+import { viewPostId } from '../feeds/post-views.ts';
+import { pushedPostView, type AnyPostPush } from './inbox-post-view.ts';
 import type { RemotePostStore } from './remote-post-store.ts';
 
 /**
@@ -144,7 +145,6 @@ export function createPostInbox(deps: PostInboxDeps): PostInbox {
         repliesCount: counts.repliesCount,
       },
       self,
-      now,
     );
     const visibility = 'visibility' in push.post ? push.post.visibility : 'public';
     const outcome = await store.store([{ view, visibility }], 'push');
