@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { serve, type ServerType } from '@hono/node-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SessionUser } from '@swarm/auth';
+import { authServicesOf, type SessionUser } from '@swarm/auth';
 import {
   LIVE_TOPIC,
   POLL_POLICY,
@@ -118,11 +118,30 @@ describe('the poller', () => {
   it('reads again when due and stores what is new; busy authors come round sooner', async () => {
     origin.addPost('carol', 'carol later');
     ours.clock.advance(POLL_POLICY.initialMs * 1.5);
+    // alice's open page (a live stream in this process) is told of her home's newest post.
+    const session = await authServicesOf(ours.node).sessions.create(alice.user.id);
+    const opened = ours.node.live.open({ userId: alice.user.id, sessionId: session.sessionId });
+    if (!opened.ok) throw new Error(opened.message);
+    let sent = '';
+    opened.stream.attach({ write: (text) => (sent += text), end: () => {} });
+    const homeLatest = () => {
+      const frames = [...sent.matchAll(/^data: (.*)$/gm)];
+      const last = frames[frames.length - 1]?.[1];
+      return last ? (JSON.parse(last) as { home: { latest: string | null } }).home.latest : null;
+    };
+    await ours.node.live.refresh();
+    const before = homeLatest();
     let told = 0;
     const stop = ours.node.invalidations.subscribe(LIVE_TOPIC, () => told++);
     await worker.pollAll();
     stop();
     expect(told).toBe(1); // open pages hear of the new copy (live updates)
+    await ours.node.live.refresh();
+    const copy = (await storedCopies()).get('carol later');
+    const row = await prisma().post.findUniqueOrThrow({ where: { id: copy!.id } });
+    expect(homeLatest()).toBe(row.createdAt.toISOString());
+    expect(homeLatest()).not.toBe(before);
+    opened.stream.close();
     expect(pollsOf('carol')).toBe(2);
     expect((await storedCopies()).has('carol later')).toBe(true);
     // alice's home shows it from this database: the page asks the origin nothing.
