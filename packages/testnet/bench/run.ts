@@ -6,13 +6,14 @@ import { benchReads } from './reads.bench.ts';
 import { benchSearch } from './search.bench.ts';
 import { benchStartup } from './startup.bench.ts';
 import { benchSwarmFeed } from './swarm-feed.bench.ts';
+import { benchSwarmSim } from './swarm-sim.bench.ts';
 import { benchUploads } from './uploads.bench.ts';
 import { writeReport } from './report.ts';
 
 // `pnpm bench`: every benchmark, results as JSON + markdown under bench/results/ at the repo
 // root. Speed targets live here, never in timed tests. `pnpm bench ingest gossip` runs only
 // the named ones (reads, swarm-feed, ingest, gossip, startup, live, search,
-// uploads).
+// uploads, swarm-sim).
 const resultsDir = fileURLToPath(new URL('../../../bench/results', import.meta.url));
 const only = process.argv.slice(2);
 const wanted = (name: string) => only.length === 0 || only.includes(name);
@@ -61,6 +62,11 @@ if (wanted('startup')) {
 if (wanted('live')) {
   console.log('live: 1,000 open event streams in one process, memory against its own baseline…');
   await benchLiveStreams(resultsDir, log);
+}
+
+if (wanted('swarm-sim')) {
+  console.log('swarm-sim: 10,000 modelled nodes, 1,000,000 people, real policies (minutes)…');
+  await benchSwarmSim(resultsDir, log);
 }
 
 if (wanted('uploads')) {
