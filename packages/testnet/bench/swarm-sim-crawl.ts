@@ -32,8 +32,12 @@ export interface CrawlSimResult {
   postDelayMin: { p50: number; p90: number };
   /** Share of those posts never stored (more than 20 new between two reads, or not read yet). */
   missedShare: number;
-  /** At each read in the window that found something new: the age of the peer's newest post. */
-  newestAgeMin: { p50: number; p90: number };
+  /**
+   * A random active peer's post of the window (a random peer with posts there, then one of its
+   * posts: every post was its node's newest once): minutes until stored, never stored counting
+   * as infinite; and the share of such draws never stored.
+   */
+  nodePostDelayMin: { p50: number; p90: number; missedShare: number };
   /** A random active peer: minutes since it was last read, sampled in the window, median. */
   readAgeMin: { p50: number; p90: number };
   seconds: number;
@@ -70,7 +74,8 @@ export function simulateCrawl(o: CrawlSimOptions): CrawlSimResult {
   let tokens = rule.burst;
   const refillPerMs = rule.points / rule.windowMs;
   const delays: number[] = [];
-  const newestAges: number[] = [];
+  /** Per peer: delays of its window posts (Infinity: never stored). */
+  const perPeer: number[][] = Array.from({ length: P }, () => []);
   const readAges: number[] = [];
   let windowPosts = 0;
   let windowReads = 0;
@@ -111,11 +116,14 @@ export function simulateCrawl(o: CrawlSimOptions): CrawlSimResult {
       }
       // The read returns the newest `postsPerRead`: older unstored posts are missed for good.
       const got = p.pending.slice(-postsPerRead);
-      for (const t of got) if (t >= w0 && t < w1) delays.push(now - t);
-      if (now >= w0 && now < w1) {
-        windowReads++;
-        if (got.length > 0) newestAges.push(now - got.at(-1)!);
-      }
+      const missed = p.pending.length - got.length;
+      p.pending.forEach((t, x) => {
+        if (t < w0 || t >= w1) return;
+        const delay = x < missed ? Infinity : now - t;
+        perPeer[k]!.push(delay);
+        if (delay !== Infinity) delays.push(delay);
+      });
+      if (now >= w0 && now < w1) windowReads++;
       p.pending = [];
       p.lastNewPosts = got.length;
       p.lastCrawledAt = at;
@@ -127,6 +135,18 @@ export function simulateCrawl(o: CrawlSimOptions): CrawlSimResult {
     }
   }
   // Posts of the window never returned by a read before the end.
+  peers.forEach((p, k) => {
+    for (const t of p.pending) if (t >= w0 && t < w1) perPeer[k]!.push(Infinity);
+    for (; p.nextPost < w1; p.nextPost += gap(k)) {
+      if (p.nextPost >= w0) perPeer[k]!.push(Infinity);
+      windowPosts += p.nextPost >= w0 ? 1 : 0;
+    }
+  });
+  const posting = perPeer.filter((d) => d.length > 0);
+  const draws = Array.from({ length: 20_000 }, () => {
+    const d = posting[Math.floor(random() * posting.length)]!;
+    return d[Math.floor(random() * d.length)]!;
+  });
   const minutes = (xs: number[], q: number) => quantile(xs, q) / 60_000;
   return {
     perMinute: o.perMinute,
@@ -135,7 +155,11 @@ export function simulateCrawl(o: CrawlSimOptions): CrawlSimResult {
     readsPerHour: windowReads / window,
     postDelayMin: { p50: minutes(delays, 0.5), p90: minutes(delays, 0.9) },
     missedShare: windowPosts ? 1 - delays.length / windowPosts : 0,
-    newestAgeMin: { p50: minutes(newestAges, 0.5), p90: minutes(newestAges, 0.9) },
+    nodePostDelayMin: {
+      p50: minutes(draws, 0.5),
+      p90: minutes(draws, 0.9),
+      missedShare: draws.filter((d) => d === Infinity).length / draws.length,
+    },
     readAgeMin: { p50: minutes(readAges, 0.5), p90: minutes(readAges, 0.9) },
     seconds: (performance.now() - started) / 1000,
   };

@@ -1,5 +1,11 @@
 import { LIMITS } from '@swarm/contract';
-import { CRAWLER_DEFAULTS, GOSSIP_FANOUT, PROBES_PER_ROUND } from '@swarm/domain';
+import {
+  CRAWLER_DEFAULTS,
+  GOSSIP_FANOUT,
+  POLLER_DEFAULTS,
+  PROBES_PER_ROUND,
+  REMOTE_CONTENT_INTERVALS,
+} from '@swarm/domain';
 import { calibrate, type Calibration } from './swarm-sim-calibrate.ts';
 import { simulateCrawl, type CrawlSimResult } from './swarm-sim-crawl.ts';
 import { simulateDelivery, type DeliverySimResult } from './swarm-sim-delivery.ts';
@@ -248,6 +254,11 @@ async function writeLoad(
   add('pushes received', people.pushesInPerHour, cal.pushBytes, 'one per post of a followed remote person');
   add('pushes sent', people.pushesOutPerHour, cal.pushBytes, 'one per post per follower node');
   const rf = stats(people.remoteFollowees);
+  // What the poller can read an hour at most: its batches a tick × rows a batch, a tick every pollMs.
+  const pollCapacity =
+    (REMOTE_CONTENT_INTERVALS.pollBatchesPerTick * POLLER_DEFAULTS.batchSize * 3_600_000) /
+    REMOTE_CONTENT_INTERVALS.pollMs;
+  const overCapacity = Array.from(people.pollsPerHour).filter((x) => x > pollCapacity).length;
   const pn = stats(people.perNode);
   await writeTable(dir, 'swarm-sim-load', `Swarm simulation: requests and bytes per node per hour (${num(config.nodes)} nodes, ${num(config.people)} people)`, {
     intro: 'Requests a node sends (pushes: receives or sends), and their body bytes, per hour in steady state. Mean, median and max over nodes.',
@@ -262,11 +273,13 @@ async function writeLoad(
       polls: stats(people.pollsPerHour),
       pushesIn: stats(people.pushesInPerHour),
       pushesOut: stats(people.pushesOutPerHour),
+      pollCapacity,
+      overCapacity,
       calibration: cal,
     },
     notes: [
       `Follow graph: ${num(config.people)} people over ${num(config.nodes)} nodes, Zipf-shaped (exponent 1, at least 5 a node: median ${num(pn.p50)}, largest ${num(pn.max)}); 40 % never post, the others a log-normal rate (median 0.5 a day, σ 1.2); each follows a log-normal number of people (mean ${config.followsMean}), drawn by Zipf popularity (exponent 1) over everyone: ${num(people.follows)} follows. Distinct remote people a node follows (its poll rows): mean ${num(rf.mean)}, median ${num(rf.p50)}, max ${num(rf.max)}.`,
-      `Polls per followed person from the poller's own intervalAfterSuccess over a simulated week at that person's rate. Measured sizes: timeline read ${num(cal.timelineBytes)} B, poll read ${num(cal.pollBytes)} B (20 posts), push ${cal.pushBytes} B.`,
+      `Polls per followed person from the poller's own intervalAfterSuccess over a simulated week at that person's rate. The poller reads at most ${num(pollCapacity)} an hour (${REMOTE_CONTENT_INTERVALS.pollBatchesPerTick} batches of ${POLLER_DEFAULTS.batchSize} every ${REMOTE_CONTENT_INTERVALS.pollMs / 1000} s): ${num(overCapacity)} nodes need more. Measured sizes: timeline read ${num(cal.timelineBytes)} B, poll read ${num(cal.pollBytes)} B (20 posts), push ${cal.pushBytes} B.`,
     ],
   });
 }
@@ -280,26 +293,28 @@ async function writeCrawl(dir: string, results: CrawlSimResult[], cal: Calibrati
       'reads / h',
       'post → stored, median (p90) min',
       'never stored',
-      'newest post of a peer when read, median (p90) min',
+      "a random node's post → stored, median (p90) min",
+      'never stored (random node)',
       'time since a random peer was read, median (p90) min',
       'simulated h (warm-up + window + tail)',
       'seconds',
     ],
-    align: ['right', 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'right'],
+    align: ['right', 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'right'],
     rows: results.map((r) => [
       String(r.perMinute),
       num(r.peers),
       num(r.readsPerHour),
       `${num(r.postDelayMin.p50)} (${num(r.postDelayMin.p90)})`,
       `${(r.missedShare * 100).toFixed(1)} %`,
-      `${num(r.newestAgeMin.p50)} (${num(r.newestAgeMin.p90)})`,
+      `${num(r.nodePostDelayMin.p50)} (${num(r.nodePostDelayMin.p90)})`,
+      `${(r.nodePostDelayMin.missedShare * 100).toFixed(1)} %`,
       `${num(r.readAgeMin.p50)} (${num(r.readAgeMin.p90)})`,
       `${r.hours.warmUp} + ${r.hours.window} + ${r.hours.tail}`,
       r.seconds.toFixed(0),
     ]),
     data: results,
     notes: [
-      'Posts counted: those created in the window; "never stored": more than 20 new between two reads of their node, or not read by the end of the tail. Peers: the live nodes of the largest gossip run, with the trust one node had in them at its end, and the posting rates of the follow-graph model.',
+      '"Post → stored": every post of the window alike (busy nodes weigh most); "a random node\'s post": a random peer with posts in the window, then one of its posts (quiet nodes weigh as much as busy ones), never stored counting as infinitely late. Posts counted: those created in the window; "never stored": more than 20 new between two reads of their node, or not read by the end of the tail. Peers: the live nodes of the largest gossip run, with the trust one node had in them at its end, and the posting rates of the follow-graph model.',
       `Measured on this machine: one crawl of a peer (read + 20 copies stored) ${cal.crawlMs.toFixed(0)} ms.`,
     ],
   });
