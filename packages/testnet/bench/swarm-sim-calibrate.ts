@@ -70,7 +70,6 @@ async function networkCosts(log: (line: string) => void) {
   });
   try {
     const alpha = net.node(ALPHA);
-    const beta = net.node(BETA);
     await net.announceAll();
     log('  calibration: 32 nodes up');
     // A full exchange: beta knows the 30 extra nodes, alpha knows none of them.
@@ -180,8 +179,12 @@ async function pushCosts() {
 
 export async function calibrate(log: (line: string) => void): Promise<Calibration> {
   const network = await networkCosts(log);
-  log(`  calibration: gossip ${network.gossipMs.toFixed(1)} ms, crawl ${network.crawlMs.toFixed(1)} ms`);
+  log(
+    `  calibration: gossip ${network.gossipMs.toFixed(1)} ms, crawl ${network.crawlMs.toFixed(1)} ms`,
+  );
   const push = await pushCosts();
-  log(`  calibration: push ${push.pushMs.toFixed(1)} ms, 20 at once ${push.pushBatch20Ms.toFixed(0)} ms`);
+  log(
+    `  calibration: push ${push.pushMs.toFixed(1)} ms, 20 at once ${push.pushBatch20Ms.toFixed(0)} ms`,
+  );
   return { ...network, ...push };
 }

@@ -1,4 +1,10 @@
-import { CRAWLER_DEFAULTS, CRAWL_POLICY, crawlOrder, crawlPriority, crawlRule } from '@swarm/domain';
+import {
+  CRAWLER_DEFAULTS,
+  CRAWL_POLICY,
+  crawlOrder,
+  crawlPriority,
+  crawlRule,
+} from '@swarm/domain';
 import { prng, quantile } from './swarm-sim-model.ts';
 
 // One node's crawler over P active peers, tick by tick (10 s, REMOTE_CONTENT_INTERVALS.crawlMs).

@@ -9,7 +9,6 @@ import {
   weightedSample,
 } from '@swarm/domain';
 import { LIMITS } from '@swarm/contract';
-import { INACTIVE_AFTER_FAILURES } from '../../domain/src/persistence/registry.sql.ts';
 import { NumberHeap, prng } from './swarm-sim-model.ts';
 
 // The registry and gossip of N nodes, modelled in typed arrays (one row per ordered pair of
@@ -23,6 +22,12 @@ import { NumberHeap, prng } from './swarm-sim-model.ts';
 // Not modelled: handles (convergence counts nodes only), unsigned gossip, blocks, time of day.
 
 const ROUND_MS = 60_000;
+/**
+ * Failures in a row after which a verified node is inactive (INACTIVE_AFTER_FAILURES of the
+ * domain's registry statements, not exported): read back from the exported rule built on it,
+ * failedProbesSinceInactive(f, true) = f − INACTIVE_AFTER_FAILURES + 1.
+ */
+const INACTIVE_AFTER_FAILURES = 1 - failedProbesSinceInactive(0, true);
 const NONE = 0xffff;
 const J_BITS = 16384; // packs (round or stamp, node) into one number: N < 16,384
 const UNKNOWN = 0;

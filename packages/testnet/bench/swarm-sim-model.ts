@@ -113,6 +113,7 @@ export function envInt(name: string, fallback: number): number {
   const raw = process.env[name]?.trim();
   if (!raw) return fallback;
   const value = Number(raw);
-  if (!Number.isFinite(value) || value < 0) throw new Error(`${name}: expected a number, got "${raw}"`);
+  if (!Number.isFinite(value) || value < 0)
+    throw new Error(`${name}: expected a number, got "${raw}"`);
   return value;
 }

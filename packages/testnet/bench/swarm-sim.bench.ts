@@ -37,7 +37,9 @@ export interface SwarmSimConfig {
 
 export function simConfig(): SwarmSimConfig {
   const list = (name: string, fallback: number[]) =>
-    process.env[name]?.trim() ? process.env[name]!.split(',').map((v) => Number(v.trim())) : fallback;
+    process.env[name]?.trim()
+      ? process.env[name]!.split(',').map((v) => Number(v.trim()))
+      : fallback;
   const nodes = envInt('SIM_NODES', 10_000);
   return {
     nodes,
@@ -54,7 +56,8 @@ export function simConfig(): SwarmSimConfig {
   };
 }
 
-const mib = (b: number) => `${(b / 2 ** 20).toFixed(1)} MiB`;
+const mib = (b: number) =>
+  b < 2 ** 20 ? `${(b / 1024).toFixed(1)} KiB` : `${(b / 2 ** 20).toFixed(1)} MiB`;
 const num = (x: number, d = 0) => x.toLocaleString('en-US', { maximumFractionDigits: d });
 const stats = (xs: Float64Array | Int32Array) => {
   const a = Array.from(xs);
@@ -174,47 +177,66 @@ async function writeGossip(
     const k = r.knownShare.findIndex((s) => s >= share);
     return k < 0 ? `> ${r.knownShare.length}` : String(k + 1);
   };
-  await writeTable(dir, 'swarm-sim-gossip', 'Swarm simulation: gossip convergence and steady state', {
-    intro:
-      'Modelled registries (typed arrays), the domain\'s own peer selection, trust and probe rules; 10 % of nodes dead, 10 % of requests lost. Rounds and bytes do not depend on the CPU.',
-    columns: [
-      'N',
-      'live / dead',
-      'rounds to converge',
-      'target ⌈log₂N⌉+3',
-      'met',
-      'known at target',
-      'rounds to 99 % / 99.9 %',
-      'per node while converging: requests, bytes',
-      'steady, per node per hour: exchanges, probes, bytes (max)',
-      'entries per steady exchange',
-      'seconds',
-    ],
-    align: ['right', 'right', 'right', 'right', 'left', 'right', 'right', 'right', 'right', 'right', 'right'],
-    rows: results.map((r) => [
-      r.pageCap === defaultCap && r.probesPerRound === PROBES_PER_ROUND
-        ? num(r.n)
-        : `${num(r.n)}, what-if: pages of ${num(r.pageCap)} nodes, ${num(r.probesPerRound)} probes a round`,
-      `${num(r.live)} / ${num(r.dead)}`,
-      r.rounds === null ? `> ${r.knownShare.length}` : String(r.rounds),
-      String(r.targetRounds),
-      r.rounds !== null && r.rounds <= r.targetRounds ? 'yes' : 'NO',
-      `${(at(r, r.targetRounds) * 100).toFixed(1)} %`,
-      `${firstAt(r, 0.99)} / ${firstAt(r, 0.999)}`,
-      `${num(r.convergence.requestsPerNode)}, ${mib(r.convergence.bytesPerNode)}`,
-      `${num(r.steady.exchangesPerNode)}, ${num(r.steady.probesPerNode)}, ${mib(r.steady.bytesPerNode)} (${mib(r.steady.maxBytesPerNode)})`,
-      num(r.steady.entriesPerExchange),
-      r.seconds.toFixed(0),
-    ]),
-    data: results.map(({ observerTrust: _, ...r }) => r),
-    notes: [
-      `"Known": share of (live node, live peer) pairs where the node holds the peer as active and verified, the convergence criterion of the gossip bench (nodes only; handles are not simulated). Gossip every 60 s, ${GOSSIP_FANOUT} peers a round, rounds one node after the other as in the gossip bench; steady state: ${config.steadyRounds} rounds without loss after the convergence phase, scaled to an hour.`,
-      `Bytes are bodies, from measured sizes: an exchange with no entries ${cal.emptyExchangeBytes} B (request + answer), ${cal.nodeEntryBytes.toFixed(0)} B per node entry, a probe answer ${cal.probeBytes} B. Measured on this machine: one real exchange ${cal.gossipMs.toFixed(1)} ms, one probe ${cal.probeMs.toFixed(1)} ms (two in-process nodes).`,
-      `What-if rows (N = 1,000, steady state not meaningful there) change one limit of the real code to show what holds convergence back: pages of gossip hold at most ${defaultCap} node entries (LIMITS.gossipMaxNodes), and a round probes at most ${PROBES_PER_ROUND} of the nodes heard of (PROBES_PER_ROUND).`,
-      'Share known per round, N=' +
-        measured.map((r) => `${r.n}: ${r.knownShare.map((s) => (s * 100).toFixed(1)).join(' ')}`).join('; N='),
-    ],
-  });
+  await writeTable(
+    dir,
+    'swarm-sim-gossip',
+    'Swarm simulation: gossip convergence and steady state',
+    {
+      intro:
+        "Modelled registries (typed arrays), the domain's own peer selection, trust and probe rules; 10 % of nodes dead, 10 % of requests lost. Rounds and bytes do not depend on the CPU.",
+      columns: [
+        'N',
+        'live / dead',
+        'rounds to converge',
+        'target ⌈log₂N⌉+3',
+        'met',
+        'known at target',
+        'rounds to 99 % / 99.9 %',
+        'per node while converging: requests, bytes',
+        'steady, per node per hour: exchanges, probes, bytes (max)',
+        'entries per steady exchange',
+        'seconds',
+      ],
+      align: [
+        'right',
+        'right',
+        'right',
+        'right',
+        'left',
+        'right',
+        'right',
+        'right',
+        'right',
+        'right',
+        'right',
+      ],
+      rows: results.map((r) => [
+        r.pageCap === defaultCap && r.probesPerRound === PROBES_PER_ROUND
+          ? num(r.n)
+          : `${num(r.n)}, what-if: pages of ${num(r.pageCap)} nodes, ${num(r.probesPerRound)} probes a round`,
+        `${num(r.live)} / ${num(r.dead)}`,
+        r.rounds === null ? `> ${r.knownShare.length}` : String(r.rounds),
+        String(r.targetRounds),
+        r.rounds !== null && r.rounds <= r.targetRounds ? 'yes' : 'NO',
+        `${(at(r, r.targetRounds) * 100).toFixed(1)} %`,
+        `${firstAt(r, 0.99)} / ${firstAt(r, 0.999)}`,
+        `${num(r.convergence.requestsPerNode)}, ${mib(r.convergence.bytesPerNode)}`,
+        `${num(r.steady.exchangesPerNode)}, ${num(r.steady.probesPerNode)}, ${mib(r.steady.bytesPerNode)} (${mib(r.steady.maxBytesPerNode)})`,
+        num(r.steady.entriesPerExchange),
+        r.seconds.toFixed(0),
+      ]),
+      data: results.map(({ observerTrust: _, ...r }) => r),
+      notes: [
+        `"Known": share of (live node, live peer) pairs where the node holds the peer as active and verified, the convergence criterion of the gossip bench (nodes only; handles are not simulated). Gossip every 60 s, ${GOSSIP_FANOUT} peers a round, rounds one node after the other as in the gossip bench; steady state: ${config.steadyRounds} rounds without loss after the convergence phase, scaled to an hour.`,
+        `Bytes are bodies, from measured sizes: an exchange with no entries ${cal.emptyExchangeBytes} B (request + answer), ${cal.nodeEntryBytes.toFixed(0)} B per node entry, a probe answer ${cal.probeBytes} B. Measured on this machine: one real exchange ${cal.gossipMs.toFixed(1)} ms, one probe ${cal.probeMs.toFixed(1)} ms (two in-process nodes).`,
+        `What-if rows (N = 1,000, steady state not meaningful there) change one limit of the real code to show what holds convergence back: pages of gossip hold at most ${defaultCap} node entries (LIMITS.gossipMaxNodes), and a round probes at most ${PROBES_PER_ROUND} of the nodes heard of (PROBES_PER_ROUND).`,
+        'Share known per round, N=' +
+          measured
+            .map((r) => `${r.n}: ${r.knownShare.map((s) => (s * 100).toFixed(1)).join(' ')}`)
+            .join('; N='),
+      ],
+    },
+  );
 }
 
 async function writeLoad(
@@ -228,7 +250,15 @@ async function writeLoad(
   const rows: string[][] = [];
   const add = (what: string, xs: Float64Array | Int32Array, bytesEach: number, note: string) => {
     const s = stats(xs);
-    rows.push([what, num(s.mean, 1), num(s.p50, 1), num(s.max), mib(s.mean * bytesEach), mib(s.max * bytesEach), note]);
+    rows.push([
+      what,
+      num(s.mean, 1),
+      num(s.p50, 1),
+      num(s.max),
+      mib(s.mean * bytesEach),
+      mib(s.max * bytesEach),
+      note,
+    ]);
   };
   rows.push([
     `crawl (${CRAWLER_DEFAULTS.perMinute}/min)`,
@@ -250,8 +280,18 @@ async function writeLoad(
       'exchanges started + probes; bytes in and out, answers included',
     ]);
   }
-  add('polls (followed remote people)', people.pollsPerHour, cal.pollBytes, 'GET /users/{handle}?limit=20');
-  add('pushes received', people.pushesInPerHour, cal.pushBytes, 'one per post of a followed remote person');
+  add(
+    'polls (followed remote people)',
+    people.pollsPerHour,
+    cal.pollBytes,
+    'GET /users/{handle}?limit=20',
+  );
+  add(
+    'pushes received',
+    people.pushesInPerHour,
+    cal.pushBytes,
+    'one per post of a followed remote person',
+  );
   add('pushes sent', people.pushesOutPerHour, cal.pushBytes, 'one per post per follower node');
   const rf = stats(people.remoteFollowees);
   // What the poller can read an hour at most: its batches a tick × rows a batch, a tick every pollMs.
@@ -260,64 +300,95 @@ async function writeLoad(
     REMOTE_CONTENT_INTERVALS.pollMs;
   const overCapacity = Array.from(people.pollsPerHour).filter((x) => x > pollCapacity).length;
   const pn = stats(people.perNode);
-  await writeTable(dir, 'swarm-sim-load', `Swarm simulation: requests and bytes per node per hour (${num(config.nodes)} nodes, ${num(config.people)} people)`, {
-    intro: 'Requests a node sends (pushes: receives or sends), and their body bytes, per hour in steady state. Mean, median and max over nodes.',
-    columns: ['what', 'requests / h (mean)', 'median', 'max', 'bytes / h (mean)', 'bytes / h (max)', 'note'],
-    align: ['left', 'right', 'right', 'right', 'right', 'right', 'left'],
-    rows,
-    data: {
-      config,
-      follows: people.follows,
-      peoplePerNode: pn,
-      remoteFolloweesPerNode: rf,
-      polls: stats(people.pollsPerHour),
-      pushesIn: stats(people.pushesInPerHour),
-      pushesOut: stats(people.pushesOutPerHour),
-      pollCapacity,
-      overCapacity,
-      calibration: cal,
+  await writeTable(
+    dir,
+    'swarm-sim-load',
+    `Swarm simulation: requests and bytes per node per hour (${num(config.nodes)} nodes, ${num(config.people)} people)`,
+    {
+      intro:
+        'Requests a node sends (pushes: receives or sends), and their body bytes, per hour in steady state. Mean, median and max over nodes.',
+      columns: [
+        'what',
+        'requests / h (mean)',
+        'median',
+        'max',
+        'bytes / h (mean)',
+        'bytes / h (max)',
+        'note',
+      ],
+      align: ['left', 'right', 'right', 'right', 'right', 'right', 'left'],
+      rows,
+      data: {
+        config,
+        follows: people.follows,
+        peoplePerNode: pn,
+        remoteFolloweesPerNode: rf,
+        polls: stats(people.pollsPerHour),
+        pushesIn: stats(people.pushesInPerHour),
+        pushesOut: stats(people.pushesOutPerHour),
+        pollCapacity,
+        overCapacity,
+        calibration: cal,
+      },
+      notes: [
+        `Follow graph: ${num(config.people)} people over ${num(config.nodes)} nodes, Zipf-shaped (exponent 1, at least 5 a node: median ${num(pn.p50)}, largest ${num(pn.max)}); 40 % never post, the others a log-normal rate (median 0.5 a day, σ 1.2); each follows a log-normal number of people (mean ${config.followsMean}), drawn by Zipf popularity (exponent 1) over everyone: ${num(people.follows)} follows. Distinct remote people a node follows (its poll rows): mean ${num(rf.mean)}, median ${num(rf.p50)}, max ${num(rf.max)}.`,
+        `Polls per followed person from the poller's own intervalAfterSuccess over a simulated week at that person's rate. The poller reads at most ${num(pollCapacity)} an hour (${REMOTE_CONTENT_INTERVALS.pollBatchesPerTick} batches of ${POLLER_DEFAULTS.batchSize} every ${REMOTE_CONTENT_INTERVALS.pollMs / 1000} s): ${num(overCapacity)} nodes need more. Measured sizes: timeline read ${num(cal.timelineBytes)} B, poll read ${num(cal.pollBytes)} B (20 posts), push ${cal.pushBytes} B.`,
+      ],
     },
-    notes: [
-      `Follow graph: ${num(config.people)} people over ${num(config.nodes)} nodes, Zipf-shaped (exponent 1, at least 5 a node: median ${num(pn.p50)}, largest ${num(pn.max)}); 40 % never post, the others a log-normal rate (median 0.5 a day, σ 1.2); each follows a log-normal number of people (mean ${config.followsMean}), drawn by Zipf popularity (exponent 1) over everyone: ${num(people.follows)} follows. Distinct remote people a node follows (its poll rows): mean ${num(rf.mean)}, median ${num(rf.p50)}, max ${num(rf.max)}.`,
-      `Polls per followed person from the poller's own intervalAfterSuccess over a simulated week at that person's rate. The poller reads at most ${num(pollCapacity)} an hour (${REMOTE_CONTENT_INTERVALS.pollBatchesPerTick} batches of ${POLLER_DEFAULTS.batchSize} every ${REMOTE_CONTENT_INTERVALS.pollMs / 1000} s): ${num(overCapacity)} nodes need more. Measured sizes: timeline read ${num(cal.timelineBytes)} B, poll read ${num(cal.pollBytes)} B (20 posts), push ${cal.pushBytes} B.`,
-    ],
-  });
+  );
 }
 
 async function writeCrawl(dir: string, results: CrawlSimResult[], cal: Calibration) {
-  await writeTable(dir, 'swarm-sim-crawl', 'Swarm simulation: freshness of the swarm feed through the crawler', {
-    intro: 'One live node crawling every other live node, at the default budget and ten times it. Minutes of simulated time.',
-    columns: [
-      'budget / min',
-      'peers',
-      'reads / h',
-      'post → stored, median (p90) min',
-      'never stored',
-      "a random node's newest post: age when stored, median (p90) min",
-      'of which never stored',
-      'time since a random peer was read, median (p90) min',
-      'simulated h (warm-up + window + tail)',
-      'seconds',
-    ],
-    align: ['right', 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'right'],
-    rows: results.map((r) => [
-      String(r.perMinute),
-      num(r.peers),
-      num(r.readsPerHour),
-      `${num(r.postDelayMin.p50)} (${num(r.postDelayMin.p90)})`,
-      `${(r.missedShare * 100).toFixed(1)} %`,
-      `${num(r.newestAgeMin.p50)} (${num(r.newestAgeMin.p90)})`,
-      `${(r.newestAgeMin.missedShare * 100).toFixed(1)} %`,
-      `${num(r.readAgeMin.p50)} (${num(r.readAgeMin.p90)})`,
-      `${r.hours.warmUp} + ${r.hours.window} + ${r.hours.tail}`,
-      r.seconds.toFixed(0),
-    ]),
-    data: results,
-    notes: [
-      '"Post → stored": every post of the window alike (busy nodes weigh most); "a random node\'s newest post": every 5 simulated minutes of the window, a random peer\'s newest post at that moment, and its age when a read first stored it (quiet nodes weigh as much as busy ones; never stored, because 20 newer ones came first, counts as infinitely late). Posts counted: those created in the window; "never stored": more than 20 new between two reads of their node, or not read by the end of the tail. Peers: the live nodes of the largest gossip run, with the trust one node had in them at its end, and the posting rates of the follow-graph model.',
-      `Measured on this machine: one crawl of a peer (read + 20 copies stored) ${cal.crawlMs.toFixed(0)} ms.`,
-    ],
-  });
+  await writeTable(
+    dir,
+    'swarm-sim-crawl',
+    'Swarm simulation: freshness of the swarm feed through the crawler',
+    {
+      intro:
+        'One live node crawling every other live node, at the default budget and ten times it. Minutes of simulated time.',
+      columns: [
+        'budget / min',
+        'peers',
+        'reads / h',
+        'post → stored, median (p90) min',
+        'never stored',
+        "a random node's newest post: age when stored, median (p90) min",
+        'of which never stored',
+        'time since a random peer was read, median (p90) min',
+        'simulated h (warm-up + window + tail)',
+        'seconds',
+      ],
+      align: [
+        'right',
+        'right',
+        'right',
+        'right',
+        'right',
+        'right',
+        'right',
+        'right',
+        'right',
+        'right',
+      ],
+      rows: results.map((r) => [
+        String(r.perMinute),
+        num(r.peers),
+        num(r.readsPerHour),
+        `${num(r.postDelayMin.p50)} (${num(r.postDelayMin.p90)})`,
+        `${(r.missedShare * 100).toFixed(1)} %`,
+        `${num(r.newestAgeMin.p50)} (${num(r.newestAgeMin.p90)})`,
+        `${(r.newestAgeMin.missedShare * 100).toFixed(1)} %`,
+        `${num(r.readAgeMin.p50)} (${num(r.readAgeMin.p90)})`,
+        `${r.hours.warmUp} + ${r.hours.window} + ${r.hours.tail}`,
+        r.seconds.toFixed(0),
+      ]),
+      data: results,
+      notes: [
+        '"Post → stored": every post of the window alike (busy nodes weigh most); "a random node\'s newest post": every 5 simulated minutes of the window, a random peer\'s newest post at that moment, and its age when a read first stored it (quiet nodes weigh as much as busy ones; never stored, because 20 newer ones came first, counts as infinitely late). Posts counted: those created in the window; "never stored": more than 20 new between two reads of their node, or not read by the end of the tail. Peers: the live nodes of the largest gossip run, with the trust one node had in them at its end, and the posting rates of the follow-graph model.',
+        `Measured on this machine: one crawl of a peer (read + 20 copies stored) ${cal.crawlMs.toFixed(0)} ms.`,
+      ],
+    },
+  );
 }
 
 async function writeDelivery(
@@ -326,23 +397,42 @@ async function writeDelivery(
   cal: Calibration,
   config: SwarmSimConfig,
 ) {
-  await writeTable(dir, 'swarm-sim-delivery', `Swarm simulation: one post to ${num(config.deliveryFollowers)} follower nodes`, {
-    intro: 'One outbox worker with its defaults; batch time from real pushes measured on this machine. Minutes of simulated time.',
-    columns: ['down', 'down nodes', 'deliveries', 'attempts', 'batches', 'half the nodes, min', 'every node up, min', 'every node, min'],
-    align: ['left', 'right', 'right', 'right', 'right', 'right', 'right', 'right'],
-    rows: results.map((r) => [
-      r.down === 0 ? 'none' : r.downMode === 'refused' ? '10 %, connection refused' : '10 %, hanging (peer timeout)',
-      String(r.down),
-      num(r.deliveries),
-      num(r.attempts),
-      num(r.batches),
-      num(r.medianMin, 1),
-      num(r.allUpMin, 1),
-      num(r.allMin, 1),
-    ]),
-    data: results,
-    notes: [
-      `Measured: one real push received and stored ${cal.pushMs.toFixed(1)} ms, 20 at once ${cal.pushBatch20Ms.toFixed(0)} ms (both ends in this process), plus a ${config.rttMs} ms round trip per batch (SIM_RTT_MS). Down nodes come back after ${config.downMinutes} min (SIM_DOWN_MIN); until then every attempt fails and is retried on the delivery policy's schedule.`,
-    ],
-  });
+  await writeTable(
+    dir,
+    'swarm-sim-delivery',
+    `Swarm simulation: one post to ${num(config.deliveryFollowers)} follower nodes`,
+    {
+      intro:
+        'One outbox worker with its defaults; batch time from real pushes measured on this machine. Minutes of simulated time.',
+      columns: [
+        'down',
+        'down nodes',
+        'deliveries',
+        'attempts',
+        'batches',
+        'half the nodes, min',
+        'every node up, min',
+        'every node, min',
+      ],
+      align: ['left', 'right', 'right', 'right', 'right', 'right', 'right', 'right'],
+      rows: results.map((r) => [
+        r.down === 0
+          ? 'none'
+          : r.downMode === 'refused'
+            ? '10 %, connection refused'
+            : '10 %, hanging (peer timeout)',
+        String(r.down),
+        num(r.deliveries),
+        num(r.attempts),
+        num(r.batches),
+        num(r.medianMin, 1),
+        num(r.allUpMin, 1),
+        num(r.allMin, 1),
+      ]),
+      data: results,
+      notes: [
+        `Measured: one real push received and stored ${cal.pushMs.toFixed(1)} ms, 20 at once ${cal.pushBatch20Ms.toFixed(0)} ms (both ends in this process), plus a ${config.rttMs} ms round trip per batch (SIM_RTT_MS). Down nodes come back after ${config.downMinutes} min (SIM_DOWN_MIN); until then every attempt fails and is retried on the delivery policy's schedule.`,
+      ],
+    },
+  );
 }
