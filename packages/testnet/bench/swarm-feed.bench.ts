@@ -16,7 +16,8 @@ import type { BenchRow } from './report.ts';
 // (`timeline.local`, 20 local posts) measured in the same run; targets (issue #24): page p99
 // ≤ 50 ms at every size, no outbound request caused by a page view.
 
-const SIZES = [100, 1_000, 10_000];
+/** `SWARM_FEED_SIZES=10000 pnpm bench swarm-feed` runs one size. */
+const SIZES = (process.env.SWARM_FEED_SIZES ?? '100,1000,10000').split(',').map(Number);
 const POSTS_PER_PEER = 5;
 const FOLLOWED = 200;
 const RUNS = 60;
