@@ -9,6 +9,7 @@ export * from './action-support.ts';
 export * from './interaction-actions.service.ts';
 export * from './post-actions.service.ts';
 export * from './post-input.ts';
+export { POST_PUSH_MAX_NODES } from './post-fan-out.ts';
 
 /** What a signed-in user does (`NodeContext.actions`). */
 export interface ActionServices {
