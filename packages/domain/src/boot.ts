@@ -55,7 +55,7 @@ import {
   type MediaStorage,
 } from './media/index.ts';
 import { createLiveHub } from './live/index.ts';
-import { createRemotePostStore } from './remote-posts/index.ts';
+import { createPostInbox, createRemotePostStore } from './remote-posts/index.ts';
 
 /** Seams for tests and the swarm harness: time, and the network to peers. */
 export interface NodeOverrides {
@@ -170,6 +170,7 @@ export async function createNodeContext(
     interactions,
     options: originConfirmation,
   });
+  const remotePosts = createRemotePostStore({ db, clock, logger });
   const inboundOwnership = createInboundOwnershipService({ ...base, peers, delivery });
   const ownership = createAccountOwnershipService({
     ...base,
@@ -199,7 +200,13 @@ export async function createNodeContext(
     adminTokens: createAdminTokenService({ db, config, clock }),
     content,
     feeds: createFeedService({ ...reads, content, reader }),
-    remotePosts: createRemotePostStore({ db, clock, logger }),
+    remotePosts,
+    postInbox: createPostInbox({
+      ...base,
+      peers,
+      store: remotePosts,
+      invalidations: shared.invalidations,
+    }),
     threads: createThreadService(reads),
     profiles,
     followLists: createFollowListService(reads),

@@ -11,7 +11,7 @@ import type { AdminTokenService, NodeAuthService } from './security/index.ts';
 import type { InboundInteractionService, OriginConfirmationService } from './interactions/index.ts';
 import type { ContentService } from './content/index.ts';
 import type { FeedService, ThreadService } from './feeds/index.ts';
-import type { RemotePostStore } from './remote-posts/index.ts';
+import type { PostInbox, RemotePostStore } from './remote-posts/index.ts';
 import type { FollowListService, ProfileService } from './profiles/index.ts';
 import type { LinkPreviewService } from './previews/index.ts';
 import type { SearchService } from './search/index.ts';
@@ -63,6 +63,8 @@ export interface NodeContext {
   feeds: FeedService;
   /** Remote posts kept in this node's database: pushed, polled, crawled (docs/architecture.md). */
   remotePosts: RemotePostStore;
+  /** Posts pushed by the nodes of people followed here (`POST /api/swarm/inbox`). */
+  postInbox: PostInbox;
   /** A post page with its replies, local or fetched from the post's node. */
   threads: ThreadService;
   /** Local and remote profiles (`alice`, `bob@beta.example`). */

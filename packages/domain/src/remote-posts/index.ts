@@ -1,1 +1,2 @@
 export * from './remote-post-store.ts';
+export * from './post-inbox.ts';
