@@ -159,6 +159,35 @@ describe('a new post of alice', () => {
     expect(inboxes.every((r) => r.domain === B)).toBe(true);
   });
 
+  it('beta stores it once, checked against her did; her signed deletion reaches beta', async () => {
+    const { created } = await signedPost({ content: 'to beta and back' });
+    await net.processAll();
+    const [row] = await pushesOf(created.post.id);
+    expect(row).toMatchObject({ status: 'delivered', attempts: 1 });
+    const apId = `swarm:${A}:${created.post.id}`;
+    const copy = () =>
+      beta.node.db.prisma.post.findUniqueOrThrow({
+        where: { apId },
+        select: { content: true, deletedAt: true, remoteAuthor: { select: { did: true } } },
+      });
+    expect(await copy()).toMatchObject({ content: 'to beta and back', deletedAt: null });
+    expect((await copy()).remoteAuthor?.did).toBe(alice.user.did);
+    expect(await beta.node.db.prisma.post.count({ where: { apId } })).toBe(1);
+
+    const statement = await asAlice().account.prepareDeletion({
+      kind: 'post',
+      postId: created.post.id,
+    });
+    const signature = await signUserAction({ privateKey: alice.privateKey, ...statement });
+    const deleted = await asAlice().account.deletePost({
+      id: created.post.id,
+      signed: { body: statement.body, signature },
+    });
+    expect(deleted.told).toContain(B);
+    await net.processAll();
+    expect((await copy()).deletedAt).not.toBeNull();
+  });
+
   it('followers-only: beta only, visibility in the signed post', async () => {
     const { created } = await signedPost({ content: 'for my followers', visibility: 'followers' });
     const rows = await pushesOf(created.post.id);
@@ -166,6 +195,12 @@ describe('a new post of alice', () => {
     const body = postPushSchema.parse(JSON.parse(rows[0]!.body));
     expect(body.post.visibility).toBe('followers');
     expect(body.postSignature).toBeTruthy();
+    await net.processAll();
+    const copy = await beta.node.db.prisma.post.findUniqueOrThrow({
+      where: { apId: `swarm:${A}:${created.post.id}` },
+      select: { visibility: true },
+    });
+    expect(copy.visibility).toBe('followers');
   });
 
   it('unlisted: not pushed, and nothing to sign', async () => {
