@@ -201,6 +201,22 @@ describe('a new post of alice', () => {
       select: { visibility: true },
     });
     expect(copy.visibility).toBe('followers');
+
+    // Alpha's public reads never serve it: not by id, not in the timeline nor on her profile.
+    const id = created.post.id;
+    expect((await alpha.request(SWARM_PATHS.post(id))).status).toBe(404);
+    const listed = async (path: string) => {
+      const answer = await alpha.request(path);
+      expect(answer.status).toBe(200);
+      return JSON.stringify(await answer.json());
+    };
+    expect(await listed(SWARM_PATHS.timeline)).not.toContain(id);
+    expect(await listed(SWARM_PATHS.user('alice'))).not.toContain(id);
+    // The control: a public post of hers is served by all three.
+    const open = (await asAlice().posts.create({ content: 'for everyone' })).post.id;
+    expect((await alpha.request(SWARM_PATHS.post(open))).status).toBe(200);
+    expect(await listed(SWARM_PATHS.timeline)).toContain(open);
+    expect(await listed(SWARM_PATHS.user('alice'))).toContain(open);
   });
 
   it('unlisted: not pushed, and nothing to sign', async () => {
