@@ -1,8 +1,8 @@
 import { fail, type RequestEvent } from '@sveltejs/kit';
-import { readPostForm, type PostFormInput } from '$lib/post-form-fields';
+import { readPostForm, type PostFormInput } from '../post-form-fields';
 import { attempt, loginRedirect } from './content-load';
 
-export { readPostForm, type PostFormInput } from '$lib/post-form-fields';
+export { readPostForm, type PostFormInput } from '../post-form-fields';
 
 /**
  * The composer's form action, the same for a new post and a reply (`replyToId`, from the page,
