@@ -116,9 +116,14 @@ beforeAll(async () => {
 afterAll(() => net.close());
 
 describe('a new post of alice', () => {
-  it('beta is known to take pushes (capability `posts`)', async () => {
+  it('beta is known to take pushes (capability `posts`) and knows her did from the follows', async () => {
     const row = await prisma().swarmNode.findUniqueOrThrow({ where: { domain: B } });
     expect(JSON.parse(row.capabilities)).toContain('posts');
+    const known = await beta.node.db.prisma.remoteActor.findUniqueOrThrow({
+      where: { actorUrl: `swarm://${A}/alice` },
+      select: { did: true },
+    });
+    expect(known.did).toBe(alice.user.did);
   });
 
   it('goes to beta once, to nobody else, signed by her, the same body as prepared', async () => {
@@ -217,6 +222,16 @@ describe('a new post of alice', () => {
     expect((await alpha.request(SWARM_PATHS.post(open))).status).toBe(200);
     expect(await listed(SWARM_PATHS.timeline)).toContain(open);
     expect(await listed(SWARM_PATHS.user('alice'))).toContain(open);
+  });
+
+  it('posted unsigned from a browser without her key: beta, which knows her did, refuses it', async () => {
+    const created = await asAlice().posts.create({ content: 'from a browser without my key' });
+    await net.processAll();
+    const [row] = await pushesOf(created.post.id);
+    expect(row).toMatchObject({ targetDomain: B, status: 'failed', lastStatus: 401 });
+    expect(
+      await beta.node.db.prisma.post.count({ where: { apId: `swarm:${A}:${created.post.id}` } }),
+    ).toBe(0);
   });
 
   it('unlisted: not pushed, and nothing to sign', async () => {
