@@ -122,7 +122,7 @@ export async function createNodeContext(
   // anonymous visitors on a budget (peers/visitor-fetch.ts).
   const visitors = createVisitorFetchGate({ peers, clock, logger });
   const reads = { ...base, peers, registry: swarm.registry, seen, visitors };
-  const profiles = createProfileService(reads);
+  const profiles = createProfileService({ ...reads, handles: swarm.gossip });
   const delivery = createDeliveryService({
     db,
     peers,

@@ -38,6 +38,7 @@ describe('parseConfig', () => {
         signUpLimitPerHour: 5,
         liveStreamsMax: 5_000,
         liveStreamsPerUser: 8,
+        handlesMax: 200_000,
         uploadMaxBytes: 10 * 1024 * 1024,
         uploadMaxPixels: 50_000_000,
         uploadDailyBytes: 200 * 1024 * 1024,
@@ -111,6 +112,7 @@ describe('parseConfig', () => {
       ADMIN_TOKEN: 'a'.repeat(32),
       SWARM_NODE_NAME: ' Alpha ',
       SWARM_SIGNUPS_PER_HOUR: '20',
+      SWARM_HANDLES_MAX: '2000',
     });
     expect(result.ok && result.value).toMatchObject({
       port: 4100,
@@ -124,6 +126,7 @@ describe('parseConfig', () => {
       logLevel: 'debug',
       nodeName: 'Alpha',
       signUpLimitPerHour: 20,
+      handlesMax: 2000,
     });
   });
 
@@ -139,6 +142,7 @@ describe('parseConfig', () => {
     [{ SWARM_DRAIN_TIMEOUT_MS: '-1' }, 'SWARM_DRAIN_TIMEOUT_MS must be an integer between 0 and'],
     [{ ADMIN_TOKEN: 'short' }, 'ADMIN_TOKEN must be at least 24 characters'],
     [{ SWARM_SIGNUPS_PER_HOUR: '0' }, 'SWARM_SIGNUPS_PER_HOUR must be an integer between 1'],
+    [{ SWARM_HANDLES_MAX: '10' }, 'SWARM_HANDLES_MAX must be an integer between 100'],
     [{ UPLOAD_MAX_BYTES: '5' }, 'UPLOAD_MAX_BYTES must be an integer between 10000'],
     [{ UPLOAD_MAX_PIXELS: '1e9' }, 'UPLOAD_MAX_PIXELS must be an integer between 10000'],
     [{ S3_ENDPOINT: 'ftp://x', S3_BUCKET: 'b' }, 'S3_ENDPOINT must be an http(s) URL'],

@@ -48,6 +48,11 @@ export interface NodeConfig {
   liveStreamsMax: number;
   /** Live event streams one user may hold in one process (tabs, devices). */
   liveStreamsPerUser: number;
+  /**
+   * Handle entries of other nodes kept in the handle registry at most (SWARM_HANDLES_MAX;
+   * docs/protocol.md "Registry bounds").
+   */
+  handlesMax: number;
   /** Largest image upload accepted, in bytes (UPLOAD_MAX_BYTES); larger ones are a 413. */
   uploadMaxBytes: number;
   /** Most pixels (width × height) an uploaded image may have (UPLOAD_MAX_PIXELS). */
@@ -179,6 +184,7 @@ const envSchema = z.object({
   SWARM_SIGNUPS_PER_HOUR: integer('SWARM_SIGNUPS_PER_HOUR', 1, 1_000_000, 5),
   SWARM_LIVE_STREAMS_MAX: integer('SWARM_LIVE_STREAMS_MAX', 0, 1_000_000, 5_000),
   SWARM_LIVE_STREAMS_PER_USER: integer('SWARM_LIVE_STREAMS_PER_USER', 1, 1_000, 8),
+  SWARM_HANDLES_MAX: integer('SWARM_HANDLES_MAX', 100, 100_000_000, 200_000),
   UPLOAD_MAX_BYTES: integer('UPLOAD_MAX_BYTES', 10_000, 100 * 1024 * 1024, 10 * 1024 * 1024),
   // sharp refuses more than 0x3FFF × 0x3FFF pixels by default; this is the node's own bound.
   UPLOAD_MAX_PIXELS: integer('UPLOAD_MAX_PIXELS', 10_000, 268_402_689, 50_000_000),
@@ -273,6 +279,7 @@ export function parseConfig(env: Record<string, string | undefined>): ConfigResu
       signUpLimitPerHour: e.SWARM_SIGNUPS_PER_HOUR,
       liveStreamsMax: e.SWARM_LIVE_STREAMS_MAX,
       liveStreamsPerUser: e.SWARM_LIVE_STREAMS_PER_USER,
+      handlesMax: e.SWARM_HANDLES_MAX,
       uploadMaxBytes: e.UPLOAD_MAX_BYTES,
       uploadMaxPixels: e.UPLOAD_MAX_PIXELS,
       uploadDailyBytes: e.UPLOAD_DAILY_BYTES,

@@ -24,7 +24,7 @@ import { gatedReadError, readError, type ReadError } from '../feeds/read-errors.
 import type { SeenPosts } from '../feeds/seen-posts.ts';
 import { upsertRemoteActor } from '../interactions/interaction-effects.ts';
 import type { VisitorFetchGate } from '../peers/index.ts';
-import type { RegistryService } from '../registry/index.ts';
+import type { GossipService, RegistryService } from '../registry/index.ts';
 import type { PostView, ProfileView } from '../views/index.ts';
 import {
   ACCOUNT_FLAGS_SELECT,
@@ -68,6 +68,8 @@ export interface ProfileServiceDeps extends PeerServiceDeps {
   /** Remote profiles are read through it (one request per address in flight, budgets). */
   visitors: VisitorFetchGate;
   registry: Pick<RegistryService, 'isBlocked'>;
+  /** Told of each person read from their node: their handle entry needs no gossip. */
+  handles?: Pick<GossipService, 'noteResolved'>;
   /** Told of the remote posts shown (see feeds/seen-posts.ts). */
   seen?: Pick<SeenPosts, 'remember'>;
 }
@@ -98,7 +100,7 @@ export function parseProfileAddress(input: string, self: string): Result<ParsedA
 type FollowState = 'none' | 'pending' | 'accepted';
 
 export function createProfileService(deps: ProfileServiceDeps): ProfileService {
-  const { db, clock, logger, config, visitors, registry, seen } = deps;
+  const { db, clock, logger, config, visitors, registry, seen, handles } = deps;
   const prisma = db.prisma;
   const self = config.domain;
 
@@ -245,6 +247,13 @@ export function createProfileService(deps: ProfileServiceDeps): ProfileService {
         { actor: `${handle}@${domain}`, pinned: pinned.did, presented: profile.did },
         'remote profile presents a did other than the pinned one',
       );
+    } else if (profile.did && answer.value.nodeDomain === domain) {
+      // Resolved on demand: its handle entry, kept without gossip (the registry's own bounds).
+      await handles
+        ?.noteResolved({ handle, nodeDomain: domain, did: profile.did })
+        .catch((error: unknown) =>
+          logger.warn({ err: error, actor: `${handle}@${domain}` }, 'handle entry not stored'),
+        );
     }
     const author = actorView(
       { handle, domain, displayName: profile.displayName, avatarUrl: profile.avatarUrl },
