@@ -7,7 +7,7 @@ import {
   signUserAction,
   verifyUserAction,
 } from '@swarm/contract';
-import { POST_PUSH_MAX_NODES } from '@swarm/domain';
+import { POST_PUSH_MAX_NODES, REPUSH_INTERVAL_MS } from '@swarm/domain';
 import {
   ALPHA as A,
   BETA as B,
@@ -309,6 +309,40 @@ describe('a new post of alice', () => {
     } finally {
       net.network.heal(B);
     }
+  });
+
+  it('is pushed again with its counts when they reach a threshold, signed the same', async () => {
+    const { created } = await signedPost({ content: 'like it or not' });
+    const id = created.post.id;
+    await net.processAll();
+    const like = async (who: SessionUser) => {
+      await signedInCaller(alpha.node, who).interactions.like({ postId: id });
+      net.clock.advance(REPUSH_INTERVAL_MS);
+      await net.processAll();
+    };
+    await like(dave);
+    const rows = await pushesOf(id);
+    expect(rows.map((r) => [r.targetDomain, r.status])).toEqual([
+      [B, 'delivered'],
+      [B, 'delivered'],
+    ]);
+    const [first, again] = rows
+      .sort((x, y) => x.createdAt.getTime() - y.createdAt.getTime())
+      .map((r) => postPushSchema.parse(JSON.parse(r.body)));
+    expect(first!.counts).toBeUndefined();
+    expect(again!.counts).toEqual({ likesCount: 1, repostsCount: 0, repliesCount: 0 });
+    expect(again!.post).toEqual(first!.post);
+    expect(again!.postSignature).toBe(first!.postSignature);
+    const copy = () =>
+      beta.node.db.prisma.post.findUniqueOrThrow({
+        where: { apId: `swarm:${A}:${id}` },
+        select: { likesCount: true },
+      });
+    expect((await copy()).likesCount).toBe(1);
+
+    // A second like reaches no new threshold (1, 5, 10…): nothing more is sent.
+    await like((await insertKeyedUser(alpha.node, 'erin')).user);
+    expect(await pushesOf(id)).toHaveLength(2);
   });
 
   it('goes to at most POST_PUSH_MAX_NODES nodes, those with the most followers first', async () => {
