@@ -1,4 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
+import type { Context, Env } from 'hono';
 import {
   SWARM_PATHS,
   errorBody,
@@ -48,33 +49,55 @@ const pushRoute = createRoute({
   },
 });
 
+/** The body in the dialect the signature showed: origin-signed bodies are the origin's shape. */
+function parseInDialect(c: Context, raw: unknown) {
+  return verifiedProfile(c) === 'origin'
+    ? originPostPushSchema.safeParse(raw)
+    : postPushSchema.safeParse(raw);
+}
+
+/** A body neither dialect takes: the issues of the sender's own dialect, not the union's. */
+function invalid(c: Context, issues: unknown) {
+  return c.json(errorBody('INVALID_REQUEST', 'The request is not valid.', issues), 400);
+}
+
+/** Validation hook: a body neither dialect takes answers the issues of the sender's dialect. */
+function dialectHook<E extends Env, P extends string>(
+  // `data` (the input) is passed on failure too, though Hono's type leaves it out.
+  result: { success: boolean; data?: unknown },
+  c: Context<E, P>,
+) {
+  if (result.success) return;
+  const parsed = parseInDialect(c, result.data);
+  return invalid(c, parsed.success ? [] : parsed.error.issues);
+}
+
 export function inboxRoutes() {
   const app = createRouter();
-  app.openapi(pushRoute, async (c) => {
-    const source = verifiedSourceDomain(c);
-    if (!source) {
-      return sendRefusal(c, {
-        code: 'INVALID_SIGNATURE',
-        message: 'Posts must be pushed node-signed.',
+  app.openapi(
+    pushRoute,
+    async (c) => {
+      const source = verifiedSourceDomain(c);
+      if (!source) {
+        return sendRefusal(c, {
+          code: 'INVALID_SIGNATURE',
+          message: 'Posts must be pushed node-signed.',
+        });
+      }
+      // The route's union accepted the body; the signature said which dialect it must be.
+      const raw = await readJsonBody(c);
+      const parsed = parseInDialect(c, raw);
+      if (!parsed.success) return invalid(c, parsed.error.issues);
+      const outcome = await c.get('node').postInbox.receive({
+        sourceDomain: source,
+        profile: verifiedProfile(c),
+        push: parsed.data,
+        rawPost: (raw as Record<string, unknown>).post,
       });
-    }
-    const profile = verifiedProfile(c);
-    // The route's union accepted the body; the signature said which dialect it must be.
-    const raw = await readJsonBody(c);
-    const parsed =
-      profile === 'origin' ? originPostPushSchema.safeParse(raw) : postPushSchema.safeParse(raw);
-    if (!parsed.success) {
-      return c.json(
-        errorBody('INVALID_REQUEST', 'The request is not valid.', parsed.error.issues),
-        400,
-      );
-    }
-    const rawPost = (raw as Record<string, unknown>).post;
-    const outcome = await c
-      .get('node')
-      .postInbox.receive({ sourceDomain: source, profile, push: parsed.data, rawPost });
-    if (!outcome.ok) return sendRefusal(c, outcome.reason);
-    return c.json(outcome.value, 200);
-  });
+      if (!outcome.ok) return sendRefusal(c, outcome.reason);
+      return c.json(outcome.value, 200);
+    },
+    dialectHook,
+  );
   return app;
 }

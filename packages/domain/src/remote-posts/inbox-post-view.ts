@@ -1,18 +1,28 @@
 import {
+  formatSwarmPostId,
   formatTimestamp,
   isHttpUrl,
   parseSwarmPostId,
   type OriginPostPush,
   type PostPush,
 } from '@swarm/contract';
-import { actorView, postPath, viewPostId, viewUrl } from '../feeds/post-views.ts';
 import { guessMimeType } from '../interactions/inbound-helpers.ts';
 import type { PostView } from '../views/index.ts';
 
 // A pushed post (either dialect, docs/protocol.md "Post delivery") as the view the remote post
-// store takes. Only what the author's node said; counts are the caller's.
+// store takes. Only what the author's node said; counts are the caller's. The id and URL rules
+// are feeds/post-views.ts's (a folder of the same level, so not imported): bare ids for ours,
+// `swarm:{domain}:{id}` otherwise, http(s) URLs or nothing.
 
 export type AnyPostPush = PostPush | OriginPostPush;
+
+/** The view id of post `id` living on `domain`. */
+export function viewPostId(domain: string, id: string, self: string): string {
+  return domain === self ? id : formatSwarmPostId({ domain, postId: id });
+}
+
+const viewUrl = (value: string | null | undefined): string | null =>
+  value && isHttpUrl(value) ? value : null;
 
 /**
  * A reference to another post in a push (`replyToId`): `swarm:{domain}:{id}` (ours when it
@@ -44,16 +54,15 @@ export function pushedPostView(
   const previewUrl = viewUrl(post.linkPreviewUrl);
   return {
     id,
-    path: postPath(id),
-    author: actorView(
-      {
-        handle: author.handle,
-        domain: nodeDomain,
-        displayName: author.displayName ?? '',
-        avatarUrl: author.avatarUrl ?? null,
-      },
-      self,
-    ),
+    path: `/posts/${id}`,
+    author: {
+      handle: author.handle,
+      domain: nodeDomain,
+      address: `${author.handle}@${nodeDomain}`,
+      displayName: author.displayName || author.handle,
+      avatarUrl: viewUrl(author.avatarUrl),
+      isRemote: true,
+    },
     content: post.content,
     createdAt: formatTimestamp(createdAt),
     isNsfw: post.isNsfw || author.isNsfw,

@@ -11,9 +11,8 @@ import { LIVE_TOPIC } from '../live/index.ts';
 import type { PeerServiceDeps } from '../peers/service-deps.ts';
 import { refuse, type Refusal } from '../refusal.ts';
 import { createUserDids } from '../security/user-dids.ts';
-import { viewPostId } from '../feeds/post-views.ts';
 import { createInboxAuthorSignature, type InboxDidPin } from './inbox-author-signature.ts';
-import { pushedPostView, type AnyPostPush } from './inbox-post-view.ts';
+import { pushedPostView, viewPostId, type AnyPostPush } from './inbox-post-view.ts';
 import type { RemotePostStore } from './remote-post-store.ts';
 
 /**
