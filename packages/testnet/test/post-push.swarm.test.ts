@@ -224,6 +224,28 @@ describe('a new post of alice', () => {
     expect(await listed(SWARM_PATHS.user('alice'))).toContain(open);
   });
 
+  it('the same signed post sent twice at once: one post, the other refused', async () => {
+    const input = { content: 'double click' };
+    const prepared = (await asAlice().posts.prepare(input))!;
+    const signature = await signUserAction({ privateKey: alice.privateKey, ...prepared });
+    const signed = {
+      id: prepared.body.id as string,
+      createdAt: prepared.body.createdAt as string,
+      signature,
+    };
+    const outcomes = await Promise.allSettled([
+      asAlice().posts.create({ ...input, signed }),
+      asAlice().posts.create({ ...input, signed }),
+    ]);
+    expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(1);
+    const refused = outcomes.find((o) => o.status === 'rejected');
+    expect(await trpcFailure(Promise.reject(refused?.reason))).toMatchObject({
+      code: 'BAD_REQUEST',
+    });
+    expect(await prisma().post.count({ where: { id: signed.id } })).toBe(1);
+    expect(await pushesOf(signed.id)).toHaveLength(1);
+  });
+
   it('posted unsigned from a browser without her key: beta, which knows her did, refuses it', async () => {
     const created = await asAlice().posts.create({ content: 'from a browser without my key' });
     await net.processAll();

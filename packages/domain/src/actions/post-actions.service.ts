@@ -246,7 +246,10 @@ export function createPostActions(deps: ActionDeps): PostActions {
       let mediaUrls: string[] = [];
       let pushedTo: string[] = [];
       const written = await commitIfOk(db, async (tx): Promise<Result<string[], Refusal>> => {
-        await tx.post.create({
+        // A signed post's id comes from the browser: a concurrent second use of it is skipped
+        // (ON CONFLICT DO NOTHING) and refused, not a unique-key error.
+        const inserted = await tx.post.createMany({
+          skipDuplicates: true,
           data: {
             id: postId,
             authorId: user.id,
@@ -266,6 +269,12 @@ export function createPostActions(deps: ActionDeps): PostActions {
             updatedAt: now,
           },
         });
+        if (inserted.count !== 1) {
+          return refuse(
+            'INVALID_REQUEST',
+            'The signed post has an id already used: prepare it again.',
+          );
+        }
         // The uploads are taken in this transaction: a refused post leaves them free.
         const taken =
           uploadIds.length > 0
