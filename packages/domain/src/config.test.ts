@@ -44,8 +44,37 @@ describe('parseConfig', () => {
         uploadDailyBytes: 200 * 1024 * 1024,
         uploadStorageBytes: 20 * 1024 ** 3,
         s3: undefined,
+        remoteContent: {
+          crawlPerMinute: 6,
+          keepPerAuthor: 200,
+          keepFollowedDays: 30,
+          keepOtherDays: 7,
+          maxCopies: 200_000,
+        },
       },
     });
+  });
+
+  it('reads the crawl budget and the retention of remote copies', () => {
+    const result = parseConfig({
+      SWARM_CRAWL_PER_MIN: '0',
+      SWARM_KEEP_FOLLOWED_POSTS: '50',
+      SWARM_KEEP_FOLLOWED_DAYS: '90',
+      SWARM_KEEP_OTHER_DAYS: '2',
+      SWARM_REMOTE_POSTS_MAX: '5000',
+    });
+    expect(result.ok && result.value.remoteContent).toEqual({
+      crawlPerMinute: 0,
+      keepPerAuthor: 50,
+      keepFollowedDays: 90,
+      keepOtherDays: 2,
+      maxCopies: 5000,
+    });
+    const refused = parseConfig({ SWARM_REMOTE_POSTS_MAX: '10', SWARM_KEEP_OTHER_DAYS: '0' });
+    expect(refused.ok).toBe(false);
+    expect(!refused.ok && refused.errors.join(' ')).toMatch(
+      /SWARM_REMOTE_POSTS_MAX.*SWARM_KEEP_OTHER_DAYS|SWARM_KEEP_OTHER_DAYS.*SWARM_REMOTE_POSTS_MAX/,
+    );
   });
 
   it('reads the upload limits and the S3 settings', () => {

@@ -63,6 +63,22 @@ export interface NodeConfig {
   uploadStorageBytes: number;
   /** Uploaded media in S3-compatible object storage; undefined: on disk under `dataDir`. */
   s3: S3Config | undefined;
+  /** Stored remote content (docs/architecture.md "Stored remote content"). */
+  remoteContent: RemoteContentConfig;
+}
+
+/** The crawler's budget and the retention of remote copies (SWARM_CRAWL_*, SWARM_KEEP_*). */
+export interface RemoteContentConfig {
+  /** Requests per minute the crawler may send to peers' timelines, whatever their number (0: off). */
+  crawlPerMinute: number;
+  /** Copies of a followed author always kept: their newest this many… */
+  keepPerAuthor: number;
+  /** …and all of theirs younger than this many days. */
+  keepFollowedDays: number;
+  /** Days other copies are kept after they were last fetched. */
+  keepOtherDays: number;
+  /** Remote copies stored at most (the oldest-fetched unprotected go first). */
+  maxCopies: number;
 }
 
 /** Object storage for uploaded media (S3_* variables; docs/deployment.md "Media storage"). */
@@ -190,6 +206,11 @@ const envSchema = z.object({
   UPLOAD_MAX_PIXELS: integer('UPLOAD_MAX_PIXELS', 10_000, 268_402_689, 50_000_000),
   UPLOAD_DAILY_BYTES: integer('UPLOAD_DAILY_BYTES', 10_000, 2 ** 40, 200 * 1024 * 1024),
   UPLOAD_STORAGE_BYTES: integer('UPLOAD_STORAGE_BYTES', 10_000, 2 ** 50, 20 * 1024 ** 3),
+  SWARM_CRAWL_PER_MIN: integer('SWARM_CRAWL_PER_MIN', 0, 6_000, 6),
+  SWARM_KEEP_FOLLOWED_POSTS: integer('SWARM_KEEP_FOLLOWED_POSTS', 0, 100_000, 200),
+  SWARM_KEEP_FOLLOWED_DAYS: integer('SWARM_KEEP_FOLLOWED_DAYS', 1, 36_500, 30),
+  SWARM_KEEP_OTHER_DAYS: integer('SWARM_KEEP_OTHER_DAYS', 1, 36_500, 7),
+  SWARM_REMOTE_POSTS_MAX: integer('SWARM_REMOTE_POSTS_MAX', 1_000, 1_000_000_000, 200_000),
   S3_BUCKET: z.string().optional(),
   S3_REGION: z.string().optional(),
   S3_ENDPOINT: z
@@ -285,6 +306,13 @@ export function parseConfig(env: Record<string, string | undefined>): ConfigResu
       uploadDailyBytes: e.UPLOAD_DAILY_BYTES,
       uploadStorageBytes: e.UPLOAD_STORAGE_BYTES,
       s3: s3.value,
+      remoteContent: {
+        crawlPerMinute: e.SWARM_CRAWL_PER_MIN,
+        keepPerAuthor: e.SWARM_KEEP_FOLLOWED_POSTS,
+        keepFollowedDays: e.SWARM_KEEP_FOLLOWED_DAYS,
+        keepOtherDays: e.SWARM_KEEP_OTHER_DAYS,
+        maxCopies: e.SWARM_REMOTE_POSTS_MAX,
+      },
     },
   };
 }

@@ -1,2 +1,0 @@
--- AlterTable
-ALTER TABLE "posts" ADD COLUMN     "post_signature" TEXT;
