@@ -7,7 +7,9 @@ import { signUp, STEP_TIMEOUT_MS, twoNodeSuite, type Person } from './browser-ha
 // followers-only post in the composer, which her browser signs with the key it made at sign-up;
 // A's outbox delivers it to B. B knows alice's did since bob followed her, so it takes her pushes
 // only with her signature (post-push.swarm.test.ts shows an unsigned one refused): "Delivered" on
-// her deliveries page is the proof that the composer signed what A sent. Needs `pnpm build`.
+// her deliveries page is the proof that the composer signed what A sent. Bob then sees it on B:
+// A never serves a followers-only post to peers' reads, so only the push can have brought it.
+// Needs `pnpm build`.
 
 describe('a post pushed to a follower’s node', () => {
   let a: RestartableNode;
@@ -56,5 +58,11 @@ describe('a post pushed to a follower’s node', () => {
     await alice.visitUntil(a.url, '/deliveries', delivered, 4 * STEP_TIMEOUT_MS);
     expect(await delivered().count()).toBe(1);
     await alice.shot('delivered');
+  });
+
+  it('bob sees it in his home timeline on B', async () => {
+    const card = () => bob.page.getByRole('article').filter({ hasText: text });
+    await bob.visitUntil(b.url, '/', card);
+    await bob.shot('home-with-push');
   });
 });
