@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { localActorKey } from '@swarm/db';
+import { localActorKey, refreshPlannerStatistics } from '@swarm/db';
 import type { PeerTransport } from '@swarm/domain';
 import {
   createTestNode,
@@ -128,6 +128,8 @@ async function benchSize(peers: number): Promise<BenchRow[]> {
       await prisma.post.create({ data: { authorId: viewer.id, content: `local post ${i}` } });
     }
     const stored = await seed(t, peers, viewer.id);
+    // What the gateway's housekeeping does a minute after start (docs/database.md).
+    await refreshPlannerStatistics(t.node.db);
     const api = signedInCaller(t.node, null);
     const viewerApi = signedInCaller(t.node, await sessionUserByHandle(t.node, 'viewer'));
 
