@@ -2,6 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { benchGossip } from './gossip-report.ts';
 import { benchIngest } from './ingest.bench.ts';
 import { benchLiveStreams } from './live-streams.bench.ts';
+import { benchPostIngest } from './post-ingest.bench.ts';
 import { benchReads } from './reads.bench.ts';
 import { benchSearch } from './search.bench.ts';
 import { benchStartup } from './startup.bench.ts';
@@ -11,7 +12,7 @@ import { writeReport } from './report.ts';
 
 // `pnpm bench`: every benchmark, results as JSON + markdown under bench/results/ at the repo
 // root. Speed targets live here, never in timed tests. `pnpm bench ingest gossip` runs only
-// the named ones (reads, swarm-feed, ingest, gossip, startup, live, search,
+// the named ones (reads, swarm-feed, ingest, post-ingest, gossip, startup, live, search,
 // uploads).
 const resultsDir = fileURLToPath(new URL('../../../bench/results', import.meta.url));
 const only = process.argv.slice(2);
@@ -36,6 +37,16 @@ if (wanted('swarm-feed')) {
 if (wanted('ingest')) {
   console.log('ingest: signed likes through the front door, ~10 s per case…');
   await writeReport(resultsDir, 'ingest', 'Signed like ingest', await benchIngest(log));
+}
+
+if (wanted('post-ingest')) {
+  console.log('post ingest: signed pushed posts through the front door, ~10 s per case…');
+  await writeReport(
+    resultsDir,
+    'post-ingest',
+    'Pushed post ingest (POST /api/swarm/inbox)',
+    await benchPostIngest(log),
+  );
 }
 
 if (wanted('gossip')) {
