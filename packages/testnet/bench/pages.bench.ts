@@ -12,8 +12,8 @@ import type { BenchRow } from './report.ts';
 
 // `pnpm bench pages`: server-rendered pages of the embedded node as `pnpm start` runs it (the
 // compiled entry with its flags, PGlite, demo content, LOG_LEVEL=warn), a signed-out visitor,
-// 10 connections. The baseline, in the same run, is the read benchmark's bare Hono JSON route:
-// compare ratios, not absolutes. BENCH_PAGES_BASELINE=<checkout> also runs the same cases
+// 10 connections; and that process's gateway timeline with 50 connections. The baseline, in the
+// same run, is the read benchmark's bare Hono JSON route: compare ratios, not absolutes. BENCH_PAGES_BASELINE=<checkout> also runs the same cases
 // against another built checkout (an older commit), alternating with this one.
 
 const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
@@ -24,12 +24,18 @@ const ROUNDS = Number(process.env.BENCH_PAGES_ROUNDS ?? 2);
 const TARGET_PER_S = 150;
 const TARGET_P99_MS = 150;
 const PAGES = ['/public', '/@demo_ada'] as const;
+/** The gateway's public timeline of the same process, as peers read it (50 connections). */
+const GATEWAY_READ = '/api/swarm/timeline';
+const GATEWAY_CONNECTIONS = 50;
+const GATEWAY_TARGET_RATIO = 0.6;
 const START_TIMEOUT_MS = 180_000;
 
 interface Load {
   perSecond: number;
   p50Ms: number;
   p99Ms: number;
+  /** Share of the bare route measured just before, where there is one. */
+  ratio?: number;
 }
 
 async function load(url: string, connections = CONNECTIONS): Promise<Load> {
@@ -133,6 +139,18 @@ export async function benchPages(log: (line: string) => void): Promise<BenchRow[
       const b = await load(bareUrl);
       add('bare', b);
       log(`round ${round}: bare Hono ${b.perSecond.toFixed(0)}/s`);
+      const b50 = await load(bareUrl, GATEWAY_CONNECTIONS);
+      log(
+        `round ${round}: bare Hono, ${GATEWAY_CONNECTIONS} connections, ${b50.perSecond.toFixed(0)}/s`,
+      );
+      for (const n of nodes) {
+        const r = await load(n.node.base + GATEWAY_READ, GATEWAY_CONNECTIONS);
+        const ratio = r.perSecond / b50.perSecond;
+        add(`${n.name} gateway`, { ...r, ratio });
+        log(
+          `round ${round}: ${n.name} ${GATEWAY_READ} ${r.perSecond.toFixed(0)}/s (${Math.round(ratio * 100)} %)`,
+        );
+      }
       for (const path of PAGES) {
         for (const n of nodes) {
           const r = await load(n.node.base + path);
@@ -167,6 +185,19 @@ export async function benchPages(log: (line: string) => void): Promise<BenchRow[
           note: `${range(runs.map((r) => r.perSecond))}/s, p99 ${range(runs.map((r) => r.p99Ms))} ms (worst round shown)`,
         });
       }
+    }
+    for (const n of nodes) {
+      const runs = results.get(`${n.name} gateway`)!;
+      const ratios = runs.map((r) => r.ratio ?? 0);
+      rows.push({
+        name: `GET ${GATEWAY_READ} (${n.name}, ${GATEWAY_CONNECTIONS} connections)`,
+        perSecond: runs.reduce((sum, r) => sum + r.perSecond, 0) / runs.length,
+        p99Ms: Math.max(...runs.map((r) => r.p99Ms)),
+        ratio: ratios.reduce((a, b) => a + b, 0) / ratios.length,
+        target: `≥ ${GATEWAY_TARGET_RATIO * 100} % of the bare route (${GATEWAY_CONNECTIONS} connections)`,
+        met: Math.min(...ratios) >= GATEWAY_TARGET_RATIO,
+        note: `per round ${range(ratios.map((r) => r * 100))} % of the bare route just before`,
+      });
     }
     return rows;
   } finally {
