@@ -30,7 +30,7 @@ ON CONFLICT (name, key) DO UPDATE SET
     + CEIL(($4::bigint - (${LEFT}))::numeric / $5::bigint)::bigint
 RETURNING granted, units`;
 
-// The same bucket taken $7 times at one instant (requests that arrived together): all granted
+// The same bucket taken $7 times at one instant (requests that arrived in one turn): all granted
 // when the refilled bucket holds $7 requests' cost, and then taken; else nothing is taken (the
 // refill is kept, as a refused take keeps it) and the takes go one by one. Either way the
 // outcome is that of $7 takes in a row.
@@ -56,12 +56,11 @@ interface Waiting {
   reject: (error: unknown) => void;
 }
 
-/** Takes of one bucket, under one rule, at one instant (ms), waiting for their statement. */
+/** Takes of one bucket under one rule, waiting for their statement. */
 interface Group {
   name: string;
   key: string;
   rule: LimitRule;
-  now: number;
   waiting: Waiting[];
 }
 
@@ -104,8 +103,8 @@ export function createPostgresLimits(deps: {
   }
 
   /** One statement for a group when its bucket holds enough for all; else one per take. */
-  async function settle(group: Group) {
-    const { name, key, rule, now, waiting } = group;
+  async function settle(group: Group, now: number) {
+    const { name, key, rule, waiting } = group;
     try {
       if (waiting.length > 1) {
         const { cost, capacity, perMs } = bucketShape(rule);
@@ -138,20 +137,22 @@ export function createPostgresLimits(deps: {
   let scheduled = false;
   const flush = () => {
     scheduled = false;
+    // The takes of one turn count at its end, when they are made (a few ms at most after each
+    // request asked: as if it had arrived then).
+    const now = Math.floor(clock.now().getTime());
     const due = [...groups.values()];
     groups.clear();
-    for (const group of due) void settle(group);
+    for (const group of due) void settle(group, now);
   };
 
   return {
     store: 'postgres',
     take(name, key, rule) {
-      const now = Math.floor(clock.now().getTime());
       const { cost, capacity, perMs } = bucketShape(rule);
-      const id = `${name}\u0000${key}\u0000${now}\u0000${cost}\u0000${capacity}\u0000${perMs}`;
+      const id = `${name}\u0000${key}\u0000${cost}\u0000${capacity}\u0000${perMs}`;
       let group = groups.get(id);
       if (!group) {
-        group = { name, key, rule, now, waiting: [] };
+        group = { name, key, rule, waiting: [] };
         groups.set(id, group);
       }
       const joined = group;
