@@ -56,12 +56,16 @@ interface Waiting {
   reject: (error: unknown) => void;
 }
 
-/** Takes of one bucket under one rule, waiting for their statement. */
+/** One bucket under one rule: the takes waiting for its next statement. */
 interface Group {
   name: string;
   key: string;
   rule: LimitRule;
   waiting: Waiting[];
+  /** A statement of this bucket is running. */
+  busy: boolean;
+  /** The next one is due on the next turn of the event loop. */
+  scheduled: boolean;
 }
 
 /**
@@ -102,9 +106,9 @@ export function createPostgresLimits(deps: {
       : ({ ok: false, retryAfterSec: retryAfterSec(Number(row.units), rule) } as const);
   }
 
-  /** One statement for a group when its bucket holds enough for all; else one per take. */
-  async function settle(group: Group, now: number) {
-    const { name, key, rule, waiting } = group;
+  /** One statement for the takes when the bucket holds enough for all; else one per take. */
+  async function settle(group: Group, waiting: Waiting[], now: number) {
+    const { name, key, rule } = group;
     try {
       if (waiting.length > 1) {
         const { cost, capacity, perMs } = bucketShape(rule);
@@ -131,18 +135,28 @@ export function createPostgresLimits(deps: {
   }
 
   // Under load many requests take from the same bucket at once (a peer's deliveries: one
-  // source domain, one address): those arriving in one turn of the event loop share a
-  // statement instead of queueing for the pool one by one.
+  // source domain, one address). Group commit per bucket: one statement in flight, and the
+  // takes arriving meanwhile go together in the next, instead of queueing for the pool one by
+  // one. Takes count when their statement runs (as if the requests had arrived then).
   const groups = new Map<string, Group>();
-  let scheduled = false;
-  const flush = () => {
-    scheduled = false;
-    // The takes of one turn count at its end, when they are made (a few ms at most after each
-    // request asked: as if it had arrived then).
-    const now = Math.floor(clock.now().getTime());
-    const due = [...groups.values()];
-    groups.clear();
-    for (const group of due) void settle(group, now);
+  const run = (id: string, group: Group) => {
+    group.scheduled = false;
+    const waiting = group.waiting.splice(0);
+    if (waiting.length === 0) {
+      groups.delete(id);
+      return;
+    }
+    group.busy = true;
+    void settle(group, waiting, Math.floor(clock.now().getTime())).finally(() => {
+      group.busy = false;
+      schedule(id, group);
+    });
+  };
+  const schedule = (id: string, group: Group) => {
+    if (group.busy || group.scheduled) return;
+    group.scheduled = true;
+    // One turn of the event loop: the takes of requests that arrived together go together.
+    setImmediate(() => run(id, group));
   };
 
   return {
@@ -152,17 +166,15 @@ export function createPostgresLimits(deps: {
       const id = `${name}\u0000${key}\u0000${cost}\u0000${capacity}\u0000${perMs}`;
       let group = groups.get(id);
       if (!group) {
-        group = { name, key, rule, waiting: [] };
+        group = { name, key, rule, waiting: [], busy: false, scheduled: false };
         groups.set(id, group);
       }
       const joined = group;
-      if (!scheduled) {
-        scheduled = true;
-        setImmediate(flush);
-      }
-      return new Promise<LimitResult>((resolve, reject) =>
+      const taken = new Promise<LimitResult>((resolve, reject) =>
         joined.waiting.push({ resolve, reject }),
       );
+      schedule(id, joined);
+      return taken;
     },
     async reset(name, key) {
       await pool.query('DELETE FROM rate_limit_bucket WHERE name = $1 AND key = $2', [name, key]);
