@@ -21,6 +21,7 @@ import { backupRoutes } from './routes/backup.routes.ts';
 import { contentRoutes } from './routes/content.routes.ts';
 import { healthRoutes } from './routes/health.routes.ts';
 import { NODE_KEY_PATH, infoRoutes } from './routes/info.routes.ts';
+import { inboxRoutes } from './routes/inbox.routes.ts';
 import { interactionRoutes } from './routes/interactions.routes.ts';
 import { messageRoutes } from './routes/messages.routes.ts';
 import { reportRoutes } from './routes/reports.routes.ts';
@@ -108,12 +109,14 @@ export function createGatewayApp(
   app.use(SWARM_PATHS.reports, nodeSignature({ required: true }));
   app.use(SWARM_PATHS.deletions, nodeSignature({ required: true }));
   app.use(SWARM_PATHS.moves, nodeSignature({ required: true }));
+  app.use(SWARM_PATHS.inbox, nodeSignature({ required: true }));
   app.use(SWARM_PATHS.announce, nodeSignature({ required: false }));
   app.use(SWARM_PATHS.gossip, nodeSignature({ required: false }));
 
   app.route('/', infoRoutes());
   app.route('/', swarmRoutes());
   app.route('/', interactionRoutes());
+  app.route('/', inboxRoutes());
   app.route('/', messageRoutes());
   app.route('/', reportRoutes());
   app.route('/', ownershipRoutes());

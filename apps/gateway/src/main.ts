@@ -6,6 +6,7 @@ import {
   createDeliveryWorker,
   createOriginConfirmationWorker,
   createLogger,
+  createRemoteContentWorker,
   createMetricsServer,
   createSwarmScheduler,
   parseConfig,
@@ -55,7 +56,7 @@ process.on('warning', (warning) => {
   logger.warn({ warning: warning.name }, warning.message.replace(/\s*\n\s*/g, ' '));
 });
 
-/** What runs beside the HTTP server: announce/gossip, outbox retries, housekeeping. */
+/** What runs beside the HTTP server: announce/gossip, outbox retries, remote reads, housekeeping. */
 interface BackgroundJob {
   start(): void;
   stop(): Promise<void>;
@@ -110,6 +111,9 @@ async function main() {
         createDeliveryWorker({ node }),
         // Held origin-profile follows, mentions and replies, confirmed or dropped (docs/protocol.md).
         createOriginConfirmationWorker({ node }),
+        // Stored remote content: followed people polled, peers' timelines crawled on the
+        // operator's budget, old copies swept (docs/architecture.md "Stored remote content").
+        createRemoteContentWorker({ node }),
         // Hourly clean-up of expired sessions.
         createHousekeeping({ node, sessions: auth.sessions }),
       ];

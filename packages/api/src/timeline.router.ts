@@ -21,8 +21,10 @@ export const timelineRouter = router({
     )
     .query(({ ctx, input }) => ctx.node.feeds.local(viewerOf(ctx), input ?? {})),
 
-  /** Every active peer's public timeline and ours, merged (budget, breaker, cache). */
+  /** Our public posts and the stored copies of other nodes' public posts, newest first. */
   swarm: publicProcedure
-    .input(z.object({ limit: limit(FEED_LIMITS.swarm) }).optional())
+    .input(
+      z.object({ before: timestampSchema.optional(), limit: limit(FEED_LIMITS.swarm) }).optional(),
+    )
     .query(({ ctx, input }) => ctx.node.feeds.swarm(viewerOf(ctx), input ?? {})),
 });

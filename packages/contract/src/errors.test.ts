@@ -16,6 +16,7 @@ describe('error body', () => {
         'PROFILE_MISMATCH',
         'FORBIDDEN',
         'NODE_BLOCKED',
+        'NOT_FOLLOWED',
         'POST_NOT_FOUND',
         'USER_NOT_FOUND',
         'NOT_FOUND',

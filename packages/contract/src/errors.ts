@@ -8,6 +8,7 @@ export const ERROR_STATUS = {
   PROFILE_MISMATCH: 401, // a peer known to speak our profile sent a request in the origin profile's format
   FORBIDDEN: 403,
   NODE_BLOCKED: 403,
+  NOT_FOLLOWED: 403, // a post pushed for an author nobody here follows (and no copy to refresh)
   POST_NOT_FOUND: 404,
   USER_NOT_FOUND: 404,
   NOT_FOUND: 404,

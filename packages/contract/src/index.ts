@@ -21,6 +21,7 @@ export * from './ownership-schemas.ts';
 export * from './message-crypto.ts';
 export * from './ops-schemas.ts';
 export * from './origin-profile.ts';
+export * from './post-push-schemas.ts';
 export * from './security-headers.ts';
 export * from './hashtags.ts';
 export * from './social-schemas.ts';

@@ -13,8 +13,9 @@ import {
 
 /**
  * Capabilities named by the spec, plus `messages` (docs/protocol.md), `reports`, the account
- * ownership endpoints `deletions` and `moves` (issue #15, docs/protocol.md) and `unrepost` (the
- * undoing of a repost, user-signed). Unknown values from peers are kept.
+ * ownership endpoints `deletions` and `moves` (issue #15, docs/protocol.md), `unrepost` (the
+ * undoing of a repost, user-signed) and `posts` (new posts pushed to `POST /api/swarm/inbox`,
+ * docs/protocol.md "Post delivery"). Unknown values from peers are kept.
  */
 export const CAPABILITIES = [
   'handles',
@@ -25,6 +26,7 @@ export const CAPABILITIES = [
   'deletions',
   'moves',
   'unrepost',
+  'posts',
 ] as const;
 export type Capability = (typeof CAPABILITIES)[number];
 

@@ -72,6 +72,7 @@ describe('origin-profile signatures', () => {
     expect(
       originSignerOf('/api/swarm/interactions/unrepost', { unrepost: { actorNodeDomain: 'd.ex' } }),
     ).toBe('d.ex');
+    expect(originSignerOf('/api/swarm/inbox', { nodeDomain: 'e.ex', post: {} })).toBe('e.ex');
     expect(originSignerOf('/api/swarm/messages', { sender: 'x' })).toBeUndefined();
   });
 });

@@ -169,6 +169,7 @@ export function originSignerOf(path: string, body: unknown): string | undefined 
       : undefined;
   if (path === '/api/swarm/announce') return text(b.domain);
   if (path === '/api/swarm/gossip') return text(b.sender);
+  if (path === '/api/swarm/inbox') return text(b.nodeDomain);
   const kind = /^\/api\/swarm\/interactions\/([a-z]+)$/.exec(path)?.[1];
   if (!kind || !(ORIGIN_INTERACTION_KINDS as readonly string[]).includes(kind)) return undefined;
   return kind === 'follow' || kind === 'unfollow'

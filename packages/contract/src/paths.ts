@@ -22,4 +22,6 @@ export const SWARM_PATHS = {
   /** Account ownership (extra endpoints, capabilities `deletions` and `moves`). */
   deletions: '/api/swarm/deletions',
   moves: '/api/swarm/moves',
+  /** New posts pushed to the nodes of the author's followers (capability `posts`; the origin's too). */
+  inbox: '/api/swarm/inbox',
 } as const;

@@ -192,6 +192,8 @@ export const USER_ACTIONS = [
   'move',
   'export',
   'import',
+  // A post pushed to the nodes of the author's followers (docs/protocol.md "Post delivery").
+  'post',
 ] as const;
 export type UserAction = (typeof USER_ACTIONS)[number];
 

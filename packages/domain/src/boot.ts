@@ -26,10 +26,13 @@ import {
 } from './interactions/index.ts';
 import { createContentService, createDemoContentService } from './content/index.ts';
 import {
+  actorView,
   createFeedService,
   createPeerReader,
   createSeenPosts,
   createThreadService,
+  profilePostToView,
+  timelinePostToView,
   type PeerReadOptions,
 } from './feeds/index.ts';
 import { createFollowListService, createProfileService } from './profiles/index.ts';
@@ -55,6 +58,19 @@ import {
   type MediaStorage,
 } from './media/index.ts';
 import { createLiveHub } from './live/index.ts';
+import {
+  createPostInbox,
+  createRemotePoller,
+  createRemotePostStore,
+  createRemoteProfileStore,
+  createRetentionSweep,
+  createSwarmCrawler,
+  type CrawlerOptions,
+  type PollerOptions,
+  type RemoteContent,
+  type RetentionOptions,
+  type WireViews,
+} from './remote-posts/index.ts';
 
 /** Seams for tests and the swarm harness: time, and the network to peers. */
 export interface NodeOverrides {
@@ -71,6 +87,47 @@ export interface NodeOverrides {
   baseDir?: string;
   /** Bounds of the origin-profile confirmations (queue, fetch budget, waiting time). */
   originConfirmation?: Partial<OriginConfirmationOptions>;
+  /** Poller, crawler and retention settings beyond the configuration's (tests: small batches). */
+  remoteContent?: {
+    poller?: Partial<PollerOptions>;
+    crawler?: Partial<CrawlerOptions>;
+    retention?: Partial<RetentionOptions>;
+  };
+}
+
+/** The background reads of remote content: poller, crawler, retention (docs/architecture.md). */
+function remoteContentOf(
+  deps: Omit<Parameters<typeof createRemotePoller>[0], 'options' | 'registry'> &
+    Omit<Parameters<typeof createSwarmCrawler>[0], 'options' | 'registry' | 'limits'> & {
+      config: NodeConfig;
+      registry: Parameters<typeof createRemotePoller>[0]['registry'] &
+        Parameters<typeof createSwarmCrawler>[0]['registry'];
+      limits: Parameters<typeof createSwarmCrawler>[0]['limits'];
+      metrics: Parameters<typeof createRetentionSweep>[0]['metrics'] &
+        Parameters<typeof createRemotePoller>[0]['metrics'];
+      overrides: NodeOverrides['remoteContent'];
+    },
+): RemoteContent {
+  const { config, overrides, ...common } = deps;
+  const settings = config.remoteContent;
+  return {
+    poller: createRemotePoller({ ...common, options: overrides?.poller }),
+    crawler: createSwarmCrawler({
+      ...common,
+      options: { perMinute: settings.crawlPerMinute, ...overrides?.crawler },
+    }),
+    retention: createRetentionSweep({
+      ...common,
+      options: {
+        keepPerAuthor: settings.keepPerAuthor,
+        keepFollowedDays: settings.keepFollowedDays,
+        keepOtherDays: settings.keepOtherDays,
+        maxCopies: settings.maxCopies,
+        ...overrides?.retention,
+      },
+    }),
+    crawlPerMinute: overrides?.crawler?.perMinute ?? settings.crawlPerMinute,
+  };
 }
 
 /** The media storage the configuration asks for (docs/deployment.md "Media storage"). */
@@ -121,7 +178,18 @@ export async function createNodeContext(
   // anonymous visitors on a budget (peers/visitor-fetch.ts).
   const visitors = createVisitorFetchGate({ peers, clock, logger });
   const reads = { ...base, peers, registry: swarm.registry, seen, visitors };
-  const profiles = createProfileService(reads);
+  const remotePosts = createRemotePostStore({ db, clock, logger });
+  const remoteProfiles = createRemoteProfileStore({
+    db,
+    clock,
+    self: config.domain,
+    posts: remotePosts,
+  });
+  const profiles = createProfileService({
+    ...reads,
+    handles: swarm.gossip,
+    profiles: remoteProfiles,
+  });
   const delivery = createDeliveryService({
     db,
     peers,
@@ -170,6 +238,25 @@ export async function createNodeContext(
     options: originConfirmation,
   });
   const inboundOwnership = createInboundOwnershipService({ ...base, peers, delivery });
+  // Stored remote content: what the poller and the crawler read becomes the same views a page
+  // built from the peer's answer, stored through the one store.
+  const self = config.domain;
+  const views: WireViews = {
+    actor: (input) => actorView(input, self),
+    profilePost: (post, author, domain) => profilePostToView(post, author, domain, self),
+    timelinePost: (post, domain) => timelinePostToView(post, domain, self),
+  };
+  const remoteContent = remoteContentOf({
+    ...base,
+    reads: reader,
+    views,
+    store: remotePosts,
+    profiles: remoteProfiles,
+    registry: swarm.registry,
+    limits: shared.limits,
+    metrics,
+    overrides: deps.remoteContent,
+  });
   const ownership = createAccountOwnershipService({
     ...base,
     peers,
@@ -197,7 +284,16 @@ export async function createNodeContext(
     nodeAuth: createNodeAuthService({ ...base, peers, profiles: peerProfiles }),
     adminTokens: createAdminTokenService({ db, config, clock }),
     content,
-    feeds: createFeedService({ ...reads, content, reader }),
+    feeds: createFeedService({ db, clock, config, registry: swarm.registry }),
+    remotePosts,
+    remoteProfiles,
+    postInbox: createPostInbox({
+      ...base,
+      peers,
+      store: remotePosts,
+      invalidations: shared.invalidations,
+    }),
+    remoteContent,
     threads: createThreadService(reads),
     profiles,
     followLists: createFollowListService(reads),

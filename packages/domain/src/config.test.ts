@@ -38,13 +38,43 @@ describe('parseConfig', () => {
         signUpLimitPerHour: 5,
         liveStreamsMax: 5_000,
         liveStreamsPerUser: 8,
+        handlesMax: 200_000,
         uploadMaxBytes: 10 * 1024 * 1024,
         uploadMaxPixels: 50_000_000,
         uploadDailyBytes: 200 * 1024 * 1024,
         uploadStorageBytes: 20 * 1024 ** 3,
         s3: undefined,
+        remoteContent: {
+          crawlPerMinute: 6,
+          keepPerAuthor: 200,
+          keepFollowedDays: 30,
+          keepOtherDays: 7,
+          maxCopies: 200_000,
+        },
       },
     });
+  });
+
+  it('reads the crawl budget and the retention of remote copies', () => {
+    const result = parseConfig({
+      SWARM_CRAWL_PER_MIN: '0',
+      SWARM_KEEP_FOLLOWED_POSTS: '50',
+      SWARM_KEEP_FOLLOWED_DAYS: '90',
+      SWARM_KEEP_OTHER_DAYS: '2',
+      SWARM_REMOTE_POSTS_MAX: '5000',
+    });
+    expect(result.ok && result.value.remoteContent).toEqual({
+      crawlPerMinute: 0,
+      keepPerAuthor: 50,
+      keepFollowedDays: 90,
+      keepOtherDays: 2,
+      maxCopies: 5000,
+    });
+    const refused = parseConfig({ SWARM_REMOTE_POSTS_MAX: '10', SWARM_KEEP_OTHER_DAYS: '0' });
+    expect(refused.ok).toBe(false);
+    expect(!refused.ok && refused.errors.join(' ')).toMatch(
+      /SWARM_REMOTE_POSTS_MAX.*SWARM_KEEP_OTHER_DAYS|SWARM_KEEP_OTHER_DAYS.*SWARM_REMOTE_POSTS_MAX/,
+    );
   });
 
   it('reads the upload limits and the S3 settings', () => {
@@ -111,6 +141,7 @@ describe('parseConfig', () => {
       ADMIN_TOKEN: 'a'.repeat(32),
       SWARM_NODE_NAME: ' Alpha ',
       SWARM_SIGNUPS_PER_HOUR: '20',
+      SWARM_HANDLES_MAX: '2000',
     });
     expect(result.ok && result.value).toMatchObject({
       port: 4100,
@@ -124,6 +155,7 @@ describe('parseConfig', () => {
       logLevel: 'debug',
       nodeName: 'Alpha',
       signUpLimitPerHour: 20,
+      handlesMax: 2000,
     });
   });
 
@@ -139,6 +171,7 @@ describe('parseConfig', () => {
     [{ SWARM_DRAIN_TIMEOUT_MS: '-1' }, 'SWARM_DRAIN_TIMEOUT_MS must be an integer between 0 and'],
     [{ ADMIN_TOKEN: 'short' }, 'ADMIN_TOKEN must be at least 24 characters'],
     [{ SWARM_SIGNUPS_PER_HOUR: '0' }, 'SWARM_SIGNUPS_PER_HOUR must be an integer between 1'],
+    [{ SWARM_HANDLES_MAX: '10' }, 'SWARM_HANDLES_MAX must be an integer between 100'],
     [{ UPLOAD_MAX_BYTES: '5' }, 'UPLOAD_MAX_BYTES must be an integer between 10000'],
     [{ UPLOAD_MAX_PIXELS: '1e9' }, 'UPLOAD_MAX_PIXELS must be an integer between 10000'],
     [{ S3_ENDPOINT: 'ftp://x', S3_BUCKET: 'b' }, 'S3_ENDPOINT must be an http(s) URL'],

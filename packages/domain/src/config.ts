@@ -48,6 +48,11 @@ export interface NodeConfig {
   liveStreamsMax: number;
   /** Live event streams one user may hold in one process (tabs, devices). */
   liveStreamsPerUser: number;
+  /**
+   * Handle entries of other nodes kept in the handle registry at most (SWARM_HANDLES_MAX;
+   * docs/protocol.md "Registry bounds").
+   */
+  handlesMax: number;
   /** Largest image upload accepted, in bytes (UPLOAD_MAX_BYTES); larger ones are a 413. */
   uploadMaxBytes: number;
   /** Most pixels (width × height) an uploaded image may have (UPLOAD_MAX_PIXELS). */
@@ -58,6 +63,22 @@ export interface NodeConfig {
   uploadStorageBytes: number;
   /** Uploaded media in S3-compatible object storage; undefined: on disk under `dataDir`. */
   s3: S3Config | undefined;
+  /** Stored remote content (docs/architecture.md "Stored remote content"). */
+  remoteContent: RemoteContentConfig;
+}
+
+/** The crawler's budget and the retention of remote copies (SWARM_CRAWL_*, SWARM_KEEP_*). */
+export interface RemoteContentConfig {
+  /** Requests per minute the crawler may send to peers' timelines, whatever their number (0: off). */
+  crawlPerMinute: number;
+  /** Copies of a followed author always kept: their newest this many… */
+  keepPerAuthor: number;
+  /** …and all of theirs younger than this many days. */
+  keepFollowedDays: number;
+  /** Days other copies are kept after they were last fetched. */
+  keepOtherDays: number;
+  /** Remote copies stored at most (the oldest-fetched unprotected go first). */
+  maxCopies: number;
 }
 
 /** Object storage for uploaded media (S3_* variables; docs/deployment.md "Media storage"). */
@@ -179,11 +200,17 @@ const envSchema = z.object({
   SWARM_SIGNUPS_PER_HOUR: integer('SWARM_SIGNUPS_PER_HOUR', 1, 1_000_000, 5),
   SWARM_LIVE_STREAMS_MAX: integer('SWARM_LIVE_STREAMS_MAX', 0, 1_000_000, 5_000),
   SWARM_LIVE_STREAMS_PER_USER: integer('SWARM_LIVE_STREAMS_PER_USER', 1, 1_000, 8),
+  SWARM_HANDLES_MAX: integer('SWARM_HANDLES_MAX', 100, 100_000_000, 200_000),
   UPLOAD_MAX_BYTES: integer('UPLOAD_MAX_BYTES', 10_000, 100 * 1024 * 1024, 10 * 1024 * 1024),
   // sharp refuses more than 0x3FFF × 0x3FFF pixels by default; this is the node's own bound.
   UPLOAD_MAX_PIXELS: integer('UPLOAD_MAX_PIXELS', 10_000, 268_402_689, 50_000_000),
   UPLOAD_DAILY_BYTES: integer('UPLOAD_DAILY_BYTES', 10_000, 2 ** 40, 200 * 1024 * 1024),
   UPLOAD_STORAGE_BYTES: integer('UPLOAD_STORAGE_BYTES', 10_000, 2 ** 50, 20 * 1024 ** 3),
+  SWARM_CRAWL_PER_MIN: integer('SWARM_CRAWL_PER_MIN', 0, 6_000, 6),
+  SWARM_KEEP_FOLLOWED_POSTS: integer('SWARM_KEEP_FOLLOWED_POSTS', 0, 100_000, 200),
+  SWARM_KEEP_FOLLOWED_DAYS: integer('SWARM_KEEP_FOLLOWED_DAYS', 1, 36_500, 30),
+  SWARM_KEEP_OTHER_DAYS: integer('SWARM_KEEP_OTHER_DAYS', 1, 36_500, 7),
+  SWARM_REMOTE_POSTS_MAX: integer('SWARM_REMOTE_POSTS_MAX', 1_000, 1_000_000_000, 200_000),
   S3_BUCKET: z.string().optional(),
   S3_REGION: z.string().optional(),
   S3_ENDPOINT: z
@@ -273,11 +300,19 @@ export function parseConfig(env: Record<string, string | undefined>): ConfigResu
       signUpLimitPerHour: e.SWARM_SIGNUPS_PER_HOUR,
       liveStreamsMax: e.SWARM_LIVE_STREAMS_MAX,
       liveStreamsPerUser: e.SWARM_LIVE_STREAMS_PER_USER,
+      handlesMax: e.SWARM_HANDLES_MAX,
       uploadMaxBytes: e.UPLOAD_MAX_BYTES,
       uploadMaxPixels: e.UPLOAD_MAX_PIXELS,
       uploadDailyBytes: e.UPLOAD_DAILY_BYTES,
       uploadStorageBytes: e.UPLOAD_STORAGE_BYTES,
       s3: s3.value,
+      remoteContent: {
+        crawlPerMinute: e.SWARM_CRAWL_PER_MIN,
+        keepPerAuthor: e.SWARM_KEEP_FOLLOWED_POSTS,
+        keepFollowedDays: e.SWARM_KEEP_FOLLOWED_DAYS,
+        keepOtherDays: e.SWARM_KEEP_OTHER_DAYS,
+        maxCopies: e.SWARM_REMOTE_POSTS_MAX,
+      },
     },
   };
 }

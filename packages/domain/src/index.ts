@@ -6,6 +6,7 @@ export * from './config.ts';
 export * from './content/index.ts';
 export * from './delivery/index.ts';
 export * from './feeds/index.ts';
+export * from './remote-posts/index.ts';
 export * from './interactions/index.ts';
 export * from './lifecycle.ts';
 export * from './live/index.ts';

@@ -11,6 +11,12 @@ import type { AdminTokenService, NodeAuthService } from './security/index.ts';
 import type { InboundInteractionService, OriginConfirmationService } from './interactions/index.ts';
 import type { ContentService } from './content/index.ts';
 import type { FeedService, ThreadService } from './feeds/index.ts';
+import type {
+  PostInbox,
+  RemoteContent,
+  RemotePostStore,
+  RemoteProfileStore,
+} from './remote-posts/index.ts';
 import type { FollowListService, ProfileService } from './profiles/index.ts';
 import type { LinkPreviewService } from './previews/index.ts';
 import type { SearchService } from './search/index.ts';
@@ -60,6 +66,17 @@ export interface NodeContext {
   content: ContentService;
   /** What people read: home, public and swarm timelines (docs/decisions.md "Swarm feed"). */
   feeds: FeedService;
+  /** Remote posts kept in this node's database: pushed, polled, crawled (docs/architecture.md). */
+  remotePosts: RemotePostStore;
+  /** What other nodes said of their users (profile pages read it): poller and on-demand reads. */
+  remoteProfiles: RemoteProfileStore;
+  /** Posts pushed by the nodes of people followed here (`POST /api/swarm/inbox`). */
+  postInbox: PostInbox;
+  /**
+   * The background reads that fill it: the poller (followed remote people), the crawler (peers'
+   * timelines, on the operator's budget) and the retention sweep; the gateway runs them.
+   */
+  remoteContent: RemoteContent;
   /** A post page with its replies, local or fetched from the post's node. */
   threads: ThreadService;
   /** Local and remote profiles (`alice`, `bob@beta.example`). */

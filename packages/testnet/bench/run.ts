@@ -35,12 +35,12 @@ if (wanted('pages')) {
 }
 
 if (wanted('swarm-feed')) {
-  console.log('swarm feed: 100 peers (10 slow, 10 hanging), cold, breakers open, warm…');
+  console.log('swarm feed and home: 100, 1,000 and 10,000 known peers, stored posts only…');
   await writeReport(
     resultsDir,
     'swarm-feed',
-    'Swarm feed over 100 in-process peers',
-    await benchSwarmFeed(),
+    'Swarm feed and home from stored posts (ratio: vs the local timeline, same run)',
+    await benchSwarmFeed(log),
   );
 }
 

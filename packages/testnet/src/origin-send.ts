@@ -6,7 +6,7 @@ import type { OriginPeer } from './origin-types.ts';
 /** What it sends to other nodes (§4, §6), signed its way. */
 export type OriginSender = Pick<
   OriginPeer,
-  'signBody' | 'sign' | 'post' | 'announceTo' | 'gossipWith' | 'interact' | 'reply'
+  'signBody' | 'sign' | 'post' | 'announceTo' | 'gossipWith' | 'interact' | 'reply' | 'pushPost'
 >;
 
 export function createOriginSender(state: OriginState, views: OriginViews): OriginSender {
@@ -159,6 +159,32 @@ export function createOriginSender(state: OriginState, views: OriginViews): Orig
       const sent = signBody(body);
       const answer = await post(target, `/api/swarm/interactions/${kind}`, sent);
       return { ...answer, sent };
+    },
+    async pushPost(target, input) {
+      const user = users.get(input.author);
+      if (!user) throw new Error(`origin peer: no user ${input.author}`);
+      const stored =
+        (input.postId ? posts.get(input.postId) : undefined) ??
+        newPost(user.handle, input.content ?? '', now(), input.postId ? { id: input.postId } : {});
+      const body = signBody({
+        post: {
+          id: stored.id,
+          content: stored.content,
+          createdAt: stored.createdAt,
+          isNsfw: input.isNsfw ?? false,
+          ...input.extra,
+        },
+        author: {
+          handle: user.handle,
+          displayName: user.displayName,
+          ...(user.avatarUrl ? { avatarUrl: user.avatarUrl } : {}),
+          isNsfw: false,
+        },
+        nodeDomain: domain,
+        timestamp: input.timestamp ?? now().toISOString(),
+      });
+      const answer = await post(target, '/api/swarm/inbox', body);
+      return { ...answer, sent: body };
     },
     async reply(target, input) {
       const user = users.get(input.actor);

@@ -153,6 +153,23 @@ export interface OriginPeer {
     domain: string,
     input: { actor: string; postId: string; content: string; id?: string; createdAt?: string },
   ): Promise<{ status: number; body: unknown; sent: Record<string, unknown> }>;
+  /**
+   * Pushes one of its posts the origin's way (§6 `POST /api/swarm/inbox`): the post as its node
+   * holds it (a new one of `content` by `author` without `postId`), author, nodeDomain,
+   * timestamp and the body `signature`; absent values left out. `extra` adds post members
+   * (media, replyToId, repostOfId, link preview).
+   */
+  pushPost(
+    domain: string,
+    input: {
+      author: string;
+      postId?: string;
+      content?: string;
+      isNsfw?: boolean;
+      timestamp?: string;
+      extra?: Record<string, unknown>;
+    },
+  ): Promise<{ status: number; body: unknown; sent: Record<string, unknown> }>;
   /** Accepted requests of one endpoint. */
   acceptedOf(endpoint: OriginEndpoint): OriginAccepted[];
   /**

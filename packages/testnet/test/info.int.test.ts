@@ -32,6 +32,7 @@ describe('GET /api/swarm/info', () => {
         'deletions',
         'moves',
         'unrepost',
+        'posts',
       ],
     });
   });

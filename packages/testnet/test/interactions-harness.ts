@@ -71,10 +71,13 @@ export interface InteractionPair {
 /** No rate limit in the way of tests that send hundreds of requests in a minute. */
 const ENV = { SWARM_RATE_LIMIT_PER_MIN: '1000000' };
 
-export async function createInteractionPair(): Promise<InteractionPair> {
+/** `alphaEnv`: alpha's own settings over the defaults (e.g. a low rate limit). */
+export async function createInteractionPair(
+  alphaEnv: Record<string, string> = {},
+): Promise<InteractionPair> {
   const clock = createManualClock();
   const { fronts, overrides } = linkedInProcess(clock);
-  const alpha = await createTestNode({ ...ENV, SWARM_DOMAIN: ALPHA }, overrides);
+  const alpha = await createTestNode({ ...ENV, ...alphaEnv, SWARM_DOMAIN: ALPHA }, overrides);
   const beta = await createTestNode({ ...ENV, SWARM_DOMAIN: BETA }, overrides);
 
   const fetches = new Map<string, number>();

@@ -1,91 +1,15 @@
-import { once } from 'node:events';
-import type { Server } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
-import { SWARM_PATHS, signNodeRequest, type HandleEntry } from '@swarm/contract';
+import type { HandleEntry } from '@swarm/contract';
 import { HANDLE_BOUNDS, HINT_BOUNDS, handleCapFor } from '@swarm/domain';
-import { createHttpServer } from '@swarm/gateway';
-import { createManualClock, createTestNode, type TestNode } from './harness.ts';
-import { freePort } from '../src/node-process.ts';
+import { createManualClock } from './harness.ts';
+import { gossipTo, liveNodes, type LiveNode } from './live-gossip.ts';
 
 // The flood attacks of issue 17 (items 1 and 2) over real sockets: every node below is a gateway
-// on its own loopback port (development mode, so plain http to loopback is allowed), peers reach
-// each other through the real peer client and SSRF guard. Invented domains do not resolve.
+// on its own loopback port (live-gossip.ts). Invented domains do not resolve.
 
-interface LiveNode extends TestNode {
-  domain: string;
-  url: string;
-  server: Server;
-}
+const { liveNode, closeAll } = liveNodes();
 
-const live: LiveNode[] = [];
-
-afterEach(async () => {
-  for (const n of live.splice(0)) {
-    n.server.close();
-    await n.close();
-  }
-});
-
-/** Loopback names resolve; every other name is unknown (as invented domains are). */
-async function resolveHost(host: string): Promise<string[]> {
-  if (host === 'localhost') return ['127.0.0.1'];
-  throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: 'ENOTFOUND' });
-}
-
-async function liveNode(clock = createManualClock(), users = 0): Promise<LiveNode> {
-  const port = await freePort();
-  const domain = `localhost:${port}`;
-  const t = await createTestNode(
-    { SWARM_DOMAIN: domain, SWARM_DEV: '1', SWARM_RATE_LIMIT_PER_MIN: '100000' },
-    { clock, resolveHost },
-  );
-  if (users > 0) {
-    await t.node.db.prisma.user.createMany({
-      data: Array.from({ length: users }, (_, i) => ({
-        handle: `user${i}`,
-        displayName: `User ${i}`,
-        did: `did:key:zDnHonest${port}x${i}`,
-        passwordHash: 'x',
-      })),
-    });
-  }
-  const server = createHttpServer({ fetch: t.app.fetch });
-  server.listen(port, '127.0.0.1');
-  await once(server, 'listening');
-  const node = { ...t, domain, url: `http://127.0.0.1:${port}`, server };
-  live.push(node);
-  return node;
-}
-
-/** POST /api/swarm/gossip over the socket, node-signed by `signer` when given. */
-async function gossipTo(
-  target: LiveNode,
-  body: { sender: string; nodes?: unknown[]; handles?: HandleEntry[] },
-  signer?: LiveNode,
-): Promise<Response> {
-  const json = JSON.stringify({
-    nodes: [],
-    handles: [],
-    timestamp: target.clock.now().toISOString(),
-    ...body,
-  });
-  const headers: Record<string, string> = { 'content-type': 'application/json' };
-  if (signer) {
-    Object.assign(
-      headers,
-      await signNodeRequest({
-        privateKey: signer.node.keys.privateKey,
-        method: 'POST',
-        path: SWARM_PATHS.gossip,
-        sourceDomain: signer.domain,
-        targetDomain: target.domain,
-        body: json,
-        now: target.clock.now(),
-      }),
-    );
-  }
-  return fetch(`${target.url}${SWARM_PATHS.gossip}`, { method: 'POST', headers, body: json });
-}
+afterEach(closeAll);
 
 const inventedNodes = (request: number, count: number) =>
   Array.from({ length: count }, (_, k) => ({

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { formatTimestamp, ok, type Result } from '@swarm/contract';
 import { addFollow, notify } from '../interactions/interaction-effects.ts';
 import { commitIfOk, refuse } from '../refusal.ts';
+import { schedulePoll } from '../remote-posts/index.ts';
 import type { ActionResult } from '../views/index.ts';
 import { localEffectActor, localKey, wireUrlMember } from './action-support.ts';
 import { nothing, repeated, type InteractionKit, type Repeat } from './interaction-kit.ts';
@@ -62,6 +63,8 @@ export function createFollowAction(kit: InteractionKit) {
           }),
         );
       }
+      // Their posts are read in the background from now on, the first time right away.
+      await schedulePoll(tx, followee.remoteActorId, at);
       const queued = await delivery.enqueue(tx, {
         targetDomain: followee.domain,
         kind: 'follow',

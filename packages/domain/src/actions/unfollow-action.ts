@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { formatTimestamp, ok, type Result } from '@swarm/contract';
 import { removeFollow } from '../interactions/interaction-effects.ts';
 import { commitIfOk } from '../refusal.ts';
+import { dropPollIfUnfollowed } from '../remote-posts/index.ts';
 import type { ActionResult } from '../views/index.ts';
 import { localKey } from './action-support.ts';
 import { nothing, type InteractionKit } from './interaction-kit.ts';
@@ -32,6 +33,7 @@ export function createUnfollowAction(kit: InteractionKit) {
     const outcome = await commitIfOk(db, async (tx) => {
       const removed = await removeFollow(tx, { followerKey, followeeKey });
       if (!removed) return ok(null);
+      await dropPollIfUnfollowed(tx, followee);
       const sent = await kit.undoRemotely(tx, removed.interactionId, () =>
         delivery.enqueue(tx, {
           targetDomain: followee.domain,

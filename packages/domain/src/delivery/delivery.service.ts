@@ -35,8 +35,9 @@ export type { DeliveryCounts, DeliveryListQuery } from './delivery-views.ts';
 
 /**
  * What the outbox carries: interactions, replies, direct messages and their receipts, account
- * deletions and moves, forwarded moderation reports (node-signed only), and the origin
- * profile's unsigned removal of a reply (`delete-reply`, to origin peers only).
+ * deletions and moves, forwarded moderation reports (node-signed only), new posts to the nodes
+ * of the author's followers (`post`), and the origin profile's unsigned removal of a reply
+ * (`delete-reply`, to origin peers only).
  */
 export type DeliveryKind =
   Exclude<UserAction, 'encryption-key' | 'export' | 'import'> | 'report' | 'delete-reply';
@@ -117,6 +118,8 @@ export function pathOfDelivery(kind: DeliveryKind): string {
       return SWARM_PATHS.moves;
     case 'report':
       return SWARM_PATHS.reports;
+    case 'post':
+      return SWARM_PATHS.inbox;
     default:
       return SWARM_PATHS.interaction(kind);
   }

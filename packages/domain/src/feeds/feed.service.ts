@@ -1,29 +1,14 @@
-import {
-  LIMITS,
-  SWARM_PATHS,
-  peerSwarmUserResponseSchema,
-  timelineResponseSchema,
-  type TimelineResponse,
-} from '@swarm/contract';
 import { localActorKey, type Db, type Prisma } from '@swarm/db';
 import type { Clock } from '../clock.ts';
-import type { NodeConfig } from '../config.ts';
 import { LISTED, NEWEST_FIRST, TIMELINE_LIVE, TOP_LEVEL } from '../content/content.service.ts';
 import { LISTED_ACCOUNT, viewerFilter } from '../views/visibility.ts';
-import type { ContentService } from '../content/index.ts';
 import type { RegistryService } from '../registry/index.ts';
 import { createReadCache } from '../read-cache.ts';
 import type { PostView } from '../views/index.ts';
-import type { PeerReader } from './peer-reads.ts';
-import type { SeenPosts } from './seen-posts.ts';
 import {
-  actorView,
-  byNewest,
   pageEntries,
   postViewSelect,
-  profilePostToView,
   rowToPostView,
-  timelinePostToView,
   withViewerState,
   type FeedEntry,
   type PostViewRow,
@@ -32,9 +17,10 @@ import {
 
 /**
  * What people read in lists: their home timeline (themselves and whom they follow, here and on
- * other nodes), this node's public timeline, and the swarm feed (every active peer's public
- * timeline merged). Remote parts go through the PeerReader: per-peer budget, short cache and
- * circuit breaker, so a page answers in about one budget whatever the peers do.
+ * other nodes), this node's public timeline, and the swarm feed (this node's public posts and
+ * the copies of other nodes' public posts kept here). Every list reads this node's database
+ * only: remote posts arrive beforehand, pushed by their nodes or read by the poller and the
+ * crawler (docs/architecture.md "Stored remote content"), so no page view waits on a peer.
  */
 
 export interface HomeTimeline {
@@ -42,8 +28,6 @@ export interface HomeTimeline {
   nextBefore: string | null;
   /** The viewer follows nobody yet (the page says so instead of an empty list). */
   followsNobody: boolean;
-  /** Domains of followed people whose node did not answer in time. */
-  unreachable: string[];
 }
 
 export interface LocalTimeline {
@@ -51,19 +35,19 @@ export interface LocalTimeline {
   nextBefore: string | null;
 }
 
-export interface SwarmFeedNode {
-  domain: string;
-  ok: boolean;
-  ms: number;
-  error?: string;
+/** How much of the swarm the stored feed covers, and how fresh it is (the page says so). */
+export interface SwarmFeedCoverage {
+  /** Peers whose public timeline was read in the last day, besides this node. */
+  nodes: number;
+  /** The most recent and the least recent of those reads. */
+  newestReadAt: string | null;
+  oldestReadAt: string | null;
 }
 
 export interface SwarmFeed {
   posts: PostView[];
-  /** Every node asked (this one first), with how it went. */
-  nodes: SwarmFeedNode[];
-  /** Nodes that did not answer (failed, timed out, or skipped by an open breaker). */
-  unreachable: string[];
+  nextBefore: string | null;
+  coverage: SwarmFeedCoverage;
   /** NSFW posts left out of this page because the viewer did not opt in. */
   hiddenNsfw: number;
 }
@@ -71,18 +55,14 @@ export interface SwarmFeed {
 export interface FeedService {
   home(viewer: Viewer, query: { before?: string; limit?: number }): Promise<HomeTimeline>;
   local(viewer: Viewer | null, query: { before?: string; limit?: number }): Promise<LocalTimeline>;
-  swarm(viewer: Viewer | null, query: { limit?: number }): Promise<SwarmFeed>;
+  swarm(viewer: Viewer | null, query: { before?: string; limit?: number }): Promise<SwarmFeed>;
 }
 
 export interface FeedServiceDeps {
   db: Db;
   clock: Clock;
-  config: Pick<NodeConfig, 'domain'>;
-  registry: Pick<RegistryService, 'activePeers' | 'blockedDomains'>;
-  content: Pick<ContentService, 'timeline'>;
-  reader: PeerReader;
-  /** Told of the remote posts shown (see seen-posts.ts). */
-  seen?: Pick<SeenPosts, 'remember'>;
+  config: { domain: string };
+  registry: Pick<RegistryService, 'blockedDomains'>;
 }
 
 export const FEED_LIMITS = {
@@ -90,10 +70,6 @@ export const FEED_LIMITS = {
   local: { default: 20, max: 50 },
   swarm: { default: 40, max: 100 },
 } as const;
-
-/** Posts asked of each followed remote user / each peer's timeline per read (cached as such). */
-const REMOTE_USER_POSTS = 20;
-const PEER_TIMELINE_POSTS = LIMITS.timeline.default;
 
 /**
  * Mutes and blocks are applied to rows after the query (a muted person may be the author or the
@@ -104,8 +80,13 @@ const PEER_TIMELINE_POSTS = LIMITS.timeline.default;
 export const FEED_SCAN_MAX_ROWS = 500;
 const SCAN_BATCH = 50;
 
-/** How long the list of active peers is reused (node clock). */
-export const ACTIVE_PEERS_TTL_MS = 5_000;
+/** Copies listed in feeds: written from what their node sent, not placeholders of an action. */
+const COPY_SHOWN = { fetchedAt: { not: null } } as const satisfies Prisma.PostWhereInput;
+
+/** A peer read counts toward the swarm feed's coverage for this long. */
+export const COVERAGE_WINDOW_MS = 24 * 60 * 60 * 1000;
+/** How long the coverage figures are reused (node clock): they change on crawl time scales. */
+const COVERAGE_TTL_MS = 5_000;
 
 const clampLimit = (value: number | undefined, bounds: { default: number; max: number }) =>
   Math.min(Math.max(1, Math.trunc(value ?? bounds.default)), bounds.max);
@@ -116,8 +97,7 @@ const entryOf = (view: PostView, at: Date | string): FeedEntry => ({
 });
 
 export function createFeedService(deps: FeedServiceDeps): FeedService {
-  const { db, clock, config, registry, content, reader } = deps;
-  const shownPosts = deps.seen;
+  const { db, clock, config, registry } = deps;
   const prisma = db.prisma;
   const self = config.domain;
   const beforeFilter = (before: string | undefined) =>
@@ -173,30 +153,32 @@ export function createFeedService(deps: FeedServiceDeps): FeedService {
       : page;
   }
 
-  // The registry changes on gossip time scales; asking it once per page view is wasted work.
-  const peersCache = createReadCache<{ domain: string }[]>({
+  const coverageCache = createReadCache<SwarmFeedCoverage>({
     clock,
-    ttlMs: ACTIVE_PEERS_TTL_MS,
+    ttlMs: COVERAGE_TTL_MS,
     maxEntries: 1,
   });
-  const activePeers = async () =>
-    peersCache.get('active') ??
-    (await peersCache.load('active', () => registry.activePeers())) ??
-    [];
-
-  // A cached peer answer is mapped once, not on every page view that reuses it.
-  const mapped = new WeakMap<TimelineResponse, FeedEntry[]>();
-  function timelineEntries(answer: TimelineResponse, domain: string): FeedEntry[] {
-    let entries = mapped.get(answer);
-    if (!entries) {
-      entries = answer.posts.flatMap((post) => {
-        const view = timelinePostToView(post, domain, self);
-        return view ? [entryOf(view, post.createdAt)] : [];
-      });
-      mapped.set(answer, entries);
-    }
-    return entries;
+  async function readCoverage(): Promise<SwarmFeedCoverage> {
+    const since = new Date(clock.now().getTime() - COVERAGE_WINDOW_MS);
+    const read = await prisma.peerCrawl.aggregate({
+      where: { lastCrawledAt: { gte: since }, domain: { not: self } },
+      _count: { _all: true },
+      _max: { lastCrawledAt: true },
+      _min: { lastCrawledAt: true },
+    });
+    return {
+      nodes: read._count._all,
+      newestReadAt: read._max.lastCrawledAt?.toISOString() ?? null,
+      oldestReadAt: read._min.lastCrawledAt?.toISOString() ?? null,
+    };
   }
+  const feedCoverage = async () =>
+    coverageCache.get('coverage') ??
+    (await coverageCache.load('coverage', readCoverage)) ?? {
+      nodes: 0,
+      newestReadAt: null,
+      oldestReadAt: null,
+    };
 
   return {
     async home(viewer, query) {
@@ -206,80 +188,46 @@ export function createFeedService(deps: FeedServiceDeps): FeedService {
           where: { followerKey: localActorKey(viewer.id) },
           select: {
             followeeUserId: true,
-            followeeRemoteActor: { select: { handle: true, nodeDomain: true } },
+            followeeRemoteActorId: true,
+            followeeRemoteActor: { select: { nodeDomain: true } },
           },
         }),
         registry.blockedDomains(),
         viewerFilter(prisma, { viewer, self, operatorMutes: false }),
       ]);
       const followees = follows.flatMap((f) => (f.followeeUserId ? [f.followeeUserId] : []));
+      // Remote people's posts are the copies their nodes pushed or the poller read: no peer is
+      // asked while the page waits.
       const remotes = follows.flatMap((f) =>
+        f.followeeRemoteActorId &&
         f.followeeRemoteActor &&
         f.followeeRemoteActor.nodeDomain !== self &&
         !blocked.has(f.followeeRemoteActor.nodeDomain)
-          ? [f.followeeRemoteActor]
+          ? [f.followeeRemoteActorId]
           : [],
       );
-      const before = query.before === undefined ? Infinity : new Date(query.before).getTime();
-
-      const keep = (entry: FeedEntry) => !filter.hides(entry.view);
-      const [local, remoteReads] = await Promise.all([
-        // Top-level posts and reposts (replies live on their threads), limit + 1 shown ones to
-        // know if there is a next page.
-        keptEntries(
-          {
+      const { entries, frontier } = await keptEntries(
+        {
+          OR: [
             // Their own, and listed people they follow (views/visibility.ts).
-            OR: [{ authorId: viewer.id }, { authorId: { in: followees }, author: LISTED_ACCOUNT }],
-            apId: null,
-            deletedAt: null,
-            replyToId: null,
-            ...beforeFilter(query.before),
-          },
-          limit + 1,
-          keep,
-        ),
-        Promise.all(
-          remotes.map((actor) =>
-            reader.read(
-              actor.nodeDomain,
-              `${SWARM_PATHS.user(actor.handle)}?limit=${REMOTE_USER_POSTS}`,
-              peerSwarmUserResponseSchema,
-            ),
-          ),
-        ),
-      ]);
-
-      const entries = [...local.entries];
-      const unreachable = new Set<string>();
-      remoteReads.forEach((read) => {
-        if (!read.ok) {
-          unreachable.add(read.domain);
-          return;
-        }
-        const { profile, posts } = read.value;
-        const author = actorView(
-          {
-            handle: profile.handle,
-            domain: read.domain,
-            displayName: profile.displayName,
-            avatarUrl: profile.avatarUrl,
-          },
-          self,
-        );
-        for (const post of posts) {
-          const view = profilePostToView(post, author, read.domain, self);
-          const entry = entryOf(view, post.createdAt);
-          if (entry.at < before && keep(entry)) entries.push(entry);
-        }
-      });
-
-      const page = pageWithin(entries, limit, local.frontier);
-      await shownPosts?.remember(page.views);
+            { authorId: viewer.id, apId: null },
+            { authorId: { in: followees }, author: LISTED_ACCOUNT, apId: null },
+            // Followers-only copies were delivered because someone here follows the author.
+            { remoteAuthorId: { in: remotes }, apId: { not: null }, ...COPY_SHOWN },
+          ],
+          deletedAt: null,
+          // Top-level posts and reposts (replies live on their threads).
+          replyToId: null,
+          ...beforeFilter(query.before),
+        },
+        limit + 1,
+        (entry) => !filter.hides(entry.view),
+      );
+      const page = pageWithin(entries, limit, frontier);
       return {
         posts: await withViewerState(prisma, viewer, page.views),
         nextBefore: page.nextBefore,
         followsNobody: follows.length === 0,
-        unreachable: [...unreachable].sort(),
       };
     },
 
@@ -300,55 +248,43 @@ export function createFeedService(deps: FeedServiceDeps): FeedService {
 
     async swarm(viewer, query) {
       const limit = clampLimit(query.limit, FEED_LIMITS.swarm);
-      const started = performance.now();
-      const [own, peers, filter] = await Promise.all([
-        content.timeline({ limit: PEER_TIMELINE_POSTS }),
-        activePeers(),
+      const [blocked, filter, coverage] = await Promise.all([
+        registry.blockedDomains(),
         viewerFilter(prisma, { viewer, self, operatorMutes: true }),
+        feedCoverage(),
       ]);
-      const ownMs = Math.round(performance.now() - started);
-      const reads = await Promise.all(
-        peers.map((peer) =>
-          reader.read(
-            peer.domain,
-            `${SWARM_PATHS.timeline}?limit=${PEER_TIMELINE_POSTS}`,
-            timelineResponseSchema,
-          ),
-        ),
-      );
-
-      const nodes: SwarmFeedNode[] = [{ domain: self, ok: true, ms: ownMs }];
-      const candidates: FeedEntry[] = [...timelineEntries(own, self)];
-      for (const read of reads) {
-        if (read.ok) {
-          nodes.push({ domain: read.domain, ok: true, ms: read.ms });
-          candidates.push(...timelineEntries(read.value, read.domain));
-        } else {
-          nodes.push({ domain: read.domain, ok: false, ms: read.ms, error: read.error });
-        }
-      }
-
-      // Newest first, one per id; NSFW left out unless the viewer opted in, counted only when
-      // it would have shown on this page (newer than the oldest post shown).
-      const seen = new Set<string>();
-      const unique = candidates.sort(byNewest).filter((entry) => {
-        if (seen.has(entry.view.id) || filter.hides(entry.view)) return false;
-        seen.add(entry.view.id);
-        return true;
-      });
       const showNsfw = viewer?.showNsfw ?? false;
-      const shown = unique.filter((entry) => showNsfw || !entry.view.isNsfw).slice(0, limit);
-      const oldestShown = shown.length === limit ? shown[shown.length - 1]!.at : -Infinity;
-      const hiddenNsfw = showNsfw
-        ? 0
-        : unique.filter((entry) => entry.view.isNsfw && entry.at >= oldestShown).length;
-
-      const views = shown.map((entry) => entry.view);
-      await shownPosts?.remember(views);
+      let hiddenNsfw = 0;
+      const { entries, frontier } = await keptEntries(
+        {
+          OR: [
+            { ...TIMELINE_LIVE },
+            {
+              apId: { not: null },
+              ...COPY_SHOWN,
+              remoteAuthor: { nodeDomain: { notIn: [...blocked] } },
+            },
+          ],
+          deletedAt: null,
+          ...LISTED,
+          ...TOP_LEVEL,
+          ...beforeFilter(query.before),
+        },
+        limit + 1,
+        (entry) => {
+          if (filter.hides(entry.view)) return false;
+          if (entry.view.isNsfw && !showNsfw) {
+            hiddenNsfw += 1;
+            return false;
+          }
+          return true;
+        },
+      );
+      const page = pageWithin(entries, limit, frontier);
       return {
-        posts: await withViewerState(prisma, viewer, views),
-        nodes,
-        unreachable: nodes.filter((n) => !n.ok).map((n) => n.domain),
+        posts: await withViewerState(prisma, viewer, page.views),
+        nextBefore: page.nextBefore,
+        coverage,
         hiddenNsfw,
       };
     },

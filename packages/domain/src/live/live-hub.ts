@@ -26,7 +26,7 @@ export interface LiveState {
   notifications: { unread: number; latest: string | null };
   messages: { unread: number; version: string };
   deliveries: { version: string };
-  /** Newest top-level post by the user or a local account they follow. */
+  /** Newest top-level post of the home timeline: the user's, a followed local or remote person's. */
   home: { latest: string | null };
 }
 

@@ -39,6 +39,10 @@ export interface NodeMetrics {
     seconds?: number;
     exchanges?: { ok: boolean }[];
   }): void;
+  /** One background read of a peer by the poller or the crawler (skipped: blocked node). */
+  observeRemoteRead(job: 'poll' | 'crawl', result: 'ok' | 'failed' | 'skipped'): void;
+  /** Remote copies the retention sweep deleted: past their retention, or over the budget. */
+  observeRemoteCopiesDeleted(reason: 'expired' | 'budget', count: number): void;
 }
 
 export const METRICS_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
@@ -111,6 +115,18 @@ export function createMetrics(deps: {
   for (const result of ['ok', 'failed', 'skipped']) gossipRounds.inc({ result }, 0);
   for (const result of ['ok', 'failed']) gossipExchanges.inc({ result }, 0);
 
+  const remoteReads = new Counter<'job' | 'result'>({
+    name: 'swarm_remote_reads_total',
+    help: 'Background reads of peers by the poller and the crawler, by result',
+    labelNames: ['job', 'result'],
+    registers,
+  });
+  const remoteCopiesDeleted = new Counter<'reason'>({
+    name: 'swarm_remote_copies_deleted_total',
+    help: 'Stored remote copies deleted by the retention sweep (expired, or over the budget)',
+    labelNames: ['reason'],
+    registers,
+  });
   const databaseUp = new Gauge({
     name: 'swarm_database_up',
     help: '1 when the database answered the last scrape’s queries, 0 otherwise.',
@@ -222,6 +238,12 @@ export function createMetrics(deps: {
       gossipRounds.inc({ result });
       if (seconds !== undefined) gossipDuration.observe(seconds);
       for (const e of exchanges) gossipExchanges.inc({ result: e.ok ? 'ok' : 'failed' });
+    },
+    observeRemoteRead(job, result) {
+      remoteReads.inc({ job, result });
+    },
+    observeRemoteCopiesDeleted(reason, count) {
+      remoteCopiesDeleted.inc({ reason }, count);
     },
   };
 }

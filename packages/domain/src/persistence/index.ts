@@ -14,3 +14,4 @@ export * from './registry.sql.ts';
 export * from './ownership.sql.ts';
 export * from './search.sql.ts';
 export * from './visibility.sql.ts';
+export * from './remote-posts.sql.ts';

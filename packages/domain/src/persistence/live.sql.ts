@@ -14,7 +14,8 @@ export const liveSessionsSql = sqlStatement(
 
 /**
  * The snapshot of each user in `userIds` on node `self`, one statement. Notifications and posts
- * count only who may be seen (visibility.sql.ts), as the pages they lead to show them.
+ * count only who may be seen (visibility.sql.ts), as the pages they lead to show them; the home
+ * timeline's newest post includes the stored copies of followed remote people's posts.
  */
 export const liveStateSql = sqlStatement(
   'live.state',
@@ -38,12 +39,21 @@ export const liveStateSql = sqlStatement(
       (SELECT concat_ws('/', count(*), max(d.updated_at),
           count(*) FILTER (WHERE d.status = 'pending'), sum(d.attempts))
         FROM outbox_deliveries d WHERE d.created_by_id = u.id) AS deliveries_version,
-      (SELECT max(p.created_at) FROM posts p
-        WHERE p.ap_id IS NULL AND p.deleted_at IS NULL AND p.reply_to_id IS NULL
-          AND ${listedPostSql('p')}
-          AND (p.author_id = u.id OR p.author_id IN (
-            SELECT f.followee_user_id FROM follows f
-            WHERE f.follower_key = 'local:' || u.id::text AND f.followee_user_id IS NOT NULL))
+      GREATEST(
+        (SELECT max(p.created_at) FROM posts p
+          WHERE p.ap_id IS NULL AND p.deleted_at IS NULL AND p.reply_to_id IS NULL
+            AND ${listedPostSql('p')}
+            AND (p.author_id = u.id OR p.author_id IN (
+              SELECT f.followee_user_id FROM follows f
+              WHERE f.follower_key = 'local:' || u.id::text AND f.followee_user_id IS NOT NULL))),
+        -- Stored copies of followed remote people's posts (pushed or polled), as home lists them.
+        (SELECT max(p.created_at) FROM posts p
+          WHERE p.ap_id IS NOT NULL AND p.fetched_at IS NOT NULL AND p.deleted_at IS NULL
+            AND p.reply_to_id IS NULL
+            AND p.remote_author_id IN (
+              SELECT f.followee_remote_actor_id FROM follows f
+              WHERE f.follower_key = 'local:' || u.id::text
+                AND f.followee_remote_actor_id IS NOT NULL))
       ) AS home_latest
     FROM unnest(${[...userIds]}::uuid[]) AS u(id)`,
 );

@@ -269,14 +269,58 @@ export const staleLocalHandlesSql = sqlStatement(
     ORDER BY u.created_at, u.handle`,
 );
 
-/** Keeps the newest `cap` handle entries of one node (by updatedAt, then change time). */
+/**
+ * A handle entry (alias `h`) this node needs (docs/protocol.md "Registry bounds"): a person
+ * someone here follows, or whose profile was read from their node since `since` (a profile page,
+ * a search for their exact address, a follow). A peer's own acts (its people following someone
+ * here) do not count. Needed entries go last, not never: both bounds stay hard.
+ */
+const neededHandle = (since: Date) => Prisma.sql`(EXISTS (
+    SELECT 1 FROM remote_actors ra
+    WHERE ra.node_domain = h.node_domain AND ra.handle = h.handle
+      AND (ra.fetched_at >= ${since}::timestamptz
+        OR EXISTS (SELECT 1 FROM follows f
+          WHERE f.followee_remote_actor_id = ra.id AND f.follower_user_id IS NOT NULL))))`;
+
+/**
+ * Keeps `cap` handle entries of one node: the needed ones first, then the newest (by
+ * updatedAt, then change time).
+ */
 export const trimNodeHandlesSql = sqlStatement(
   'registry.trimNodeHandles',
-  ['example.test', 100],
-  (domain: string, cap: number) => Prisma.sql`
+  ['example.test', 100, EXAMPLE_TIME],
+  (domain: string, cap: number, neededSince: Date) => Prisma.sql`
     DELETE FROM handle_registry WHERE id IN (
-      SELECT id FROM handle_registry WHERE node_domain = ${domain}
-      ORDER BY updated_at DESC, changed_at DESC, id DESC OFFSET ${cap})`,
+      SELECT h.id FROM handle_registry h WHERE h.node_domain = ${domain}
+      ORDER BY ${neededHandle(neededSince)} DESC, h.updated_at DESC, h.changed_at DESC, h.id DESC
+      OFFSET ${cap})`,
+);
+
+/**
+ * Removes `count` entries of other nodes, the ones not needed first, deepest first: an entry's
+ * depth is how many newer entries (by its node's own `updatedAt`) its node has here among the
+ * needed or the other ones, so the nodes holding the most entries lose their oldest first and a
+ * flood of one node never pushes out a smaller node's entries while it has more of its own
+ * (ties: earliest change here first).
+ */
+export const trimAllHandlesSql = sqlStatement(
+  'registry.trimAllHandles',
+  ['self.test', 100, EXAMPLE_TIME],
+  (self: string, count: number, neededSince: Date) => Prisma.sql`
+    DELETE FROM handle_registry WHERE id IN (
+      SELECT id FROM (
+        SELECT e.id, e.changed_at, e.needed, row_number() OVER (
+          PARTITION BY e.node_domain, e.needed
+          ORDER BY e.updated_at DESC, e.changed_at DESC, e.id DESC
+        ) AS depth
+        FROM (
+          SELECT h.id, h.node_domain, h.updated_at, h.changed_at,
+            ${neededHandle(neededSince)} AS needed
+          FROM handle_registry h WHERE h.node_domain <> ${self}
+        ) e
+      ) ranked
+      ORDER BY needed ASC, depth DESC, changed_at ASC, id ASC
+      LIMIT ${count})`,
 );
 
 /** The peer's clock after a gossip exchange (not a change to gossip: updated_at untouched). */

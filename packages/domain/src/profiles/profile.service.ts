@@ -7,6 +7,7 @@ import {
   parseRemoteHandle,
   peerSwarmUserResponseSchema,
   type Result,
+  type SwarmUserResponse,
 } from '@swarm/contract';
 import { localActorKey } from '@swarm/db';
 import { profileUserSelect } from '../content/content-mappers.ts';
@@ -14,17 +15,14 @@ import { NEWEST_FIRST } from '../content/content.service.ts';
 import {
   actorView,
   postViewSelect,
-  profilePostToView,
   rowToPostView,
   viewUrl,
   withViewerState,
   type Viewer,
 } from '../feeds/post-views.ts';
 import { gatedReadError, readError, type ReadError } from '../feeds/read-errors.ts';
-import type { SeenPosts } from '../feeds/seen-posts.ts';
-import { upsertRemoteActor } from '../interactions/interaction-effects.ts';
 import type { VisitorFetchGate } from '../peers/index.ts';
-import type { RegistryService } from '../registry/index.ts';
+import type { GossipService, RegistryService } from '../registry/index.ts';
 import type { PostView, ProfileView } from '../views/index.ts';
 import {
   ACCOUNT_FLAGS_SELECT,
@@ -36,9 +34,9 @@ import type { PeerServiceDeps } from '../peers/service-deps.ts';
 
 /**
  * Profiles for people: `alice` is a user of this node, `bob@beta.example` one of another node,
- * fetched from its `GET /api/swarm/users/bob` (a domain that is this node's own means local).
- * A remote fetch also refreshes the cached RemoteActor (display fields, did pinned on first
- * sight), so interactions and notifications show current names.
+ * kept here from its `GET /api/swarm/users/bob` (a domain that is this node's own means local).
+ * Storing a read also refreshes the RemoteActor (display fields, did pinned on first sight), so
+ * interactions and notifications show current names.
  */
 
 export interface ProfilePage {
@@ -68,11 +66,29 @@ export interface ProfileServiceDeps extends PeerServiceDeps {
   /** Remote profiles are read through it (one request per address in flight, budgets). */
   visitors: VisitorFetchGate;
   registry: Pick<RegistryService, 'isBlocked'>;
-  /** Told of the remote posts shown (see feeds/seen-posts.ts). */
-  seen?: Pick<SeenPosts, 'remember'>;
+  /** Told of each person read from their node: their handle entry needs no gossip. */
+  handles?: Pick<GossipService, 'noteResolved'>;
+  /** Where remote profiles read on demand are kept (and read back from). */
+  profiles: ProfileAnswerStore;
+}
+
+/** Keeps what a node answered for one of its users (remote-posts' profile store). */
+export interface ProfileAnswerStore {
+  store(
+    domain: string,
+    askedHandle: string,
+    answer: SwarmUserResponse,
+    source: 'read',
+  ): Promise<{ handle: string }>;
 }
 
 export const PROFILE_POSTS_LIMIT = { default: 20, max: LIMITS.swarmUserPosts.max } as const;
+
+/**
+ * A stored profile of someone nobody here follows is read from their node again when it is older
+ * than this (people someone here follows are kept current by the poller).
+ */
+export const PROFILE_FRESH_MS = 10 * 60_000;
 
 /** Where a person lives: a local handle, or a handle on another node. */
 export type ParsedAddress =
@@ -98,7 +114,8 @@ export function parseProfileAddress(input: string, self: string): Result<ParsedA
 type FollowState = 'none' | 'pending' | 'accepted';
 
 export function createProfileService(deps: ProfileServiceDeps): ProfileService {
-  const { db, clock, logger, config, visitors, registry, seen } = deps;
+  const { db, clock, logger, config, visitors, registry, handles } = deps;
+  const profileStore = deps.profiles;
   const prisma = db.prisma;
   const self = config.domain;
 
@@ -199,6 +216,31 @@ export function createProfileService(deps: ProfileServiceDeps): ProfileService {
     });
   }
 
+  /** The stored profile of `handle@domain`, and whether someone here follows them. */
+  async function storedActor(handle: string, domain: string) {
+    return prisma.remoteActor.findFirst({
+      where: { nodeDomain: domain, handle: { equals: handle, mode: 'insensitive' } },
+      select: {
+        id: true,
+        actorUrl: true,
+        handle: true,
+        displayName: true,
+        avatarUrl: true,
+        bio: true,
+        did: true,
+        movedTo: true,
+        profile: true,
+        followers: { where: { followerUserId: { not: null } }, select: { id: true }, take: 1 },
+      },
+    });
+  }
+
+  /**
+   * Someone on another node: from this node's database when their profile is kept current (a
+   * person someone here follows, read by the poller) or was read lately; otherwise read from
+   * their node now (the visitors' budget) and stored, then shown from here. When their node
+   * cannot be asked, an older stored profile is shown rather than an error.
+   */
   async function remote(
     viewer: Viewer | null,
     asked: { handle: string; domain: string },
@@ -209,82 +251,89 @@ export function createProfileService(deps: ProfileServiceDeps): ProfileService {
     if (await registry.isBlocked(domain)) {
       return readError('PEER_UNAVAILABLE', `This node does not talk to ${domain} (blocked).`);
     }
-    const answer = await visitors.getJson(
-      domain,
-      `${SWARM_PATHS.user(asked.handle)}?limit=${limit}`,
-      peerSwarmUserResponseSchema,
-      { anonymous: viewer === null },
-    );
-    if (!answer.ok) {
-      return gatedReadError(answer, domain, {
-        code: 'USER_NOT_FOUND',
-        message: `There is no user ${asked.handle} on ${domain}.`,
-      });
-    }
-    const { profile, posts } = answer.value;
-    // The node's spelling of the handle when it is the one asked for (peers may differ in case).
-    const handle =
-      profile.handle.toLowerCase() === asked.handle.toLowerCase() ? profile.handle : asked.handle;
-    const stored = await upsertRemoteActor(
-      prisma,
-      {
-        handle,
+    let actor = await storedActor(asked.handle, domain);
+    const fresh =
+      actor?.profile &&
+      (actor.followers.length > 0 ||
+        actor.profile.readAt.getTime() > clock.now().getTime() - PROFILE_FRESH_MS);
+    if (!fresh) {
+      const answer = await visitors.getJson(
         domain,
-        displayName: profile.displayName,
-        avatarUrl: profile.avatarUrl,
-        bio: profile.bio,
-      },
-      { now: clock.now(), didToPin: profile.did, fetched: true },
-    );
-    const pinned = await prisma.remoteActor.findUnique({
-      where: { id: stored.id },
-      select: { did: true },
-    });
-    if (profile.did && pinned?.did && profile.did !== pinned.did) {
-      logger.warn(
-        { actor: `${handle}@${domain}`, pinned: pinned.did, presented: profile.did },
-        'remote profile presents a did other than the pinned one',
+        `${SWARM_PATHS.user(asked.handle)}?limit=${PROFILE_POSTS_LIMIT.max}`,
+        peerSwarmUserResponseSchema,
+        { anonymous: viewer === null },
       );
+      if (answer.ok) {
+        const stored = await profileStore.store(domain, asked.handle, answer.value, 'read');
+        actor = await storedActor(stored.handle, domain);
+        const presented = answer.value.profile.did;
+        if (presented && actor?.did && presented !== actor.did) {
+          logger.warn(
+            { actor: `${stored.handle}@${domain}`, pinned: actor.did, presented },
+            'remote profile presents a did other than the pinned one',
+          );
+        } else if (presented && answer.value.nodeDomain === domain) {
+          // Resolved on demand: its handle entry, kept without gossip (the registry's own bounds).
+          await handles
+            ?.noteResolved({ handle: stored.handle, nodeDomain: domain, did: presented })
+            .catch((error: unknown) =>
+              logger.warn(
+                { err: error, actor: `${stored.handle}@${domain}` },
+                'handle entry not stored',
+              ),
+            );
+        }
+      } else if (!actor?.profile) {
+        return gatedReadError(answer, domain, {
+          code: 'USER_NOT_FOUND',
+          message: `There is no user ${asked.handle} on ${domain}.`,
+        });
+      }
     }
-    const author = actorView(
-      { handle, domain, displayName: profile.displayName, avatarUrl: profile.avatarUrl },
-      self,
+    const profile = actor?.profile;
+    if (!actor || !profile) {
+      return readError('USER_NOT_FOUND', `There is no user ${asked.handle} on ${domain}.`);
+    }
+    const author = actorView({ ...actor, domain }, self);
+    const viewerView = await viewerState(
+      viewer,
+      actor.actorUrl,
+      { handle: actor.handle, domain },
+      false,
     );
-    const fetched = posts
-      .slice(0, limit)
-      .map((post) => profilePostToView(post, author, domain, self));
-    await seen?.remember(fetched);
-    let views = tab === 'media' ? fetched.filter((view) => view.media.length > 0) : fetched;
-    if (tab === 'replies' && limit > 0) {
-      // Their replies this node holds (a profile answer lists top-level posts only).
-      const rows = await prisma.post.findMany({
-        where: { remoteAuthorId: stored.id, replyToId: { not: null }, deletedAt: null },
-        orderBy: NEWEST_FIRST,
-        take: limit,
-        select: postViewSelect,
-      });
-      const known = new Set(views.map((view) => view.id));
-      const replies = rows.flatMap((row) => {
-        const view = rowToPostView(row, self);
-        return view && !known.has(view.id) ? [view] : [];
-      });
-      views = [...views, ...replies]
-        .sort((a, b) => Date.parse(b.createdAt) - Date.parse(a.createdAt))
-        .slice(0, limit);
-    }
-    const viewerView = await viewerState(viewer, stored.actorUrl, { handle, domain }, false);
+    const rows =
+      limit === 0
+        ? []
+        : await prisma.post.findMany({
+            where: {
+              remoteAuthorId: actor.id,
+              apId: { not: null },
+              deletedAt: null,
+              // Followers-only copies were delivered for the people here who follow them.
+              ...(viewerView?.followState === 'accepted' ? {} : { visibility: 'public' }),
+              ...(tab === 'posts' ? { replyToId: null } : {}),
+              ...(tab === 'media' ? { media: { some: {} } } : {}),
+            },
+            orderBy: NEWEST_FIRST,
+            take: limit,
+            select: postViewSelect,
+          });
+    const views = rows.flatMap((row) => {
+      const view = rowToPostView(row, self);
+      return view ? [view] : [];
+    });
     return ok({
       profile: {
         actor: author,
-        bio: profile.bio,
-        headerUrl: viewUrl(profile.headerUrl),
-        website: viewUrl(profile.website),
+        bio: actor.bio,
+        headerUrl: profile.headerUrl,
+        website: profile.website,
         followersCount: profile.followersCount,
         followingCount: profile.followingCount,
         postsCount: profile.postsCount,
-        createdAt: profile.createdAt,
-        did: pinned?.did ?? profile.did ?? null,
-        movedTo: profile.movedTo ?? null,
+        createdAt: formatTimestamp(profile.joinedAt),
+        did: actor.did,
+        movedTo: actor.movedTo,
         movedFrom: null,
         isNsfw: false, // the spec's profile carries no such flag
         isBot: profile.isBot,

@@ -19,7 +19,7 @@ import { weightedSample } from './trust.ts';
 
 export type { GossipReport } from './gossip-exchange.ts';
 export type { GossipOutcome } from './gossip-receive.ts';
-export { HANDLE_BOUNDS, handleCapFor } from './handle-entries.ts';
+export { HANDLE_BOUNDS, handleCapFor, handleTrimTarget } from './handle-entries.ts';
 export { RELAY_CHECK, type RelayCheckReport } from './relay-check.ts';
 
 /** Peers contacted per gossip round (docs/protocol.md, Gossip). */
@@ -39,10 +39,15 @@ export interface GossipService {
    * RELAY_CHECK.perRound); the scheduler runs it after each gossip round.
    */
   verifyRelayed(limit?: number): Promise<RelayCheckReport>;
+  /**
+   * `handle@nodeDomain` was just read from its own node with this did (a profile read): kept
+   * as its handle entry without waiting for gossip (docs/protocol.md "Registry bounds").
+   */
+  noteResolved(e: { handle: string; nodeDomain: string; did: string }): Promise<void>;
 }
 
 export interface GossipDeps {
-  config: Pick<NodeConfig, 'domain'>;
+  config: Pick<NodeConfig, 'domain' | 'handlesMax'>;
   db: Db;
   clock: Clock;
   logger: Logger;
@@ -55,7 +60,13 @@ export interface GossipDeps {
 export function createGossipService(deps: GossipDeps): GossipService {
   const { config, db, clock, logger, peers, registry } = deps;
   const self = config.domain;
-  const entries = createHandleEntries({ self, db, clock, registry });
+  const entries = createHandleEntries({
+    self,
+    db,
+    clock,
+    registry,
+    maxTotal: config.handlesMax,
+  });
   const relay = createRelayCheck({ db, clock, logger, peers, registry, entries });
   const intake = createGossipIntake({ self, db, clock, registry, entries, relay });
   const exchange = createGossipExchange({ self, db, clock, peers, registry, entries, intake });
@@ -84,5 +95,6 @@ export function createGossipService(deps: GossipDeps): GossipService {
     round,
     receive,
     verifyRelayed: relay.verifyRelayed,
+    noteResolved: entries.noteResolved,
   };
 }

@@ -4,6 +4,7 @@ import { advisoryXactLockOnTextSql } from '../persistence/ops.sql.ts';
 import {
   staleLocalHandlesSql,
   storedStampsSql,
+  trimAllHandlesSql,
   trimNodeHandlesSql,
 } from '../persistence/registry.sql.ts';
 import type { RegistryService } from './registry.service.ts';
@@ -21,7 +22,22 @@ export const HANDLE_BOUNDS = {
   slackRatio: 0.1,
   maxPerNode: 100_000,
   recountEveryMs: 10 * 60_000,
+  /**
+   * An entry whose person's profile was read here this recently is needed (removed only after
+   * every other entry, by either bound), like one of a person someone here follows.
+   */
+  neededForMs: 30 * 24 * 60 * 60_000,
+  /**
+   * Past the total bound (config `handlesMax`), entries are removed down to this share of it,
+   * so a full registry is not trimmed again at every gossip answer.
+   */
+  trimToRatio: 0.95,
 } as const;
+
+/** Where the total bound trims down to: below `max`, by at least one entry. */
+export function handleTrimTarget(max: number): number {
+  return Math.min(max - 1, Math.floor(max * HANDLE_BOUNDS.trimToRatio));
+}
 
 /** How many handle entries of a node reporting `userCount` users are kept. */
 export function handleCapFor(userCount: number): number {
@@ -34,6 +50,8 @@ export function handleCapFor(userCount: number): number {
 
 /** Postgres advisory lock namespace for one node's handle entries (their cap is counted). */
 const HANDLE_LOCK_SPACE = 0x48414e44;
+/** The key in that namespace for the total bound (no domain is spelled like this). */
+const ALL_HANDLES_LOCK = '*';
 
 /** Handles whose did this process remembers (beyond this, the database is asked). */
 const HELD_DIDS_MAX = 100_000;
@@ -54,6 +72,11 @@ export interface HandleEntries {
   syncLocalHandles(): Promise<number>;
   handleCap(domain: string, adding: number): Promise<number>;
   writeNodeHandles(domain: string, cap: number, entries: HandleWrite[]): Promise<void>;
+  /**
+   * `handle@nodeDomain` was read from its own node just now (a profile page, a search for the
+   * exact address): stored as its entry (source `lookup:<node>`) unless held with that did.
+   */
+  noteResolved(e: { handle: string; nodeDomain: string; did: string }): Promise<void>;
   /** Notes the did held for `handle@nodeDomain` (a cache of the registry). */
   remember(e: { handle: string; nodeDomain: string; did: string }): void;
   /** The did last seen in the registry for `handle@nodeDomain`, if this process remembers it. */
@@ -65,8 +88,10 @@ export function createHandleEntries(deps: {
   db: Db;
   clock: Clock;
   registry: RegistryService;
+  /** Entries of other nodes kept at most (config `handlesMax`). */
+  maxTotal: number;
 }): HandleEntries {
-  const { self, db, clock, registry } = deps;
+  const { self, db, clock, registry, maxTotal } = deps;
   const prisma = db.prisma;
   const stamper = registry.stamper;
   /**
@@ -131,13 +156,16 @@ export function createHandleEntries(deps: {
    * Writes entries of `domain` (one per did; the caller keeps at most `cap`) so that they
    * replace its earlier ones: another handle with the same did and an older `updatedAt` goes,
    * an entry losing to a newer one with its did is skipped, and beyond `cap` the oldest entries
-   * (by `updatedAt`, then change time) go. Under a per-node lock: concurrent gossip of one node
-   * cannot pass the cap together.
+   * (by `updatedAt`, then change time) go, needed ones last. Then the total bound: past
+   * `maxTotal`, entries are removed (`trimAllHandlesSql`) down to `handleTrimTarget`. Under a
+   * per-node lock and one for the total: concurrent writes cannot pass either bound together.
    */
   async function writeNodeHandles(domain: string, cap: number, entries: HandleWrite[]) {
     if (entries.length === 0) return;
+    const neededSince = new Date(clock.now().getTime() - HANDLE_BOUNDS.neededForMs);
     await prisma.$transaction(async (tx) => {
       await tx.$queryRaw(advisoryXactLockOnTextSql(HANDLE_LOCK_SPACE, domain));
+      await tx.$queryRaw(advisoryXactLockOnTextSql(HANDLE_LOCK_SPACE, ALL_HANDLES_LOCK));
       const sameDid = await tx.handleRegistryEntry.findMany({
         where: {
           nodeDomain: domain,
@@ -169,8 +197,32 @@ export function createHandleEntries(deps: {
           update: data,
         });
       }
-      await tx.$executeRaw(trimNodeHandlesSql(domain, cap));
+      const held = await tx.handleRegistryEntry.count({ where: { nodeDomain: domain } });
+      if (held > cap) await tx.$executeRaw(trimNodeHandlesSql(domain, cap, neededSince));
+      const total = await tx.handleRegistryEntry.count({ where: { nodeDomain: { not: self } } });
+      if (total > maxTotal) {
+        await tx.$executeRaw(
+          trimAllHandlesSql(self, total - handleTrimTarget(maxTotal), neededSince),
+        );
+      }
     });
+  }
+
+  async function noteResolved(e: { handle: string; nodeDomain: string; did: string }) {
+    if (e.nodeDomain === self) return;
+    const row = await prisma.handleRegistryEntry.findUnique({
+      where: { handle_nodeDomain: { handle: e.handle, nodeDomain: e.nodeDomain } },
+      select: { did: true },
+    });
+    if (row?.did === e.did) return remember(e);
+    const cap = await handleCap(e.nodeDomain, 1);
+    await observeStoredStamps();
+    // Our clock stands in for the node's own `updatedAt` (the profile answer carries none); its
+    // next gossip replaces the entry whenever the two differ.
+    await writeNodeHandles(e.nodeDomain, cap, [
+      { handle: e.handle, did: e.did, updatedAt: clock.now(), source: `lookup:${e.nodeDomain}` },
+    ]);
+    remember(e);
   }
 
   return {
@@ -178,6 +230,7 @@ export function createHandleEntries(deps: {
     syncLocalHandles,
     handleCap,
     writeNodeHandles,
+    noteResolved,
     remember,
     heldDid: (handle, nodeDomain) => heldDids.get(`${handle}@${nodeDomain}`),
   };

@@ -1,11 +1,13 @@
-import { settle } from '$lib/server/content-load';
+import { failPage } from '$lib/server/content-load';
 import type { PageServerLoad } from './$types';
 
-export const load: PageServerLoad = async (event) => {
-  const { locals } = event;
-  // Every active peer is asked (with a per-peer budget): streamed on in-app navigation.
-  const feed = settle(locals.api.timeline.swarm({}), (cause) =>
-    locals.node.logger.error({ err: cause }, 'swarm timeline failed'),
-  );
-  return { feed: event.isDataRequest ? feed : await feed };
+// The swarm feed is read from this node's database (remote posts are stored ahead of time), so
+// the page waits on no peer and is rendered whole.
+export const load: PageServerLoad = async ({ locals, url }) => {
+  const before = url.searchParams.get('before') ?? undefined;
+  try {
+    return { feed: await locals.api.timeline.swarm({ before }) };
+  } catch (cause) {
+    failPage(cause, url);
+  }
 };

@@ -1,0 +1,172 @@
+import {
+  formatActorUrl,
+  isAcceptableInteractionTime,
+  ok,
+  parseDomain,
+  type PostPushAnswer,
+  type Result,
+} from '@swarm/contract';
+import type { Invalidations } from '../replicas/invalidations.ts';
+import { LIVE_TOPIC } from '../live/index.ts';
+import type { PeerServiceDeps } from '../peers/service-deps.ts';
+import { refuse, type Refusal } from '../refusal.ts';
+import { createUserDids } from '../security/user-dids.ts';
+import { createInboxAuthorSignature, type InboxDidPin } from './inbox-author-signature.ts';
+import { pushedPostView, viewPostId, type AnyPostPush } from './inbox-post-view.ts';
+import type { RemotePostStore } from './remote-post-store.ts';
+
+/**
+ * The receiving end of post delivery (`POST /api/swarm/inbox`, docs/protocol.md "Post
+ * delivery"): a node hands the nodes of its users' followers each new post, once per node. The
+ * gateway has checked the body size, the node signature, the block list and the per-node rate
+ * limit, and parsed the body in the sender's dialect; this checks the rest in the documented
+ * order and writes only when all pass, through the remote post store (the one way remote posts
+ * enter the database).
+ */
+
+export type InboxRefusal = Refusal<'FORBIDDEN' | 'INVALID_SIGNATURE' | 'NOT_FOLLOWED'>;
+
+export interface InboxPush {
+  /** The verified sender (node signature: headers, or the origin's body signature). */
+  sourceDomain: string;
+  profile: 'swarm' | 'origin';
+  push: AnyPostPush;
+  /** The `post` member exactly as received: what the author's signature covers. */
+  rawPost: unknown;
+}
+
+export interface PostInbox {
+  receive(input: InboxPush): Promise<Result<PostPushAnswer, InboxRefusal>>;
+}
+
+export const INBOX_MESSAGES = {
+  created: 'Post received',
+  updated: 'Post refreshed',
+  repost: 'Repost received; reposts are not kept as copies',
+  removed: 'Post removed here; not kept',
+} as const;
+
+export interface PostInboxDeps extends PeerServiceDeps {
+  store: RemotePostStore;
+  /** Told when a new copy is stored, so that live pages update (live/live-hub.ts). */
+  invalidations?: Pick<Invalidations, 'publish'>;
+}
+
+export function createPostInbox(deps: PostInboxDeps): PostInbox {
+  const { db, clock, logger, config, peers, store, invalidations } = deps;
+  const prisma = db.prisma;
+  const self = config.domain;
+  const authorSignature = createInboxAuthorSignature({
+    userDids: createUserDids({ peers, clock }),
+    logger,
+  });
+
+  /** What this node holds of the post and its author: the copy, a local follower, the did. */
+  async function lookUp(postId: string, actorUrl: string) {
+    const [copy, follower, actor] = await Promise.all([
+      prisma.post.findUnique({
+        where: { apId: postId },
+        select: {
+          likesCount: true,
+          repostsCount: true,
+          repliesCount: true,
+          remoteAuthor: { select: { actorUrl: true } },
+        },
+      }),
+      prisma.follow.findFirst({
+        where: { followeeKey: actorUrl, followerUserId: { not: null }, state: 'accepted' },
+        select: { id: true },
+      }),
+      prisma.remoteActor.findUnique({ where: { actorUrl }, select: { did: true } }),
+    ]);
+    return { copy, followed: follower !== null, pinned: actor?.did ?? null };
+  }
+
+  /** Stores a did the push's signature proved, over exactly the one that was checked. */
+  async function pinDid(actorUrl: string, pin: InboxDidPin | undefined) {
+    if (!pin) return;
+    await prisma.remoteActor.updateMany({
+      where: { actorUrl, did: pin.replaces },
+      data: { did: pin.did, didPinnedAt: clock.now() },
+    });
+  }
+
+  async function receive(input: InboxPush): Promise<Result<PostPushAnswer, InboxRefusal>> {
+    const { push, profile } = input;
+    const { nodeDomain } = push;
+    // 1. Only the author's own node pushes their posts.
+    const source = parseDomain(input.sourceDomain);
+    if (!source.ok || source.value !== nodeDomain) {
+      return refuse(
+        'FORBIDDEN',
+        `A node may only push its own users' posts: ${input.sourceDomain} pushed a post of ${nodeDomain}.`,
+      );
+    }
+    // 2. The push's time: outbox retries keep their body for up to 7 days.
+    const now = clock.now();
+    if (!isAcceptableInteractionTime(push.timestamp, now)) {
+      return refuse(
+        'INVALID_SIGNATURE',
+        'The push timestamp is stale (over 7 days old) or in the future (over 5 minutes ahead).',
+      );
+    }
+    // 3. Someone here asked for it: a local follower of the author, or a copy to refresh.
+    const author = { handle: push.author.handle, domain: nodeDomain };
+    const actorUrl = formatActorUrl(author);
+    const postId = viewPostId(nodeDomain, push.post.id, self);
+    const held = await lookUp(postId, actorUrl);
+    if (held.copy && held.copy.remoteAuthor?.actorUrl !== actorUrl) {
+      return refuse('FORBIDDEN', `The post ${postId} here is not by ${author.handle}.`);
+    }
+    if (!held.followed && !held.copy) {
+      return refuse(
+        'NOT_FOLLOWED',
+        `Nobody on ${self} follows ${author.handle}@${nodeDomain}: posts are pushed only to the nodes of the author's followers.`,
+      );
+    }
+    // 4. The author's own signature (required once their did is pinned here).
+    const signed = await authorSignature.check({
+      author,
+      pinned: held.pinned,
+      profile,
+      rawPost: input.rawPost,
+      postSignature: 'postSignature' in push ? push.postSignature : undefined,
+      claimedDid: 'did' in push.author ? push.author.did : undefined,
+    });
+    if (!signed.ok) return signed;
+
+    // All checks passed. A repost has no text of its own to keep: the reposted post reaches
+    // followers of its own author by its own push.
+    if (push.post.repostOfId) return ok(answer(INBOX_MESSAGES.repost, postId));
+    const counts = ('counts' in push ? push.counts : undefined) ??
+      held.copy ?? { likesCount: 0, repostsCount: 0, repliesCount: 0 };
+    const view = pushedPostView(
+      push,
+      {
+        likesCount: counts.likesCount,
+        repostsCount: counts.repostsCount,
+        repliesCount: counts.repliesCount,
+      },
+      self,
+      now,
+    );
+    const visibility = 'visibility' in push.post ? push.post.visibility : 'public';
+    const outcome = await store.store([{ view, visibility }], 'push');
+    if (outcome.skipped > 0) return ok(answer(INBOX_MESSAGES.removed, postId));
+    await pinDid(actorUrl, signed.value);
+    if (outcome.created.length > 0) {
+      logger.info({ peer: nodeDomain, post: postId, visibility }, 'pushed post stored');
+      await invalidations?.publish(LIVE_TOPIC);
+      return ok(answer(INBOX_MESSAGES.created, postId));
+    }
+    return ok(answer(INBOX_MESSAGES.updated, postId));
+  }
+
+  return { receive };
+}
+
+const answer = (message: string, postId: string): PostPushAnswer => ({
+  success: true,
+  message,
+  postId,
+});

@@ -1,0 +1,180 @@
+import { parseSwarmPostId } from '@swarm/contract';
+import type { Db, Prisma, PostVisibility } from '@swarm/db';
+import type { Clock } from '../clock.ts';
+import { upsertRemoteActor } from '../interactions/interaction-effects.ts';
+import type { Logger } from '../logger.ts';
+import type { PostView } from '../views/index.ts';
+
+/**
+ * The one way remote posts enter this node's database (docs/architecture.md "Stored remote
+ * content"): what a peer pushed, what the poller and the crawler read, what a page showed. A copy
+ * is a `posts` row keyed by its `swarm:{domain}:{postId}` id (`apId`) with its remote author;
+ * pages read these rows and never the peer. Newer data from the post's node wins (content,
+ * counts, media, card); a copy deleted here stays deleted (deletions arrive as the account
+ * statements of docs/protocol.md). Callers hand in only what the post's own node sent: each
+ * checks who sent it.
+ */
+export interface RemotePostStore {
+  /** Stores or refreshes the remote posts among `posts` (local ones are skipped). */
+  store(posts: readonly StoredPostInput[], source: StoreSource): Promise<StoreOutcome>;
+}
+
+/** Where a copy came from (logs and metrics). */
+export type StoreSource = 'push' | 'poll' | 'crawl' | 'read';
+
+export interface StoredPostInput {
+  /** The post as its node described it, mapped to a view (`swarm:` id, remote author). */
+  view: PostView;
+  /** Only pushes to follower nodes carry `followers`; everything read publicly is `public`. */
+  visibility?: Extract<PostVisibility, 'public' | 'followers'>;
+}
+
+export interface StoreOutcome {
+  /** New copies. */
+  created: string[];
+  /** Copies refreshed with what the node sent now. */
+  updated: number;
+  /** Left alone: not remote, a repost entry's reposter, or a copy deleted here. */
+  skipped: number;
+}
+
+/** At most this many posts per call: callers page larger answers. */
+export const STORE_BATCH_MAX = 100;
+
+type Tx = Prisma.TransactionClient;
+
+export function createRemotePostStore(deps: {
+  db: Db;
+  clock: Clock;
+  logger: Logger;
+}): RemotePostStore {
+  const { db, clock, logger } = deps;
+  const prisma = db.prisma;
+
+  /** The row id a view's `replyToId` names: a local post, or a copy already stored. */
+  async function replyTarget(tx: Tx, replyToId: string | null): Promise<string | null> {
+    if (!replyToId) return null;
+    if (!replyToId.startsWith('swarm:')) {
+      const local = await tx.post.findFirst({
+        where: { id: replyToId, apId: null },
+        select: { id: true },
+      });
+      return local?.id ?? null;
+    }
+    const copy = await tx.post.findUnique({ where: { apId: replyToId }, select: { id: true } });
+    return copy?.id ?? null;
+  }
+
+  async function storeOne(
+    tx: Tx,
+    input: StoredPostInput,
+    now: Date,
+  ): Promise<'updated' | 'skipped' | { created: string }> {
+    const { view } = input;
+    const parsed = parseSwarmPostId(view.id);
+    if (!view.isRemote || !parsed.ok || view.author.domain !== parsed.value.domain) {
+      return 'skipped';
+    }
+    const author = await upsertRemoteActor(
+      tx,
+      {
+        handle: view.author.handle,
+        domain: view.author.domain,
+        displayName: view.author.displayName,
+        avatarUrl: view.author.avatarUrl ?? '',
+        bio: '',
+      },
+      { now },
+    );
+    const columns = {
+      content: view.content,
+      isNsfw: view.isNsfw,
+      likesCount: view.likesCount,
+      repostsCount: view.repostsCount,
+      repliesCount: view.repliesCount,
+      linkPreviewUrl: view.linkPreview?.url ?? null,
+      linkPreviewTitle: view.linkPreview?.title ?? null,
+      linkPreviewDescription: view.linkPreview?.description ?? null,
+      linkPreviewImage: view.linkPreview?.image ?? null,
+      fetchedAt: now,
+    };
+    const media = view.media.map(({ url, mimeType, altText }, position) => ({
+      url,
+      mimeType,
+      altText,
+      position,
+    }));
+    const existing = await tx.post.findUnique({
+      where: { apId: view.id },
+      select: {
+        id: true,
+        deletedAt: true,
+        remoteAuthorId: true,
+        media: { select: { url: true }, orderBy: { position: 'asc' } },
+      },
+    });
+    if (existing) {
+      // Another author's copy under this id, or one deleted here: the node cannot take it back.
+      if (existing.deletedAt || existing.remoteAuthorId !== author.id) return 'skipped';
+      await tx.post.update({
+        where: { id: existing.id },
+        data: { ...columns, ...(input.visibility ? { visibility: input.visibility } : {}) },
+      });
+      const same =
+        existing.media.length === media.length &&
+        existing.media.every((item, i) => item.url === media[i]!.url);
+      if (!same) {
+        await tx.mediaItem.deleteMany({ where: { postId: existing.id } });
+        if (media.length > 0) {
+          await tx.mediaItem.createMany({
+            data: media.map((item) => ({ postId: existing.id, ...item })),
+          });
+        }
+      }
+      return 'updated';
+    }
+    const created = await tx.post.createManyAndReturn({
+      data: [
+        {
+          apId: view.id,
+          remoteAuthorId: author.id,
+          visibility: input.visibility ?? 'public',
+          // A post dated in the future would sit on top of every list: no later than now.
+          createdAt: new Date(Math.min(Date.parse(view.createdAt), now.getTime())),
+          replyToId: await replyTarget(tx, view.replyToId),
+          ...columns,
+        },
+      ],
+      skipDuplicates: true, // a concurrent store made it first: theirs is as new as ours
+      select: { id: true },
+    });
+    const id = created[0]?.id;
+    if (!id) return 'skipped';
+    if (media.length > 0) {
+      await tx.mediaItem.createMany({ data: media.map((item) => ({ postId: id, ...item })) });
+    }
+    return { created: view.id };
+  }
+
+  return {
+    async store(posts, source) {
+      const outcome: StoreOutcome = { created: [], updated: 0, skipped: 0 };
+      if (posts.length > STORE_BATCH_MAX) {
+        throw new Error(`store() takes at most ${STORE_BATCH_MAX} posts, got ${posts.length}`);
+      }
+      if (posts.length === 0) return outcome;
+      const now = clock.now();
+      // One transaction per post: a bad row (say, a vanished reply target) costs only itself.
+      for (const input of posts) {
+        const result = await prisma.$transaction((tx) => storeOne(tx, input, now));
+        if (result === 'updated') outcome.updated += 1;
+        else if (result === 'skipped') outcome.skipped += 1;
+        else outcome.created.push(result.created);
+      }
+      if (outcome.created.length > 0) {
+        logger.debug({ source, created: outcome.created.length }, 'remote posts stored');
+      }
+      return outcome;
+    },
+  };
+}
