@@ -5,6 +5,7 @@ import { authServicesOf, type AuthServices } from '@swarm/auth';
 import { errorBody, HSTS, PERMISSIONS_POLICY, SWARM_PATHS } from '@swarm/contract';
 import { DATABASE_UNAVAILABLE, UNAVAILABLE_RETRY_AFTER_S, type NodeContext } from '@swarm/domain';
 import { errorCodeForStatus, errorResponse } from './errors.ts';
+import { markJsonAnswers } from './fast-answer.ts';
 import {
   nodeSignature,
   rateLimitByIp,
@@ -72,6 +73,8 @@ export function createGatewayApp(
   // directly: Hono's `c.header()` on a finished answer builds a new Response around its body.
   app.use(async (c, next) => {
     c.set('node', node);
+    // JSON answers reach the adapter with their text (fast-answer.ts): no stream to read back.
+    markJsonAnswers(c);
     await securityHeaders(c, next);
     c.res.headers.set('permissions-policy', PERMISSIONS_POLICY);
   });

@@ -1,4 +1,5 @@
 import { getRequestListener } from '@hono/node-server';
+import type { Context } from 'hono';
 
 // Why this exists: the node never swaps the global Response for @hono/node-server's lightweight
 // one (the web app beside the gateway needs the platform's, issue 12), so every answer Hono
@@ -52,4 +53,26 @@ export function forAdapter(response: Response): Response {
   const text = AdapterResponse && texts.get(response);
   if (text === undefined || !AdapterResponse) return response;
   return new AdapterResponse(text, { status: response.status, headers: response.headers });
+}
+
+type BodyFn = (
+  data: string,
+  arg?: unknown,
+  headers?: Record<string, string | string[]>,
+) => Response;
+
+/**
+ * Makes `c.json()` of this request mark its answer with its text, so the adapter writes it
+ * without a stream too. Same answer as Hono's own `c.json()`: the body is
+ * `JSON.stringify(object)` and `Content-Type: application/json` unless the caller's headers say
+ * otherwise.
+ */
+export function markJsonAnswers(c: Context): void {
+  const body = c.body as unknown as BodyFn;
+  const json = (object: unknown, arg?: unknown, headers?: Record<string, string | string[]>) => {
+    const text = JSON.stringify(object) as string | undefined;
+    if (text === undefined) return body(text as unknown as string, arg, headers);
+    return withKnownText(body(text, arg, { 'Content-Type': 'application/json', ...headers }), text);
+  };
+  c.json = json as unknown as typeof c.json;
 }
