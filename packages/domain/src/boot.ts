@@ -178,7 +178,12 @@ export async function createNodeContext(
   // anonymous visitors on a budget (peers/visitor-fetch.ts).
   const visitors = createVisitorFetchGate({ peers, clock, logger });
   const reads = { ...base, peers, registry: swarm.registry, seen, visitors };
-  const remotePosts = createRemotePostStore({ db, clock, logger });
+  const remotePosts = createRemotePostStore({
+    db,
+    clock,
+    logger,
+    invalidations: shared.invalidations,
+  });
   const remoteProfiles = createRemoteProfileStore({
     db,
     clock,
@@ -291,7 +296,6 @@ export async function createNodeContext(
       ...base,
       peers,
       store: remotePosts,
-      invalidations: shared.invalidations,
     }),
     remoteContent,
     threads: createThreadService(reads),

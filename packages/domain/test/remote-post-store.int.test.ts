@@ -112,6 +112,16 @@ describe('the remote post store', () => {
     await expect(store().store(many, 'crawl')).rejects.toThrow(/at most/);
   });
 
+  it('dates a post from the future now (it would sit on top of every list)', async () => {
+    const id = '7f9c1e7a-0b2d-4c11-9a5e-5b4f1d1e0a07';
+    await store().store([{ view: view(id, { createdAt: '2027-01-01T00:00:00.000Z' }) }], 'push');
+    const row = await db.prisma.post.findUniqueOrThrow({
+      where: { apId: `swarm:beta.example:${id}` },
+      select: { createdAt: true },
+    });
+    expect(row.createdAt).toEqual(at);
+  });
+
   it('links a reply to the copy of its parent and keeps followers-only posts so', async () => {
     const parent = '7f9c1e7a-0b2d-4c11-9a5e-5b4f1d1e0a05';
     const reply = '7f9c1e7a-0b2d-4c11-9a5e-5b4f1d1e0a06';

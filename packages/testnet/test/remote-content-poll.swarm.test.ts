@@ -2,8 +2,9 @@ import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { serve, type ServerType } from '@hono/node-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SessionUser } from '@swarm/auth';
+import { authServicesOf, type SessionUser } from '@swarm/auth';
 import {
+  LIVE_TOPIC,
   POLL_POLICY,
   createRemoteContentWorker,
   createRetentionSweep,
@@ -117,9 +118,42 @@ describe('the poller', () => {
   it('reads again when due and stores what is new; busy authors come round sooner', async () => {
     origin.addPost('carol', 'carol later');
     ours.clock.advance(POLL_POLICY.initialMs * 1.5);
+    // alice's open page (a live stream in this process) is told of her home's newest post.
+    const session = await authServicesOf(ours.node).sessions.create(alice.user.id);
+    const opened = ours.node.live.open({ userId: alice.user.id, sessionId: session.sessionId });
+    if (!opened.ok) throw new Error(opened.message);
+    let sent = '';
+    opened.stream.attach({ write: (text) => (sent += text), end: () => {} });
+    const homeLatest = () => {
+      const frames = [...sent.matchAll(/^data: (.*)$/gm)];
+      const last = frames[frames.length - 1]?.[1];
+      return last ? (JSON.parse(last) as { home: { latest: string | null } }).home.latest : null;
+    };
+    await ours.node.live.refresh();
+    const before = homeLatest();
+    let told = 0;
+    const stop = ours.node.invalidations.subscribe(LIVE_TOPIC, () => told++);
     await worker.pollAll();
+    stop();
+    expect(told).toBe(1); // open pages hear of the new copy (live updates)
+    await ours.node.live.refresh();
+    const copy = (await storedCopies()).get('carol later');
+    const row = await prisma().post.findUniqueOrThrow({ where: { id: copy!.id } });
+    expect(homeLatest()).toBe(row.createdAt.toISOString());
+    expect(homeLatest()).not.toBe(before);
+    opened.stream.close();
     expect(pollsOf('carol')).toBe(2);
     expect((await storedCopies()).has('carol later')).toBe(true);
+    // alice's home shows it from this database: the page asks the origin nothing.
+    const asked = origin.gets.length;
+    const home = await as(alice.user).timeline.home();
+    expect(home.posts[0]).toMatchObject({
+      content: 'carol later',
+      author: { address: `carol@${origin.domain}` },
+    });
+    const profile = await as(alice.user).profiles.get({ address: `carol@${origin.domain}` });
+    expect(profile.posts[0]?.content).toBe('carol later');
+    expect(origin.gets.length).toBe(asked);
     // New posts halved the interval.
     expect((await pollRow('carol'))?.intervalMs).toBe((POLL_POLICY.initialMs * 1.5) / 2);
   });
@@ -207,6 +241,16 @@ describe('the crawler and the retention sweep', () => {
     const copies = await storedCopies();
     expect(copies.get('dave one')?.remoteAuthor?.handle).toBe('dave');
     expect(copies.has('dave liked here')).toBe(true);
+    // The swarm feed lists them from this database and says which reads it covers.
+    const asked = origin.gets.length;
+    const feed = await signedInCaller(ours.node, null).timeline.swarm();
+    expect(feed.posts.map((p) => p.content)).toContain('dave one');
+    expect(feed.coverage).toEqual({
+      nodes: 1,
+      newestReadAt: ours.clock.now().toISOString(),
+      oldestReadAt: ours.clock.now().toISOString(),
+    });
+    expect(origin.gets.length).toBe(asked);
   });
 
   it('removes expired copies and nothing else: followed authors, interactions and local threads keep theirs', async () => {

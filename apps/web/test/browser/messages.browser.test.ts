@@ -89,7 +89,8 @@ describe('direct messages between two nodes in a browser', () => {
     await bubble(alice, firstText).getByText('delivered', { exact: true }).waitFor();
     await alice.shot('delivered');
     await conversation.click();
-    await bob.page.waitForURL(`${b.url}/messages/${aliceAddress()}`);
+    // A click before hydration is a full page load: wait for the address, not for `load`.
+    await bob.page.waitForURL(`${b.url}/messages/${aliceAddress()}`, { waitUntil: 'commit' });
     await bubble(bob, firstText).waitFor();
     await bob.shot('thread');
     const textbox = bob.page.getByLabel(`Message to ${aliceAddress()}`);

@@ -80,7 +80,7 @@ export function viewPostId(domain: string, id: string, self: string): string {
  * A peer's reference to another post (`replyToId`): already `swarm:…` (ours when it names this
  * node), or an id on the answering node.
  */
-function viewPostRef(ref: string | null, domain: string, self: string): string | null {
+export function viewPostRef(ref: string | null, domain: string, self: string): string | null {
   if (!ref) return null;
   if (ref.startsWith('swarm:')) {
     const parsed = parseSwarmPostId(ref);

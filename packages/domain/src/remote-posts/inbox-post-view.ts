@@ -1,70 +1,36 @@
-import {
-  formatSwarmPostId,
-  formatTimestamp,
-  isHttpUrl,
-  parseSwarmPostId,
-  type OriginPostPush,
-  type PostPush,
-} from '@swarm/contract';
+import { isHttpUrl, type OriginPostPush, type PostPush } from '@swarm/contract';
+import { actorView, postPath, viewPostId, viewPostRef, viewUrl } from '../feeds/post-views.ts';
 import { guessMimeType } from '../interactions/inbound-helpers.ts';
 import type { PostView } from '../views/index.ts';
 
 // A pushed post (either dialect, docs/protocol.md "Post delivery") as the view the remote post
-// store takes. Only what the author's node said; counts are the caller's. The id and URL rules
-// are feeds/post-views.ts's (a folder of the same level, so not imported): bare ids for ours,
-// `swarm:{domain}:{id}` otherwise, http(s) URLs or nothing.
+// store takes, with the id and URL rules pages use (feeds/post-views.ts). Only what the author's
+// node said; counts are the caller's; the store dates a post from the future "now".
 
 export type AnyPostPush = PostPush | OriginPostPush;
-
-/** The view id of post `id` living on `domain`. */
-export function viewPostId(domain: string, id: string, self: string): string {
-  return domain === self ? id : formatSwarmPostId({ domain, postId: id });
-}
-
-const viewUrl = (value: string | null | undefined): string | null =>
-  value && isHttpUrl(value) ? value : null;
-
-/**
- * A reference to another post in a push (`replyToId`): `swarm:{domain}:{id}` (ours when it
- * names this node), or an id on the pushing node. Null when it cannot name a post.
- */
-function postRef(ref: string | undefined, domain: string, self: string): string | null {
-  if (!ref) return null;
-  if (ref.startsWith('swarm:')) {
-    const parsed = parseSwarmPostId(ref);
-    return parsed.ok ? viewPostId(parsed.value.domain, parsed.value.postId, self) : null;
-  }
-  try {
-    return viewPostId(domain, ref, self);
-  } catch {
-    return null; // not an id we can link to: stored as a post without its parent
-  }
-}
 
 export function pushedPostView(
   push: AnyPostPush,
   counts: { likesCount: number; repostsCount: number; repliesCount: number },
   self: string,
-  now: Date,
 ): PostView {
   const { post, author, nodeDomain } = push;
   const id = viewPostId(nodeDomain, post.id, self);
-  // A post dated ahead of our clock would sit on top of every timeline: it is dated now.
-  const createdAt = new Date(post.createdAt) > now ? now : new Date(post.createdAt);
   const previewUrl = viewUrl(post.linkPreviewUrl);
   return {
     id,
-    path: `/posts/${id}`,
-    author: {
-      handle: author.handle,
-      domain: nodeDomain,
-      address: `${author.handle}@${nodeDomain}`,
-      displayName: author.displayName || author.handle,
-      avatarUrl: viewUrl(author.avatarUrl),
-      isRemote: true,
-    },
+    path: postPath(id),
+    author: actorView(
+      {
+        handle: author.handle,
+        domain: nodeDomain,
+        displayName: author.displayName ?? '',
+        avatarUrl: author.avatarUrl || null,
+      },
+      self,
+    ),
     content: post.content,
-    createdAt: formatTimestamp(createdAt),
+    createdAt: post.createdAt,
     isNsfw: post.isNsfw || author.isNsfw,
     media: (post.media ?? [])
       .filter((item) => isHttpUrl(item.url))
@@ -82,7 +48,7 @@ export function pushedPostView(
         }
       : null,
     ...counts,
-    replyToId: postRef(post.replyToId, nodeDomain, self),
+    replyToId: viewPostRef(post.replyToId ?? null, nodeDomain, self),
     repostedBy: null,
     nodeDomain,
     isRemote: true,

@@ -6,13 +6,12 @@ import {
   type PostPushAnswer,
   type Result,
 } from '@swarm/contract';
-import type { Invalidations } from '../replicas/invalidations.ts';
-import { LIVE_TOPIC } from '../live/index.ts';
 import type { PeerServiceDeps } from '../peers/service-deps.ts';
 import { refuse, type Refusal } from '../refusal.ts';
 import { createUserDids } from '../security/user-dids.ts';
 import { createInboxAuthorSignature, type InboxDidPin } from './inbox-author-signature.ts';
-import { pushedPostView, viewPostId, type AnyPostPush } from './inbox-post-view.ts';
+import { viewPostId } from '../feeds/post-views.ts';
+import { pushedPostView, type AnyPostPush } from './inbox-post-view.ts';
 import type { RemotePostStore } from './remote-post-store.ts';
 
 /**
@@ -48,12 +47,10 @@ export const INBOX_MESSAGES = {
 
 export interface PostInboxDeps extends PeerServiceDeps {
   store: RemotePostStore;
-  /** Told when a new copy is stored, so that live pages update (live/live-hub.ts). */
-  invalidations?: Pick<Invalidations, 'publish'>;
 }
 
 export function createPostInbox(deps: PostInboxDeps): PostInbox {
-  const { db, clock, logger, config, peers, store, invalidations } = deps;
+  const { db, clock, logger, config, peers, store } = deps;
   const prisma = db.prisma;
   const self = config.domain;
   const authorSignature = createInboxAuthorSignature({
@@ -148,7 +145,6 @@ export function createPostInbox(deps: PostInboxDeps): PostInbox {
         repliesCount: counts.repliesCount,
       },
       self,
-      now,
     );
     const visibility = 'visibility' in push.post ? push.post.visibility : 'public';
     const outcome = await store.store([{ view, visibility }], 'push');
@@ -156,7 +152,6 @@ export function createPostInbox(deps: PostInboxDeps): PostInbox {
     await pinDid(actorUrl, signed.value);
     if (outcome.created.length > 0) {
       logger.info({ peer: nodeDomain, post: postId, visibility }, 'pushed post stored');
-      await invalidations?.publish(LIVE_TOPIC);
       return ok(answer(INBOX_MESSAGES.created, postId));
     }
     return ok(answer(INBOX_MESSAGES.updated, postId));

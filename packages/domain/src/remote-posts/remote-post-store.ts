@@ -2,7 +2,9 @@ import { parseSwarmPostId } from '@swarm/contract';
 import type { Db, Prisma, PostVisibility } from '@swarm/db';
 import type { Clock } from '../clock.ts';
 import { upsertRemoteActor } from '../interactions/interaction-effects.ts';
+import { LIVE_TOPIC } from '../live/index.ts';
 import type { Logger } from '../logger.ts';
+import type { Invalidations } from '../replicas/invalidations.ts';
 import type { PostView } from '../views/index.ts';
 
 /**
@@ -47,8 +49,10 @@ export function createRemotePostStore(deps: {
   db: Db;
   clock: Clock;
   logger: Logger;
+  /** Told when new copies are stored: open pages (live updates) recompute what they show. */
+  invalidations?: Pick<Invalidations, 'publish'>;
 }): RemotePostStore {
-  const { db, clock, logger } = deps;
+  const { db, clock, logger, invalidations } = deps;
   const prisma = db.prisma;
 
   /** The row id a view's `replyToId` names: a local post, or a copy already stored. */
@@ -173,6 +177,7 @@ export function createRemotePostStore(deps: {
       }
       if (outcome.created.length > 0) {
         logger.debug({ source, created: outcome.created.length }, 'remote posts stored');
+        await invalidations?.publish(LIVE_TOPIC);
       }
       return outcome;
     },
