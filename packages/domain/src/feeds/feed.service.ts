@@ -257,10 +257,7 @@ export function createFeedService(deps: FeedServiceDeps): FeedService {
       let hiddenNsfw = 0;
       const { entries, frontier } = await keptEntries(
         {
-          OR: [
-            { ...TIMELINE_LIVE },
-            { apId: { not: null }, ...COPY_SHOWN },
-          ],
+          OR: [{ ...TIMELINE_LIVE }, { apId: { not: null }, ...COPY_SHOWN }],
           deletedAt: null,
           ...LISTED,
           ...TOP_LEVEL,
