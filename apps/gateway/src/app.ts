@@ -5,6 +5,7 @@ import { authServicesOf, type AuthServices } from '@swarm/auth';
 import { errorBody, HSTS, PERMISSIONS_POLICY, SWARM_PATHS } from '@swarm/contract';
 import { DATABASE_UNAVAILABLE, UNAVAILABLE_RETRY_AFTER_S, type NodeContext } from '@swarm/domain';
 import { errorCodeForStatus, errorResponse } from './errors.ts';
+import { markJsonAnswers } from './fast-answer.ts';
 import {
   nodeSignature,
   rateLimitByIp,
@@ -54,29 +55,28 @@ export function createGatewayApp(
 
   // On every answer, errors included (docs/security.md, "Headers"): JSON and one server-rendered
   // reference page without scripts, so the policy allows nothing but that page's inline style.
-  app.use(
-    secureHeaders({
-      contentSecurityPolicy: {
-        defaultSrc: ["'none'"],
-        styleSrc: ["'unsafe-inline'"],
-        baseUri: ["'none'"],
-        formAction: ["'none'"],
-        frameAncestors: ["'none'"],
-      },
-      xFrameOptions: 'DENY',
-      referrerPolicy: 'no-referrer',
-      strictTransportSecurity: HSTS,
-      // Peers read the gateway from servers; a browser of another origin has no business here.
-      crossOriginResourcePolicy: 'same-origin',
-    }),
-  );
-  app.use(async (c, next) => {
-    await next();
-    c.header('permissions-policy', PERMISSIONS_POLICY);
+  const securityHeaders = secureHeaders({
+    contentSecurityPolicy: {
+      defaultSrc: ["'none'"],
+      styleSrc: ["'unsafe-inline'"],
+      baseUri: ["'none'"],
+      formAction: ["'none'"],
+      frameAncestors: ["'none'"],
+    },
+    xFrameOptions: 'DENY',
+    referrerPolicy: 'no-referrer',
+    strictTransportSecurity: HSTS,
+    // Peers read the gateway from servers; a browser of another origin has no business here.
+    crossOriginResourcePolicy: 'same-origin',
   });
+  // One middleware for the headers and the node context. The headers go on `c.res.headers`
+  // directly: Hono's `c.header()` on a finished answer builds a new Response around its body.
   app.use(async (c, next) => {
     c.set('node', node);
-    await next();
+    // JSON answers reach the adapter with their text (fast-answer.ts): no stream to read back.
+    markJsonAnswers(c);
+    await securityHeaders(c, next);
+    c.res.headers.set('permissions-policy', PERMISSIONS_POLICY);
   });
   // X-Request-Id in and out, the request's scope for peer calls, one log line, the metrics.
   app.use(observeRequests());

@@ -1,18 +1,21 @@
 import type { SessionService } from '@swarm/auth';
+import { refreshPlannerStatistics } from '@swarm/db';
 import type { NodeContext } from '@swarm/domain';
 
 /**
  * Expired sessions are refused when presented anyway; the sweep only keeps the table small.
  * Unattached uploads live a day (UPLOADS.unattachedTtlMs): an hourly sweep removes them within
- * 25 hours.
+ * 25 hours. The first sweep runs a minute after start, so that the embedded database's planner
+ * statistics exist soon after a start (they are refreshed with every sweep).
  */
 export const HOUSEKEEPING_INTERVAL_MS = 60 * 60 * 1000;
+export const HOUSEKEEPING_FIRST_MS = 60 * 1000;
 
 export interface Housekeeping {
   start(): void;
   stop(): Promise<void>;
   /** One sweep now; answers what it removed. */
-  runOnce(): Promise<{ expiredSessions: number; uploads: number }>;
+  runOnce(): Promise<{ expiredSessions: number; uploads: number; statistics: boolean }>;
 }
 
 /**
@@ -21,13 +24,15 @@ export interface Housekeeping {
  * the same database at once do no harm.
  */
 export function createHousekeeping(deps: {
-  node: Pick<NodeContext, 'logger' | 'uploads'>;
+  node: Pick<NodeContext, 'db' | 'logger' | 'uploads'>;
   /** The node's session service, built once by the entry point. */
   sessions: Pick<SessionService, 'deleteExpired'>;
   intervalMs?: number;
+  firstDelayMs?: number;
 }): Housekeeping {
   const { node, sessions } = deps;
   let timer: ReturnType<typeof setInterval> | undefined;
+  let first: ReturnType<typeof setTimeout> | undefined;
   let inFlight: Promise<unknown> = Promise.resolve();
 
   async function runOnce() {
@@ -37,19 +42,25 @@ export function createHousekeeping(deps: {
     // Uploads never put into a post after a day, of deleted posts, replaced avatars and headers,
     // deleted accounts: files first, then rows (a failed removal is retried next time).
     const { removed: uploads } = await node.uploads.sweep();
-    return { expiredSessions, uploads };
+    const statistics = await refreshPlannerStatistics(node.db);
+    return { expiredSessions, uploads, statistics };
   }
 
   return {
     start() {
-      timer ??= setInterval(() => {
+      const sweep = () => {
         inFlight = runOnce().catch((err: unknown) =>
           node.logger.error({ err }, 'housekeeping failed'),
         );
-      }, deps.intervalMs ?? HOUSEKEEPING_INTERVAL_MS);
+      };
+      first ??= setTimeout(sweep, deps.firstDelayMs ?? HOUSEKEEPING_FIRST_MS);
+      first.unref();
+      timer ??= setInterval(sweep, deps.intervalMs ?? HOUSEKEEPING_INTERVAL_MS);
       timer.unref();
     },
     async stop() {
+      clearTimeout(first);
+      first = undefined;
       clearInterval(timer);
       timer = undefined;
       await inFlight;

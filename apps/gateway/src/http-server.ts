@@ -3,6 +3,7 @@ import { Server as NetServer, type Socket } from 'node:net';
 import { getRequestListener } from '@hono/node-server';
 import { WEB_SECURITY_HEADERS } from '@swarm/contract';
 import { isGatewayPath } from './app.ts';
+import { forAdapter } from './fast-answer.ts';
 
 /** A Node middleware such as SvelteKit's adapter-node `build/handler.js`. */
 export type NodeHandler = (req: IncomingMessage, res: ServerResponse, next?: () => void) => void;
@@ -59,7 +60,7 @@ function typeUntypedUpload(req: IncomingMessage, pathname: string) {
  * everything goes to it (the gateway alone, or the web app alone).
  */
 export function createHttpServer(opts: {
-  fetch?: (request: Request) => Response | Promise<Response>;
+  fetch?: Parameters<typeof getRequestListener>[0];
   web?: NodeHandler;
 }): NodeHttpServer {
   if (!opts.fetch && !opts.web)
@@ -67,7 +68,17 @@ export function createHttpServer(opts: {
   // Never replace the global Request/Response with @hono/node-server's lightweight classes: the
   // web app mounted next to the gateway checks `instanceof Response` on what its endpoints
   // return, and a global swapped under it answered every JSON endpoint with 500 (issue 12).
-  const gateway = opts.fetch && getRequestListener(opts.fetch, { overrideGlobalObjects: false });
+  const { fetch } = opts;
+  const gateway =
+    fetch &&
+    getRequestListener(
+      // The adapter's bindings (the Node request: the client address) go on to the app.
+      async (request, bindings) => {
+        const response: unknown = await fetch(request, bindings);
+        return response instanceof Response ? forAdapter(response) : response;
+      },
+      { overrideGlobalObjects: false },
+    );
   const { web } = opts;
   /** Responses not yet complete. */
   const active = new Set<ServerResponse>();

@@ -22,6 +22,7 @@ import {
   unavailableResponse,
 } from '$lib/server/observe';
 import { opsResponse } from '$lib/server/ops-endpoints';
+import { createPublicReads, type PublicReads } from '$lib/server/public-reads';
 import { refuseForeignRequest } from '$lib/server/request-origin';
 import { withSecurityHeaders } from '$lib/server/security-headers';
 import { clearSessionCookie, SESSION_COOKIE, setSessionCookie } from '$lib/server/session-cookie';
@@ -29,6 +30,7 @@ import { clearSessionCookie, SESSION_COOKIE, setSessionCookie } from '$lib/serve
 let node: NodeContext | undefined;
 let auth: AuthServices | undefined;
 let clientApi: ClientApi | undefined;
+let publicReads: PublicReads | undefined;
 
 /** What the process that booted the node hands the web app. */
 export interface WebComposition {
@@ -46,6 +48,7 @@ export function useComposition(composition: WebComposition): void {
   if (node) throw new Error('The web app already has its node context.');
   ({ node, auth } = composition);
   clientApi = createClientApi(composition);
+  publicReads = createPublicReads(composition.node);
 }
 
 // Run alone (`vite dev`, `node build/index.js`), the web app boots its own context from the same
@@ -66,6 +69,7 @@ export const init: ServerInit = async () => {
   // Login and sign-up throttles take from the node's shared limits (one budget across replicas).
   auth = authServicesOf(own);
   clientApi = createClientApi({ node: own, auth });
+  publicReads = createPublicReads(own);
   // Optional private port for scrapers without a token (as the gateway's entry does).
   const { metricsPort, metricsHost } = parsed.value;
   const metricsServer = metricsPort === undefined ? undefined : createMetricsServer(own.metrics);
@@ -148,12 +152,13 @@ async function respond(
   event.locals.auth = auth;
   event.locals.session = session;
   event.locals.user = session?.user ?? null;
-  event.locals.api = createCaller({
+  const api = createCaller({
     node,
     auth,
     session,
     clientIp: event.locals.clientAddress,
   });
+  event.locals.api = !session && publicReads ? publicReads.forVisitor(api) : api;
   return resolve(event);
 }
 

@@ -134,4 +134,25 @@ describe('readPostForm', () => {
     form.set('content', 'just text');
     expect(readPostForm(form)).toEqual({ content: 'just text' });
   });
+
+  it('reads the audience and the browser signature (all three fields, or none)', () => {
+    const form = new FormData();
+    form.set('content', 'signed');
+    form.set('visibility', 'followers');
+    form.set('signedPostId', '0d5b2f5e-6c11-4a55-9b8a-2d4f0f0a1c33');
+    form.set('signedPostAt', '2026-11-27T23:00:00.000Z');
+    expect(readPostForm(form)).toEqual({ content: 'signed', visibility: 'followers' });
+    form.set('postSignature', 'c2ln');
+    expect(readPostForm(form)).toEqual({
+      content: 'signed',
+      visibility: 'followers',
+      signed: {
+        id: '0d5b2f5e-6c11-4a55-9b8a-2d4f0f0a1c33',
+        createdAt: '2026-11-27T23:00:00.000Z',
+        signature: 'c2ln',
+      },
+    });
+    form.set('visibility', 'everyone');
+    expect(readPostForm(form).visibility).toBeUndefined();
+  });
 });

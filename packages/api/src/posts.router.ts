@@ -17,9 +17,22 @@ export const postsRouter = router({
     ),
 
   /**
+   * The post as it will be pushed to the nodes of the author's followers, with a reserved id and
+   * time, for the browser to sign (`userSignaturePayload({action, targetDomain, body})` with the
+   * user's key) and send back as `create`'s `signed: {id, createdAt, signature}`; null when the
+   * post is not pushed (unlisted). Refused when the account has no key.
+   */
+  prepare: protectedProcedure
+    .input(createPostInputSchema)
+    .mutation(async ({ ctx, input }) =>
+      unwrap(await ctx.node.actions.posts.prepare(ctx.user.id, input)),
+    ),
+
+  /**
    * Publishes a post (text, up to 4 media: photos uploaded here by `uploadId` or images by URL,
-   * NSFW flag, link preview, reply target); the
-   * answer carries the deliveries it made (a reply to another node's post, remote mentions).
+   * NSFW flag, link preview, reply target, visibility), signed by its author when `signed` is
+   * given (see `prepare`); the answer carries the deliveries it made (a reply to another node's
+   * post, remote mentions, the post to the nodes of the author's followers).
    */
   create: protectedProcedure
     .input(createPostInputSchema)

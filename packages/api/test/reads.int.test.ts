@@ -108,7 +108,7 @@ describe('timeline.home', () => {
     expect(reposted.id).toBe(ids['carol-1']);
     expect(reposted.repostedBy).toMatchObject({ handle: 'bob', address: 'bob', isRemote: false });
     expect(reposted.author).toMatchObject({ handle: 'carol', domain: 'alpha.test' });
-    expect(home).toMatchObject({ nextBefore: null, followsNobody: false, unreachable: [] });
+    expect(home).toMatchObject({ nextBefore: null, followsNobody: false });
   });
 
   it('carries the viewer’s state: liked, own', async () => {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { httpUrlSchema } from './primitives.ts';
+import { httpUrlSchema, signatureSchema, timestampSchema } from './primitives.ts';
 
 /**
  * What a user may post (issue #4: text, up to 4 media by URL with alt text, NSFW flag, link
@@ -48,6 +48,19 @@ export const linkPreviewInputSchema = z.object({
   image: httpUrlSchema.optional(),
 });
 
+/**
+ * The author's own signature of a new post (docs/protocol.md "Post delivery"): `posts.prepare`
+ * reserves the post's `id` and `createdAt` and answers the exact object to sign; the browser
+ * signs it with the user's key and sends back the two reserved values and the signature. The
+ * node builds the object again from the input and checks the signature over its own copy.
+ */
+export const postSignedSchema = z.object({
+  id: z.uuid({ message: 'the signed post id is the one prepare answered' }),
+  createdAt: timestampSchema,
+  signature: signatureSchema,
+});
+export type PostSigned = z.output<typeof postSignedSchema>;
+
 /** The fields of a new post, without the cross-field rule (for callers that add fields). */
 export const postInputObject = z.object({
   content: z.string().refine((t) => chars(t) <= POST_LIMITS.contentChars, {
@@ -66,6 +79,13 @@ export const postInputObject = z.object({
    * post's node cannot be asked and nothing else here knows the post (a placeholder copy).
    */
   replyToAuthorAddress: z.string().trim().min(1).max(300).nullish(),
+  /**
+   * Who may read it: everyone (`public`), everyone with the link but no public list
+   * (`unlisted`), or the author's accepted followers only (`followers`).
+   */
+  visibility: z.enum(['public', 'unlisted', 'followers']).default('public'),
+  /** The author's signature over the post as `posts.prepare` made it (see `postSignedSchema`). */
+  signed: postSignedSchema.nullish(),
 });
 
 export const createPostInputSchema = postInputObject.refine(

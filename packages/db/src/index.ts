@@ -28,5 +28,6 @@ export { SCHEMA_HEAD } from './migrations/schema-head.ts';
 export { localActorKey } from './actor-keys.ts';
 export { restorePgliteDataDir } from './pglite.ts';
 export { commitIfOk, TX_OPTIONS } from './transaction.ts';
+export { refreshPlannerStatistics } from './statistics.ts';
 // The generated client: PrismaClient, the Prisma namespace, model types and enums.
 export * from './generated/prisma/client.ts';

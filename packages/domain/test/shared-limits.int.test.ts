@@ -155,6 +155,24 @@ for (const [name, store] of Object.entries(stores)) {
       ).toBe(1);
     });
 
+    it('answers takes that arrive together as the same takes one after another', async () => {
+      const clock = manualClock();
+      const [a] = await store!.open(clock);
+      const rule = { points: 10, windowMs: 60_000 };
+      // Room for all eight: granted together.
+      const first = await Promise.all(
+        Array.from({ length: 8 }, () => a.take('together', '198.51.100.8', rule)),
+      );
+      expect(okCount(first)).toBe(8);
+      // Two left for three: the first two in arrival order, the third refused for 6 s.
+      const second = await Promise.all(
+        Array.from({ length: 3 }, () => a.take('together', '198.51.100.8', rule)),
+      );
+      expect(second).toEqual([{ ok: true }, { ok: true }, { ok: false, retryAfterSec: 6 }]);
+      // Another key's bucket is its own.
+      expect(await a.take('together', '198.51.100.9', rule)).toEqual({ ok: true });
+    });
+
     it.skipIf(!store?.buses)(
       'tells its own listeners once and the other process, by topic',
       async () => {

@@ -38,17 +38,17 @@ import type { BenchRow } from './report.ts';
 
 const ALPHA = 'alpha.bench';
 const BETA = 'beta.bench';
-const CONNECTIONS = 50;
+export const CONNECTIONS = 50;
 /** A first batch measures the rate; each case then sends about this many seconds' worth. */
-const CALIBRATION_REQUESTS = 150;
-const SECONDS_PER_CASE = 10;
+export const CALIBRATION_REQUESTS = 150;
+export const SECONDS_PER_CASE = 10;
 /** Requests per case stay in these bounds (all pre-signed: memory and preparation time). */
-const MIN_REQUESTS = 300;
-const MAX_REQUESTS = 5_000;
+export const MIN_REQUESTS = 300;
+export const MAX_REQUESTS = 5_000;
 const USERS = 20;
 const TARGET = 3_000;
 
-interface Prepared {
+export interface Prepared {
   body: string;
   headers: Record<string, string>;
 }
@@ -185,7 +185,7 @@ export async function benchIngest(log: (line: string) => void): Promise<BenchRow
   }
 }
 
-interface Run {
+export interface Run {
   perSecond: number;
   p50Ms: number;
   p99Ms: number;
@@ -206,7 +206,7 @@ function row(name: string, run: Run, floor: Run, notes: string[]): BenchRow {
 }
 
 /** Sends every prepared request once (autocannon `amount`), `connections` at a time. */
-async function send(url: string, prepared: Prepared[], connections: number): Promise<Run> {
+export async function send(url: string, prepared: Prepared[], connections: number): Promise<Run> {
   let next = 0;
   // The rate is timed here, up to the last response: autocannon reports only at its next
   // once-a-second sample, which rounds a 2 s run up to 3 s (a third off the rate).

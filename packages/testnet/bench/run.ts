@@ -2,6 +2,8 @@ import { fileURLToPath } from 'node:url';
 import { benchGossip } from './gossip-report.ts';
 import { benchIngest } from './ingest.bench.ts';
 import { benchLiveStreams } from './live-streams.bench.ts';
+import { benchPages } from './pages.bench.ts';
+import { benchPostIngest } from './post-ingest.bench.ts';
 import { benchReads } from './reads.bench.ts';
 import { benchSearch } from './search.bench.ts';
 import { benchStartup } from './startup.bench.ts';
@@ -12,7 +14,7 @@ import { writeReport } from './report.ts';
 
 // `pnpm bench`: every benchmark, results as JSON + markdown under bench/results/ at the repo
 // root. Speed targets live here, never in timed tests. `pnpm bench ingest gossip` runs only
-// the named ones (reads, swarm-feed, ingest, gossip, startup, live, search,
+// the named ones (reads, pages, swarm-feed, ingest, post-ingest, gossip, startup, live, search,
 // uploads, swarm-sim).
 const resultsDir = fileURLToPath(new URL('../../../bench/results', import.meta.url));
 const only = process.argv.slice(2);
@@ -22,6 +24,16 @@ const log = (line: string) => console.log(line);
 if (wanted('reads')) {
   console.log('reads: 5 s per case, 50 connections…');
   await writeReport(resultsDir, 'reads', 'Gateway reads vs a bare Hono route', await benchReads());
+}
+
+if (wanted('pages')) {
+  console.log('pages: /public and a profile page of `pnpm start`, 10 connections…');
+  await writeReport(
+    resultsDir,
+    'pages',
+    'Server-rendered pages (embedded node, PGlite, demo content)',
+    await benchPages(log),
+  );
 }
 
 if (wanted('swarm-feed')) {
@@ -37,6 +49,16 @@ if (wanted('swarm-feed')) {
 if (wanted('ingest')) {
   console.log('ingest: signed likes through the front door, ~10 s per case…');
   await writeReport(resultsDir, 'ingest', 'Signed like ingest', await benchIngest(log));
+}
+
+if (wanted('post-ingest')) {
+  console.log('post ingest: signed pushed posts through the front door, ~10 s per case…');
+  await writeReport(
+    resultsDir,
+    'post-ingest',
+    'Pushed post ingest (POST /api/swarm/inbox)',
+    await benchPostIngest(log),
+  );
 }
 
 if (wanted('gossip')) {

@@ -46,17 +46,20 @@ export function observeRequests(): MiddlewareHandler<GatewayEnv> {
         status,
         seconds,
       });
-      const line = {
-        requestId,
-        method: c.req.method,
-        route,
-        path: c.req.path,
-        status,
-        ms: Math.round(seconds * 10_000) / 10,
-        client: clientIp(c, node.config.trustProxy),
-      };
-      if (PROBE_ROUTES.has(route) && status < 400) node.logger.debug(line, 'request');
-      else node.logger.info(line, 'request');
+      const level = PROBE_ROUTES.has(route) && status < 400 ? 'debug' : 'info';
+      // The line (and the client address it names) is built only when its level is logged.
+      if (node.logger.isLevelEnabled(level)) {
+        const line = {
+          requestId,
+          method: c.req.method,
+          route,
+          path: c.req.path,
+          status,
+          ms: Math.round(seconds * 10_000) / 10,
+          client: clientIp(c, node.config.trustProxy),
+        };
+        node.logger[level](line, 'request');
+      }
     }
   };
 }

@@ -1,4 +1,4 @@
-import type { MiddlewareHandler } from 'hono';
+import type { Context, MiddlewareHandler } from 'hono';
 import {
   createReadCache,
   READ_CACHE_MAX_ENTRIES,
@@ -8,6 +8,7 @@ import {
   type ReadCache,
   READS_TOPIC,
 } from '@swarm/domain';
+import { withKnownText } from '../fast-answer.ts';
 import { isWriteMethod, type SecurityEnv } from './security-env.ts';
 
 /** The public reads worth caching: node info, timeline, profiles, posts, replies. */
@@ -16,6 +17,11 @@ const CACHED_READ = /^\/api\/swarm\/(?:info|timeline|replies|users\/[^/]+|posts\
 interface CachedRead {
   body: string;
   contentType: string;
+}
+
+/** A cached read's answer, marked so the HTTP adapter writes its text without a stream. */
+function answer(c: Context, read: CachedRead): Response {
+  return withKnownText(c.body(read.body, 200, { 'content-type': read.contentType }), read.body);
 }
 
 /**
@@ -52,7 +58,7 @@ export function readCache(options: {
     const url = c.req.url;
     const key = url.slice(url.indexOf('/', url.indexOf('//') + 2));
     const hit = cache.get(key) ?? (await cache.pending(key));
-    if (hit) return c.body(hit.body, 200, { 'content-type': hit.contentType });
+    if (hit) return answer(c, hit);
 
     let ran = false;
     const joined = await cache.load(key, async () => {
@@ -61,11 +67,12 @@ export function readCache(options: {
       if (c.res.status !== 200) return undefined;
       const body = await c.res.text();
       c.res = new Response(body, c.res);
+      withKnownText(c.res, body);
       return { body, contentType: c.res.headers.get('content-type') ?? 'application/json' };
     });
     // Another request started the same load first: share its answer, or answer ourselves.
     if (!ran) {
-      if (joined) return c.body(joined.body, 200, { 'content-type': joined.contentType });
+      if (joined) return answer(c, joined);
       await next();
     }
   };

@@ -11,7 +11,7 @@ import type { PeerServiceDeps } from '../peers/service-deps.ts';
 export interface ActionDeps extends PeerServiceDeps {
   delivery: DeliveryService;
   /** Photos uploaded here: a post takes them, a deletion discards them (issue #14). */
-  uploads?: Pick<UploadService, 'attachToPost' | 'discardForPost' | 'sweepSoon'>;
+  uploads?: Pick<UploadService, 'attachToPost' | 'discardForPost' | 'sweepSoon' | 'peek'>;
   /**
    * The reads' memory: remote posts just shown (a first action on one whose node is down uses
    * them), and the peer-read cache, dropped for a peer once something changed there.

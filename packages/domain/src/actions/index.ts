@@ -4,18 +4,27 @@ import {
   type InteractionActions,
 } from './interaction-actions.service.ts';
 import { createPostActions, type PostActions } from './post-actions.service.ts';
+import { createPostRepush, type PostRepush } from './post-repush.ts';
 
 export * from './action-support.ts';
 export * from './interaction-actions.service.ts';
 export * from './post-actions.service.ts';
 export * from './post-input.ts';
+export { POST_PUSH_MAX_NODES } from './post-fan-out.ts';
+export { REPUSH_INTERVAL_MS, REPUSH_THRESHOLDS, type PostRepush } from './post-repush.ts';
 
 /** What a signed-in user does (`NodeContext.actions`). */
 export interface ActionServices {
   posts: PostActions;
   interactions: InteractionActions;
+  /** Posts pushed again as their counts grow (the outbox worker runs it before each batch). */
+  repush: PostRepush;
 }
 
 export function createActionServices(deps: ActionDeps): ActionServices {
-  return { posts: createPostActions(deps), interactions: createInteractionActions(deps) };
+  return {
+    posts: createPostActions(deps),
+    interactions: createInteractionActions(deps),
+    repush: createPostRepush(deps),
+  };
 }

@@ -12,6 +12,7 @@ import {
 import { localActorKey } from '@swarm/db';
 import { postViewSelect, rowToPostView, withViewerState } from '../feeds/post-views.ts';
 import { excerpt, guessMimeType } from '../interactions/inbound-helpers.ts';
+import { NO_SIGNING_KEY } from './signed-interaction.ts';
 import { notify, removeRepost } from '../interactions/interaction-effects.ts';
 import type { DeliveryView, PostView } from '../views/index.ts';
 import {
@@ -26,20 +27,35 @@ import { commitIfOk, refuse, type Refusal } from '../refusal.ts';
 import { createTargetResolver, type PostTarget, type RemotePost } from './action-targets.ts';
 import type { AttachedUpload } from '../media/upload.service.ts';
 import { queueOriginReplyDeletion } from './origin-reply-deletion.ts';
+import { postPushBody, queuePostPushes } from './post-fan-out.ts';
 import { findMentions, type Mention } from './post-input.ts';
+import { pushedPostOf, type PushedPostSource } from './post-push-body.ts';
+import { checkReserved, verifyPostSignature, type PreparedPost } from './post-signature.ts';
 
 /**
  * Writing and deleting posts. A post, its counters, the notifications of local people it
  * mentions or answers, and the rows of its deliveries (a reply to a post on another node, a
- * mention of someone there) are one transaction; the deliveries are sent right after it.
+ * mention of someone there, the post itself to the nodes of the author's followers:
+ * post-fan-out.ts) are one transaction. The deliveries the author waits for (a reply, a
+ * mention) are sent right after it; the pushes to followers' nodes are left to the outbox
+ * worker, so that no follower's node, slow or down, holds up the answer.
  */
+
+export type { PreparedPost } from './post-signature.ts';
 
 export interface CreatedPost {
   post: PostView;
   deliveries: DeliveryView[];
+  /** The nodes of followers the post is queued for (sent by the outbox worker). */
+  pushedTo: string[];
 }
 
 export interface PostActions {
+  /**
+   * The object the author's browser signs before `create` (post-signature.ts): the post as it
+   * will be pushed, with a reserved id and time; null when the post is not pushed (unlisted).
+   */
+  prepare(userId: string, input: CreatePostInput): Promise<Result<PreparedPost | null, Refusal>>;
   create(userId: string, input: CreatePostInput): Promise<Result<CreatedPost, Refusal>>;
   /** Soft delete of one's own post (its thread keeps its shape; counters go down). */
   delete(userId: string, postId: string): Promise<Result<{ id: string }, Refusal>>;
@@ -95,21 +111,82 @@ export function createPostActions(deps: ActionDeps): PostActions {
     return withViewer ?? view;
   }
 
-  return {
-    async create(userId, rawInput) {
-      const loaded = await loadActingUser(db, userId);
-      if (!loaded.ok) return loaded;
-      const user = loaded.value;
-      const parsed = parseWith(createPostInputSchema, rawInput);
-      if (!parsed.ok)
-        return refuse('INVALID_REQUEST', `This post cannot be published: ${parsed.reason}.`);
-      const input = parsed.value;
+  /** The input read, and its parent found: what `prepare` and `create` both start from. */
+  async function begin(userId: string, rawInput: CreatePostInput) {
+    const loaded = await loadActingUser(db, userId);
+    if (!loaded.ok) return loaded;
+    const parsed = parseWith(createPostInputSchema, rawInput);
+    if (!parsed.ok)
+      return refuse('INVALID_REQUEST', `This post cannot be published: ${parsed.reason}.`);
+    const input = parsed.value;
+    const parent = input.replyToId
+      ? await parentOf(input.replyToId, input.replyToAuthorAddress)
+      : null;
+    if (parent && !parent.ok) return parent;
+    return ok({ user: loaded.value, input, replyTo: parent?.value ?? null });
+  }
 
-      const parent = input.replyToId
-        ? await parentOf(input.replyToId, input.replyToAuthorAddress)
-        : null;
-      if (parent && !parent.ok) return parent;
-      const replyTo = parent?.value ?? null;
+  type Parent = NonNullable<Extract<Awaited<ReturnType<typeof begin>>, { ok: true }>['value']>;
+
+  /** What a push of the post is built from; null when it is not pushed (unlisted). */
+  function pushSource(
+    { input, replyTo }: Pick<Parent, 'input' | 'replyTo'>,
+    id: string,
+    createdAt: Date,
+    media: PushedPostSource['media'],
+  ): PushedPostSource | null {
+    if (input.visibility === 'unlisted') return null;
+    return {
+      id,
+      content: input.content,
+      createdAt,
+      isNsfw: input.isNsfw,
+      visibility: input.visibility,
+      replyToId: !replyTo ? null : replyTo.kind === 'local' ? replyTo.postId : replyTo.apId,
+      media,
+      linkPreview: input.linkPreview
+        ? {
+            url: input.linkPreview.url,
+            title: input.linkPreview.title || null,
+            description: input.linkPreview.description || null,
+            image: input.linkPreview.image ?? null,
+          }
+        : null,
+    };
+  }
+
+  return {
+    async prepare(userId, rawInput) {
+      const begun = await begin(userId, rawInput);
+      if (!begun.ok) return begun;
+      const { user, input } = begun.value;
+      if (!user.did) return refuse('INVALID_REQUEST', NO_SIGNING_KEY);
+      const uploadIds = input.media.flatMap((item) => (item.uploadId ? [item.uploadId] : []));
+      const free =
+        uploadIds.length > 0 && uploads ? await uploads.peek(user.id, uploadIds) : new Map();
+      const media: PushedPostSource['media'][number][] = [];
+      for (const item of input.media) {
+        const upload = item.uploadId ? free.get(item.uploadId) : undefined;
+        if (item.uploadId && !upload) {
+          return refuse(
+            'INVALID_REQUEST',
+            'A photo of this post is not available any more (already posted, or removed after a day); attach it again.',
+            { field: 'media' },
+          );
+        }
+        const url = upload?.url ?? item.url!;
+        const mimeType = upload?.mimeType ?? (item.mimeType || guessMimeType(url));
+        media.push({ url, mimeType, altText: item.altText });
+      }
+      const source = pushSource(begun.value, randomUUID(), clock.now(), media);
+      if (!source) return ok(null);
+      return ok({ action: 'post', targetDomain: self, body: pushedPostOf(source) });
+    },
+
+    async create(userId, rawInput) {
+      const begun = await begin(userId, rawInput);
+      if (!begun.ok) return begun;
+      const { user, input, replyTo } = begun.value;
       const me = `${user.handle}@${self}`;
       if (replyTo?.kind === 'local' && (await isBlockedBy(prisma, replyTo.authorId, me))) {
         return refuse('FORBIDDEN', BLOCKED_MESSAGE);
@@ -140,7 +217,11 @@ export function createPostActions(deps: ActionDeps): PostActions {
       );
 
       const now = clock.now();
-      const postId = randomUUID();
+      // A signed post keeps the id and time its author signed.
+      const reserved = input.signed ? await checkReserved(prisma, user, input.signed, now) : null;
+      if (reserved && !reserved.ok) return reserved;
+      const postId = reserved?.value.id ?? randomUUID();
+      const createdAt = reserved?.value.createdAt ?? now;
       const actor = localEffectActor(user);
       const text = excerpt(input.content);
       const uploadIds = input.media.flatMap((item) => (item.uploadId ? [item.uploadId] : []));
@@ -163,8 +244,12 @@ export function createPostActions(deps: ActionDeps): PostActions {
           };
         });
       let mediaUrls: string[] = [];
+      let pushedTo: string[] = [];
       const written = await commitIfOk(db, async (tx): Promise<Result<string[], Refusal>> => {
-        await tx.post.create({
+        // A signed post's id comes from the browser: a concurrent second use of it is skipped
+        // (ON CONFLICT DO NOTHING) and refused, not a unique-key error.
+        const inserted = await tx.post.createMany({
+          skipDuplicates: true,
           data: {
             id: postId,
             authorId: user.id,
@@ -179,10 +264,17 @@ export function createPostActions(deps: ActionDeps): PostActions {
             linkPreviewTitle: input.linkPreview?.title || null,
             linkPreviewDescription: input.linkPreview?.description || null,
             linkPreviewImage: input.linkPreview?.image ?? null,
-            createdAt: now,
+            visibility: input.visibility,
+            createdAt,
             updatedAt: now,
           },
         });
+        if (inserted.count !== 1) {
+          return refuse(
+            'INVALID_REQUEST',
+            'The signed post has an id already used: prepare it again.',
+          );
+        }
         // The uploads are taken in this transaction: a refused post leaves them free.
         const taken =
           uploadIds.length > 0
@@ -192,7 +284,24 @@ export function createPostActions(deps: ActionDeps): PostActions {
         const media = mediaRows(taken.value);
         mediaUrls = media.map((m) => m.url);
         if (media.length > 0) await tx.mediaItem.createMany({ data: media });
-        await tx.user.update({ where: { id: user.id }, data: { postsCount: { increment: 1 } } });
+        const author = await tx.user.update({
+          where: { id: user.id },
+          data: { postsCount: { increment: 1 } },
+          select: { isNsfw: true },
+        });
+        const source = pushSource(begun.value, postId, createdAt, media);
+        const pushed = source ? pushedPostOf(source) : null;
+        if (input.signed) {
+          if (!pushed) {
+            return refuse('INVALID_REQUEST', 'An unlisted post is not pushed: send it unsigned.');
+          }
+          const valid = await verifyPostSignature(user, self, pushed, input.signed.signature);
+          if (!valid.ok) return valid;
+          await tx.post.update({
+            where: { id: postId },
+            data: { postSignature: input.signed.signature },
+          });
+        }
         const deliveries: string[] = [];
         let notified: string | null = null;
         if (replyTo) {
@@ -269,6 +378,16 @@ export function createPostActions(deps: ActionDeps): PostActions {
             }),
           );
         }
+        if (pushed) {
+          const body = postPushBody({
+            post: pushed,
+            author: { ...user, isNsfw: author.isNsfw },
+            self,
+            at: now,
+            postSignature: input.signed?.signature ?? null,
+          });
+          pushedTo = await queuePostPushes(tx, delivery, { authorId: user.id, postId, self, body });
+        }
         return ok(deliveries);
       });
       if (!written.ok) return written;
@@ -277,7 +396,7 @@ export function createPostActions(deps: ActionDeps): PostActions {
       for (const domain of new Set(deliveries.map((d) => d.targetDomain))) {
         reads?.reader.forget(domain);
       }
-      return ok({ post: await viewOf(user, postId), deliveries });
+      return ok({ post: await viewOf(user, postId), deliveries, pushedTo });
     },
 
     async delete(userId, postId) {
@@ -319,6 +438,9 @@ export function createPostActions(deps: ActionDeps): PostActions {
           const reply = { id: post.id, replyToId: post.replyToId, authorId: userId };
           told = await queueOriginReplyDeletion(tx, { delivery, self }, reply);
         }
+        // Its pushes not sent yet go nowhere (one sent already is undone by the deletion's
+        // statement to the nodes holding something of the author).
+        await delivery.cancelPending(tx, post.id, 'post');
         // Notifications about it would lead to nothing.
         await tx.notification.deleteMany({
           where: { postId: post.id, type: { in: ['reply', 'mention'] } },

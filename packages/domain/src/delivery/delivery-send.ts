@@ -3,6 +3,7 @@ import {
   forwardedReportResponseSchema,
   interactionResponseSchema,
   messageResponseSchema,
+  postPushAnswerSchema,
   receiptResponseSchema,
   replyResponseSchema,
 } from '@swarm/contract';
@@ -41,6 +42,8 @@ function answerSchemaOf(kind: string): z.ZodType {
       return receiptResponseSchema;
     case 'report':
       return forwardedReportResponseSchema;
+    case 'post':
+      return postPushAnswerSchema;
     case 'delete-reply':
       return z.unknown(); // the origin's answer says nothing we act on
     default:

@@ -31,6 +31,11 @@ export interface DeliveryWorkerDeps {
     logger: Logger;
     failures?: FailureLog;
     invalidations?: Pick<Invalidations, 'publish'>;
+    /**
+     * Posts to push again as their counts grew (actions/post-repush.ts), queued before each
+     * batch so that they go in it. Named by shape: the actions sit above the outbox.
+     */
+    actions?: { repush?: { queueDue(): Promise<number> } };
   };
   pollMs?: number;
   /** Names this worker in `lockedBy` (default: a random id per batch). */
@@ -55,10 +60,19 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
     return work;
   }
 
+  /** A failure to queue re-pushes is reported and does not hold up the batch. */
+  const queueRepushes = () =>
+    (node.actions?.repush?.queueDue() ?? Promise.resolve(0)).catch((err: unknown) => {
+      reportJobFailure(node, 'queueing re-pushed posts failed', err);
+      return 0;
+    });
+
   const runOnce = () =>
     track(
-      node.delivery
-        .processDue(deps.name ? { owner: `${deps.name}:${randomUUID()}` } : {})
+      queueRepushes()
+        .then(() =>
+          node.delivery.processDue(deps.name ? { owner: `${deps.name}:${randomUUID()}` } : {}),
+        )
         .then(async (report) => {
           // Statuses moved: the live pages of the people whose deliveries these are update.
           if (report.claimed > 0) await node.invalidations?.publish(LIVE_TOPIC);

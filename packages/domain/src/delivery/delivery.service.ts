@@ -81,9 +81,13 @@ export interface DeliveryService {
    * Undo before it was delivered: cancels the pending, unclaimed delivery of an interaction,
    * inside the caller's transaction. `unsent`: it never left this node, so the peer needs no
    * undo; `attempted`: an earlier attempt may have arrived (a timeout), so send the undo too;
-   * `none`: nothing was pending.
+   * `none`: nothing was pending. With `kind`, only deliveries of that kind.
    */
-  cancelPending(tx: Tx, interactionId: string): Promise<'none' | 'unsent' | 'attempted'>;
+  cancelPending(
+    tx: Tx,
+    interactionId: string,
+    kind?: DeliveryKind,
+  ): Promise<'none' | 'unsent' | 'attempted'>;
   /** Claims up to `limit` due rows and sends them: one step of the worker. */
   processDue(options?: { limit?: number; owner?: string }): Promise<DeliveryBatchReport>;
 }
@@ -201,12 +205,13 @@ export function createDeliveryService(deps: DeliveryServiceDeps): DeliveryServic
 
     counts: views.counts,
 
-    async cancelPending(tx, interactionId) {
+    async cancelPending(tx, interactionId, kind) {
       const now = clock.now();
       const cancel = (attempted: boolean) =>
         tx.outboxDelivery.updateMany({
           where: {
             interactionId,
+            ...(kind ? { kind } : {}),
             status: 'pending',
             attempts: attempted ? { gt: 0 } : 0,
             OR: [{ lockedUntil: null }, { lockedUntil: { lt: now } }],

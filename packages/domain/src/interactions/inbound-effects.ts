@@ -1,8 +1,10 @@
 import { err, formatActorUrl, ok, uuidSchema, type Result } from '@swarm/contract';
-import type {
-  PostInteraction,
-  RemoteActorFields,
-  RemoteActorUpsertOptions,
+import { createBatchedStatement } from '../persistence/batched-statement.ts';
+import {
+  blockedOnPostSql,
+  type PostInteraction,
+  type RemoteActorFields,
+  type RemoteActorUpsertOptions,
 } from '../persistence/interactions.sql.ts';
 import { remoteEffectActor, upsertRemoteActor, type Tx } from './interaction-effects.ts';
 import type { InboundInteractionDeps, InboundInteractionError } from './inbound-types.ts';
@@ -105,15 +107,18 @@ export function createInboundEffects(deps: Pick<InboundInteractionDeps, 'db' | '
     return blocked ? err(blockedRefusal()) : ok(undefined);
   }
 
+  // The post's author and their block list in one statement for the concurrent requests.
+  const blockedOnPosts = createBatchedStatement<{ postId: string; address: string }, boolean>({
+    db,
+    ...blockedOnPostSql,
+    row: ({ postId, address }) => ({ post_id: postId, address }),
+    result: (row) => row.blocked === true,
+  });
+
   /** The same check for likes and reposts (one batched statement, no transaction of ours). */
   async function blockedOnPost(postId: string, actor: Actor): Promise<boolean> {
     if (!uuidSchema.safeParse(postId).success) return false;
-    const post = await db.prisma.post.findUnique({
-      where: { id: postId },
-      select: { authorId: true },
-    });
-    if (!post?.authorId) return false;
-    return isBlockedBy(db.prisma, post.authorId, `${actor.handle}@${actor.domain}`);
+    return blockedOnPosts({ postId, address: `${actor.handle}@${actor.domain}` });
   }
 
   const applyToPost = createPostInteractions(db);

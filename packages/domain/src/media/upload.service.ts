@@ -79,6 +79,11 @@ export interface UploadService {
     tx: Tx,
     input: { ownerId: string; postId: string; uploadIds: string[]; at: Date },
   ): Promise<Result<Map<string, AttachedUpload>, Refusal>>;
+  /**
+   * What `attachToPost` would give these uploads, without taking them (the object a post's
+   * author signs before posting names their URLs): only the owner's free ones are answered.
+   */
+  peek(ownerId: string, uploadIds: string[]): Promise<Map<string, AttachedUpload>>;
   /** Inside a post's deletion: its uploads are discarded (the sweep removes their files). */
   discardForPost(tx: Tx, postId: string, at: Date): Promise<number>;
   /** Removes what should go (see above): files first, then the row. */
@@ -424,6 +429,29 @@ export function createUploadService(deps: {
         });
       }
       return ok(attached);
+    },
+
+    async peek(ownerId, uploadIds) {
+      const ids = uploadIds.filter((id) => uuidSchema.safeParse(id).success);
+      const rows =
+        ids.length === 0
+          ? []
+          : await prisma.upload.findMany({
+              where: {
+                id: { in: ids },
+                ownerId,
+                purpose: 'post',
+                attachedAt: null,
+                discardedAt: null,
+              },
+              select: { id: true, mimeType: true, blurhash: true },
+            });
+      return new Map(
+        rows.map((row) => [
+          row.id,
+          { url: `${base}${row.id}.webp`, mimeType: row.mimeType, blurhash: row.blurhash },
+        ]),
+      );
     },
 
     async discardForPost(tx, postId, at) {

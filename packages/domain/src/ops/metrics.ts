@@ -201,6 +201,11 @@ export function createMetrics(deps: {
     }
   }
 
+  const requestSeries = new Map<
+    string,
+    { count: { inc(): void }; duration: { observe(value: number): void } }
+  >();
+
   return {
     registry,
     contentType: METRICS_CONTENT_TYPE,
@@ -213,14 +218,18 @@ export function createMetrics(deps: {
       return registry.metrics();
     },
     observeRequest({ service, method, route, status, seconds }) {
-      const labels = {
-        service,
-        method: METHODS.has(method) ? method : 'OTHER',
-        route,
-        status: String(status),
-      };
-      httpRequests.inc(labels);
-      httpDuration.observe(labels, seconds);
+      const m = METHODS.has(method) ? method : 'OTHER';
+      // prom-client hashes a label object on every call; the children of one label set are
+      // looked up once (routes are templates, so the sets are few and bounded).
+      const key = `${service}\n${m}\n${route}\n${status}`;
+      let series = requestSeries.get(key);
+      if (!series) {
+        const labels = { service, method: m, route, status: String(status) };
+        series = { count: httpRequests.labels(labels), duration: httpDuration.labels(labels) };
+        requestSeries.set(key, series);
+      }
+      series.count.inc();
+      series.duration.observe(seconds);
     },
     observeDelivery(result) {
       deliveries.inc({ result });

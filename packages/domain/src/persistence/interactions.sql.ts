@@ -102,6 +102,23 @@ export const interactionLookUpSql = batchedSql('interactions.lookUp', {
       AND inbound_interactions.interaction_id = input.interaction_id`,
 });
 
+/**
+ * Per (post, actor address): whether the post's local author blocked the address, for a batch
+ * of inbound likes and reposts (`blockedOnPost`, interactions/inbound-effects.ts). The address
+ * is compared as `isBlockedBy` (views/blocks.ts) compares it: ILIKE, as Prisma's insensitive
+ * equality runs. Unknown posts and posts of other nodes: not blocked.
+ */
+export const blockedOnPostSql = batchedSql('interactions.blockedOnPost', {
+  columns: { post_id: 'uuid', address: 'text' },
+  statement: (input) => Prisma.sql`
+    SELECT input.ord, EXISTS (
+      SELECT 1 FROM posts
+      JOIN user_blocks ON user_blocks.user_id = posts.author_id
+      WHERE posts.id = input.post_id AND user_blocks.blocked_address ILIKE input.address
+    ) AS blocked
+    FROM ${input}`,
+});
+
 /** The interactions on a post written by one statement (`postInteractionSql`). */
 export type PostInteraction = 'like' | 'repost';
 

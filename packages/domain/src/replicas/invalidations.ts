@@ -54,6 +54,38 @@ export function createLocalInvalidations(): Invalidations {
   };
 }
 
+/**
+ * Group commit for publishes (issue #24): every successful write publishes, and under load one
+ * message per write was a round trip per request. A publish resolves once a message sent after
+ * it began has gone out: the first starts one at once, those arriving while it is in flight
+ * share the next, sent when it is done. So the others still hear of every write before its
+ * answer leaves; `send` must not throw.
+ */
+export function coalescedSends(
+  send: (topic: string) => Promise<void>,
+): (topic: string) => Promise<void> {
+  const topics = new Map<string, { running?: Promise<void>; next?: Promise<void> }>();
+  return (topic) => {
+    let state = topics.get(topic);
+    if (!state) topics.set(topic, (state = {}));
+    const s = state;
+    const start = (): Promise<void> => {
+      const sent: Promise<void> = send(topic).finally(() => {
+        if (s.running === sent) s.running = undefined;
+      });
+      s.running = sent;
+      return sent;
+    };
+    if (s.next) return s.next;
+    if (!s.running) return start();
+    s.next = s.running.then(() => {
+      s.next = undefined;
+      return start();
+    });
+    return s.next;
+  };
+}
+
 const CHANNEL = 'swarm_invalidate';
 /** Wait before listening again after the connection dropped. */
 const RELISTEN_MS = 1_000;
@@ -117,14 +149,18 @@ export function createPostgresInvalidations(deps: {
     retry.unref();
   }
 
+  const notify = coalescedSends(async (topic) => {
+    try {
+      await pool.query('SELECT pg_notify($1, $2)', [CHANNEL, `${SENDER} ${topic}`]);
+    } catch (err) {
+      logger.warn({ err }, 'cache invalidation: NOTIFY failed');
+    }
+  });
+
   return {
     async publish(topic) {
       notifyAll(listeners, topic);
-      try {
-        await pool.query('SELECT pg_notify($1, $2)', [CHANNEL, `${SENDER} ${topic}`]);
-      } catch (err) {
-        logger.warn({ err }, 'cache invalidation: NOTIFY failed');
-      }
+      await notify(topic);
     },
     subscribe(topic, listener) {
       listenersOf(listeners, topic).add(listener);
@@ -179,14 +215,18 @@ export function createRedisInvalidations(deps: {
     );
   }
 
+  const send = coalescedSends(async (topic) => {
+    try {
+      await redis.publish(channel, `${SENDER} ${topic}`);
+    } catch (err) {
+      logger.warn({ err }, 'cache invalidation: PUBLISH failed');
+    }
+  });
+
   return {
     async publish(topic) {
       notifyAll(listeners, topic);
-      try {
-        await redis.publish(channel, `${SENDER} ${topic}`);
-      } catch (err) {
-        logger.warn({ err }, 'cache invalidation: PUBLISH failed');
-      }
+      await send(topic);
     },
     subscribe(topic, listener) {
       listenersOf(listeners, topic).add(listener);

@@ -32,6 +32,9 @@ export function recordRequest(
     status: info.status,
     seconds: info.seconds,
   });
+  const level = PROBE_PATHS.has(route) && info.status < 400 ? 'debug' : 'info';
+  // Built only when its level is logged.
+  if (!node.logger.isLevelEnabled(level)) return;
   const line = {
     requestId: info.requestId,
     method: event.request.method,
@@ -41,8 +44,7 @@ export function recordRequest(
     ms: Math.round(info.seconds * 10_000) / 10,
     client: info.clientAddress,
   };
-  if (PROBE_PATHS.has(route) && info.status < 400) node.logger.debug(line, 'request');
-  else node.logger.info(line, 'request');
+  node.logger[level](line, 'request');
 }
 
 /** Whether the caller wants JSON rather than a page (API paths, or Accept says so). */

@@ -5,9 +5,12 @@ import { HSTS, NON_PAGE_CSP, WEB_SECURITY_HEADERS } from '@swarm/contract';
  * Content-Security-Policy SvelteKit wrote for them (with this response's nonce); every other
  * answer gets one that allows nothing. HSTS when the node's origin is https.
  */
+/** The fixed headers as pairs, listed once (every answer sets them, some twice). */
+const FIXED = Object.entries(WEB_SECURITY_HEADERS);
+
 export function withSecurityHeaders(response: Response, url: URL): Response {
   const apply = (headers: Headers) => {
-    for (const [name, value] of Object.entries(WEB_SECURITY_HEADERS)) headers.set(name, value);
+    for (const [name, value] of FIXED) headers.set(name, value);
     if (!headers.has('content-security-policy')) {
       headers.set('content-security-policy', NON_PAGE_CSP);
     }

@@ -1,0 +1,68 @@
+import { describe, expect, it } from 'vitest';
+import type { RestartableNode } from '@swarm/testnet';
+import { signUp, STEP_TIMEOUT_MS, twoNodeSuite, type Person } from './browser-harness.ts';
+
+// A new post reaching the node of its author's follower (docs/protocol.md "Post delivery"),
+// through the pages of two real nodes: bob on B follows alice on A; alice writes a
+// followers-only post in the composer, which her browser signs with the key it made at sign-up;
+// A's outbox delivers it to B. B knows alice's did since bob followed her, so it takes her pushes
+// only with her signature (post-push.swarm.test.ts shows an unsigned one refused): "Delivered" on
+// her deliveries page is the proof that the composer signed what A sent. Bob then sees it on B:
+// A never serves a followers-only post to peers' reads, so only the push can have brought it.
+// Needs `pnpm build`.
+
+describe('a post pushed to a follower’s node', () => {
+  let a: RestartableNode;
+  let b: RestartableNode;
+  let alice: Person;
+  let bob: Person;
+
+  twoNodeSuite('post-push', { people: ['alice', 'bob'] }, (started) => {
+    ({
+      a,
+      b,
+      people: { alice, bob },
+    } = started);
+  });
+
+  const text = 'For my followers only, signed in this browser';
+
+  it('signs up alice on A and bob on B; bob follows alice', async () => {
+    await signUp(alice, a, 'Alice');
+    await signUp(bob, b, 'Bob');
+    await bob.visit(b.url, `/@alice@${a.domain}`, 'profile-alice');
+    await bob.page.getByRole('button', { name: 'Follow', exact: true }).click();
+    await bob.page.getByRole('button', { name: /^(Unfollow|Requested)$/ }).waitFor();
+    await bob.visit(b.url, `/@alice@${a.domain}`, 'profile-alice-followed');
+    await bob.page.getByRole('button', { name: 'Unfollow', exact: true }).waitFor();
+  });
+
+  it('alice posts for her followers: the composer says it is on its way to one node', async () => {
+    await alice.visit(a.url, '/');
+    await alice.page.getByLabel('Write a post', { exact: true }).fill(text);
+    await alice.page.getByLabel('Who can see it').selectOption('followers');
+    await alice.page.getByRole('button', { name: 'Post', exact: true }).click();
+    await alice.page
+      .getByRole('status')
+      .filter({ hasText: 'On its way to your followers on 1 other node.' })
+      .waitFor();
+    await alice.shot('posted');
+  });
+
+  it('A delivers it to B (which takes it only signed by her)', async () => {
+    const delivered = () =>
+      alice.page
+        .getByRole('listitem')
+        .filter({ hasText: `Post to followers to ${b.domain}` })
+        .filter({ hasText: 'Delivered' });
+    await alice.visitUntil(a.url, '/deliveries', delivered, 4 * STEP_TIMEOUT_MS);
+    expect(await delivered().count()).toBe(1);
+    await alice.shot('delivered');
+  });
+
+  it('bob sees it in his home timeline on B', async () => {
+    const card = () => bob.page.getByRole('article').filter({ hasText: text });
+    await bob.visitUntil(b.url, '/', card);
+    await bob.shot('home-with-push');
+  });
+});
