@@ -229,7 +229,11 @@ async function writeGossip(
       notes: [
         `"Known": share of (live node, live peer) pairs where the node holds the peer as active and verified, the convergence criterion of the gossip bench (nodes only; handles are not simulated). Gossip every 60 s, ${GOSSIP_FANOUT} peers a round, rounds one node after the other as in the gossip bench; steady state: ${config.steadyRounds} rounds without loss after the convergence phase, scaled to an hour.`,
         `Bytes are bodies, from measured sizes: an exchange with no entries ${cal.emptyExchangeBytes} B (request + answer), ${cal.nodeEntryBytes.toFixed(0)} B per node entry, a probe answer ${cal.probeBytes} B. Measured on this machine: one real exchange ${cal.gossipMs.toFixed(1)} ms, one probe ${cal.probeMs.toFixed(1)} ms (two in-process nodes).`,
-        `What-if rows (N = 1,000, steady state not meaningful there) change one limit of the real code to show what holds convergence back: pages of gossip hold at most ${defaultCap} node entries (LIMITS.gossipMaxNodes), and a round probes at most ${PROBES_PER_ROUND} of the nodes heard of (PROBES_PER_ROUND).`,
+        ...(whatIfs.length
+          ? [
+              `What-if rows (N = 1,000, steady state not meaningful there) change one limit of the real code to show what holds convergence back: pages of gossip hold at most ${defaultCap} node entries (LIMITS.gossipMaxNodes), and a round probes at most ${PROBES_PER_ROUND} of the nodes heard of (PROBES_PER_ROUND).`,
+            ]
+          : []),
         'Share known per round, N=' +
           measured
             .map((r) => `${r.n}: ${r.knownShare.map((s) => (s * 100).toFixed(1)).join(' ')}`)
@@ -407,8 +411,8 @@ async function writeDelivery(
       columns: [
         'down',
         'down nodes',
-        'deliveries',
-        'attempts',
+        'pushed / polled',
+        'push attempts',
         'batches',
         'half the nodes, min',
         'every node up, min',
@@ -431,7 +435,7 @@ async function writeDelivery(
       ]),
       data: results,
       notes: [
-        `Measured: one real push received and stored ${cal.pushMs.toFixed(1)} ms, 20 at once ${cal.pushBatch20Ms.toFixed(0)} ms (both ends in this process), plus a ${config.rttMs} ms round trip per batch (SIM_RTT_MS). Down nodes come back after ${config.downMinutes} min (SIM_DOWN_MIN); until then every attempt fails and is retried on the delivery policy's schedule.`,
+        `Pushes go to at most POST_PUSH_MAX_NODES follower nodes (most followers first); the others get the post at their next poll of its author (every ${num(results[0]?.pollIntervalMin ?? 0, 1)} min for someone who posted today, by the poller's policy; a random phase per node). Measured: one real push received and stored ${cal.pushMs.toFixed(1)} ms, 20 at once ${cal.pushBatch20Ms.toFixed(0)} ms (both ends in this process), plus a ${config.rttMs} ms round trip per batch (SIM_RTT_MS). Down nodes come back after ${config.downMinutes} min (SIM_DOWN_MIN); until then every attempt fails and is retried on the delivery policy's schedule.`,
       ],
     },
   );
