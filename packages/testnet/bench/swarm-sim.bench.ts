@@ -426,7 +426,7 @@ async function writeDelivery(
             ? '10 %, connection refused'
             : '10 %, hanging (peer timeout)',
         String(r.down),
-        num(r.deliveries),
+        `${num(r.deliveries)} / ${num(r.polled)}`,
         num(r.attempts),
         num(r.batches),
         num(r.medianMin, 1),
