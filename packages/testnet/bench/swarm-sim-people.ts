@@ -1,4 +1,4 @@
-import { POLL_POLICY, intervalAfterSuccess } from '@swarm/domain';
+import { POLL_POLICY, POST_PUSH_MAX_NODES, intervalAfterSuccess } from '@swarm/domain';
 import { normal, prng, zipf, zipfShares } from './swarm-sim-model.ts';
 
 // The people of the simulated swarm and who follows whom (all modelled, sizes from the
@@ -40,7 +40,7 @@ export interface People {
   /** Per node: polls an hour, and pushes received an hour, over its remote followees. */
   pollsPerHour: Float64Array;
   pushesInPerHour: Float64Array;
-  /** Per node: pushes its outbox sends an hour (one per post per follower node). */
+  /** Per node: pushes its outbox sends an hour (one per post per follower node, at most 100). */
   pushesOutPerHour: Float64Array;
   follows: number;
   seconds: number;
@@ -69,31 +69,46 @@ export function makePeople(o: PeopleOptions): People {
     const r = Math.floor(random() * (k + 1));
     [byRank[k], byRank[r]] = [byRank[r]!, byRank[k]!];
   }
-  const draw = zipf(o.people, o.followZipf, random);
   const marker = new Int32Array(o.people).fill(-1);
   const followerNodes = new Int32Array(o.people);
   const remoteFollowees = new Int32Array(o.nodes);
   const pollsPerHour = new Float64Array(o.nodes);
   const pushesInPerHour = new Float64Array(o.nodes);
   const table = pollTable();
-  let follows = 0;
-  for (let i = 0; i < o.nodes; i++) {
-    for (let p = firstOf[i]!; p < firstOf[i]! + perNode[i]!; p++) {
-      const count = Math.min(5_000, Math.round(o.followsMean * Math.exp(normal(random) - 0.5)));
-      follows += count;
-      for (let f = 0; f < count; f++) {
-        const a = byRank[draw()]!;
-        if (nodeOf[a] === i || marker[a] === i) continue;
-        marker[a] = i;
-        followerNodes[a]! += 1;
-        remoteFollowees[i]! += 1;
-        pollsPerHour[i]! += table(rate[a]!);
-        pushesInPerHour[i]! += rate[a]!;
+  /** Every node's distinct remote followees, drawn again from the same seed for each pass. */
+  const eachFollow = (fn: (node: number, author: number) => void) => {
+    const again = prng(o.seed + 1);
+    const draw = zipf(o.people, o.followZipf, again);
+    marker.fill(-1);
+    let follows = 0;
+    for (let i = 0; i < o.nodes; i++) {
+      for (let p = firstOf[i]!; p < firstOf[i]! + perNode[i]!; p++) {
+        const count = Math.min(5_000, Math.round(o.followsMean * Math.exp(normal(again) - 0.5)));
+        follows += count;
+        for (let f = 0; f < count; f++) {
+          const a = byRank[draw()]!;
+          if (nodeOf[a] === i || marker[a] === i) continue;
+          marker[a] = i;
+          fn(i, a);
+        }
       }
     }
-  }
+    return follows;
+  };
+  const follows = eachFollow((i, a) => {
+    followerNodes[a]! += 1;
+    remoteFollowees[i]! += 1;
+    pollsPerHour[i]! += table(rate[a]!);
+  });
+  // Pushes: a post goes to at most POST_PUSH_MAX_NODES of its author's follower nodes (those
+  // with most followers first; here each follower node's expected share), the rest poll.
+  eachFollow((i, a) => {
+    pushesInPerHour[i]! += rate[a]! * Math.min(1, POST_PUSH_MAX_NODES / followerNodes[a]!);
+  });
   const pushesOutPerHour = new Float64Array(o.nodes);
-  for (let p = 0; p < o.people; p++) pushesOutPerHour[nodeOf[p]!]! += rate[p]! * followerNodes[p]!;
+  for (let p = 0; p < o.people; p++) {
+    pushesOutPerHour[nodeOf[p]!]! += rate[p]! * Math.min(followerNodes[p]!, POST_PUSH_MAX_NODES);
+  }
   return {
     perNode,
     firstOf,

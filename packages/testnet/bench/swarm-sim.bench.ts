@@ -294,9 +294,14 @@ async function writeLoad(
     'pushes received',
     people.pushesInPerHour,
     cal.pushBytes,
-    'one per post of a followed remote person',
+    'one per post of a followed remote person (expected share when over the limit)',
   );
-  add('pushes sent', people.pushesOutPerHour, cal.pushBytes, 'one per post per follower node');
+  add(
+    'pushes sent',
+    people.pushesOutPerHour,
+    cal.pushBytes,
+    'one per post per follower node, at most POST_PUSH_MAX_NODES',
+  );
   const rf = stats(people.remoteFollowees);
   // What the poller can read an hour at most: its batches a tick × rows a batch, a tick every pollMs.
   const pollCapacity =
