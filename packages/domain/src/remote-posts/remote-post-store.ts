@@ -56,21 +56,26 @@ export function createRemotePostStore(deps: {
   const prisma = db.prisma;
 
   /** The row id a view's `replyToId` names: a local post, or a copy already stored. */
-  async function replyTarget(tx: Tx, replyToId: string | null): Promise<string | null> {
+  async function replyTarget(replyToId: string | null): Promise<string | null> {
     if (!replyToId) return null;
     if (!replyToId.startsWith('swarm:')) {
-      const local = await tx.post.findFirst({
+      const local = await prisma.post.findFirst({
         where: { id: replyToId, apId: null },
         select: { id: true },
       });
       return local?.id ?? null;
     }
-    const copy = await tx.post.findUnique({ where: { apId: replyToId }, select: { id: true } });
+    const copy = await prisma.post.findUnique({ where: { apId: replyToId }, select: { id: true } });
     return copy?.id ?? null;
   }
 
+  /**
+   * One post, in as few statements as it needs: pushes of one author arrive together, so nothing
+   * holds the author's row while the post is written (the actor's upsert is its own statement),
+   * and a post without media is one insert. Several statements go in a transaction only where
+   * media rows change with their post.
+   */
   async function storeOne(
-    tx: Tx,
     input: StoredPostInput,
     now: Date,
   ): Promise<'updated' | 'skipped' | { created: string }> {
@@ -80,7 +85,7 @@ export function createRemotePostStore(deps: {
       return 'skipped';
     }
     const author = await upsertRemoteActor(
-      tx,
+      prisma,
       {
         handle: view.author.handle,
         domain: view.author.domain,
@@ -108,7 +113,7 @@ export function createRemotePostStore(deps: {
       altText,
       position,
     }));
-    const existing = await tx.post.findUnique({
+    const existing = await prisma.post.findUnique({
       where: { apId: view.id },
       select: {
         id: true,
@@ -120,44 +125,59 @@ export function createRemotePostStore(deps: {
     if (existing) {
       // Another author's copy under this id, or one deleted here: the node cannot take it back.
       if (existing.deletedAt || existing.remoteAuthorId !== author.id) return 'skipped';
-      await tx.post.update({
-        where: { id: existing.id },
-        data: { ...columns, ...(input.visibility ? { visibility: input.visibility } : {}) },
-      });
       const same =
         existing.media.length === media.length &&
         existing.media.every((item, i) => item.url === media[i]!.url);
-      if (!same) {
-        await tx.mediaItem.deleteMany({ where: { postId: existing.id } });
-        if (media.length > 0) {
-          await tx.mediaItem.createMany({
-            data: media.map((item) => ({ postId: existing.id, ...item })),
-          });
-        }
+      const update = (tx: Tx) =>
+        tx.post.updateMany({
+          // Deleted meanwhile: stays deleted.
+          where: { id: existing.id, deletedAt: null },
+          data: { ...columns, ...(input.visibility ? { visibility: input.visibility } : {}) },
+        });
+      if (same) {
+        await update(prisma);
+      } else {
+        await prisma.$transaction(async (tx) => {
+          const { count } = await update(tx);
+          if (count === 0) return;
+          await tx.mediaItem.deleteMany({ where: { postId: existing.id } });
+          if (media.length > 0) {
+            await tx.mediaItem.createMany({
+              data: media.map((item) => ({ postId: existing.id, ...item })),
+            });
+          }
+        });
       }
       return 'updated';
     }
-    const created = await tx.post.createManyAndReturn({
-      data: [
-        {
-          apId: view.id,
-          remoteAuthorId: author.id,
-          visibility: input.visibility ?? 'public',
-          // A post dated in the future would sit on top of every list: no later than now.
-          createdAt: new Date(Math.min(Date.parse(view.createdAt), now.getTime())),
-          replyToId: await replyTarget(tx, view.replyToId),
-          ...columns,
-        },
-      ],
-      skipDuplicates: true, // a concurrent store made it first: theirs is as new as ours
-      select: { id: true },
-    });
-    const id = created[0]?.id;
-    if (!id) return 'skipped';
-    if (media.length > 0) {
-      await tx.mediaItem.createMany({ data: media.map((item) => ({ postId: id, ...item })) });
-    }
-    return { created: view.id };
+    const row = {
+      apId: view.id,
+      remoteAuthorId: author.id,
+      visibility: input.visibility ?? 'public',
+      // A post dated in the future would sit on top of every list: no later than now.
+      createdAt: new Date(Math.min(Date.parse(view.createdAt), now.getTime())),
+      replyToId: await replyTarget(view.replyToId),
+      ...columns,
+    };
+    const insert = (tx: Tx) =>
+      tx.post.createManyAndReturn({
+        data: [row],
+        skipDuplicates: true, // a concurrent store made it first: theirs is as new as ours
+        select: { id: true },
+      });
+    const id =
+      media.length === 0
+        ? (await insert(prisma))[0]?.id
+        : await prisma.$transaction(async (tx) => {
+            const created = (await insert(tx))[0]?.id;
+            if (created) {
+              await tx.mediaItem.createMany({
+                data: media.map((item) => ({ postId: created, ...item })),
+              });
+            }
+            return created;
+          });
+    return id ? { created: view.id } : 'skipped';
   }
 
   return {
@@ -168,9 +188,9 @@ export function createRemotePostStore(deps: {
       }
       if (posts.length === 0) return outcome;
       const now = clock.now();
-      // One transaction per post: a bad row (say, a vanished reply target) costs only itself.
+      // One post at a time: a bad row (say, a vanished reply target) costs only itself.
       for (const input of posts) {
-        const result = await prisma.$transaction((tx) => storeOne(tx, input, now));
+        const result = await storeOne(input, now);
         if (result === 'updated') outcome.updated += 1;
         else if (result === 'skipped') outcome.skipped += 1;
         else outcome.created.push(result.created);
