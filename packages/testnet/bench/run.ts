@@ -14,7 +14,7 @@ import { writeReport } from './report.ts';
 
 // `pnpm bench`: every benchmark, results as JSON + markdown under bench/results/ at the repo
 // root. Speed targets live here, never in timed tests. `pnpm bench ingest gossip` runs only
-// the named ones (reads, pages, swarm-feed, ingest, post-ingest, gossip, startup, live, search,
+// the named ones (reads, pages, swarm-feed, ingest, post-ingest, swarm-sim, gossip, startup, live, search,
 // uploads, swarm-sim).
 const resultsDir = fileURLToPath(new URL('../../../bench/results', import.meta.url));
 const only = process.argv.slice(2);
