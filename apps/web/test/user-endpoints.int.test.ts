@@ -21,6 +21,12 @@ import {
 const ALPHA = 'alpha.test';
 const BETA = 'beta.test';
 
+/**
+ * Profiles read earlier are kept and shown from here (docs/architecture.md "What pages read"):
+ * cases about failures to read a node start as if alpha had never read anyone.
+ */
+const forgetStoredProfiles = () => alpha.node.db.prisma.remoteProfile.deleteMany();
+
 let net: TestNetwork;
 let alpha: NetworkNode;
 let beta: NetworkNode;
@@ -118,6 +124,7 @@ describe('GET /api/users/[handle]', () => {
     ];
     const unavailable = new Set<unknown>();
     for (const [handle, fault, status, code] of cases) {
+      await forgetStoredProfiles();
       fault();
       const answer = await read(await getUserResponse(apiAs(null), handle));
       expect({ handle, ...answer }).toEqual({
@@ -140,6 +147,7 @@ describe('GET /api/users/[handle]', () => {
       ).length;
     const asVisitor = async (handle: string) =>
       (await getUserResponse(apiAs(null), `${handle}@${BETA}`)).status;
+    await forgetStoredProfiles();
     net.network.fail5xx(BETA);
     expect(await asVisitor('bob')).toBe(502);
     net.network.heal(BETA);
@@ -207,6 +215,7 @@ describe('GET /api/users/[handle]/posts', () => {
       status: 400,
       body: { error: expect.any(String), code: 'INVALID_REQUEST' },
     });
+    await forgetStoredProfiles();
     net.network.drop(BETA);
     const dead = await read(
       await getUserPostsResponse(apiAs(null), `bob@${BETA}`, new URLSearchParams()),
@@ -236,6 +245,8 @@ describe('POST /api/users/<handle>@<domain>/follow', () => {
     expect(answer.body).toMatchObject({ success: true, following: `bob@${BETA}` });
     const bob = await beta.node.db.prisma.user.findUniqueOrThrow({ where: { handle: 'bob' } });
     expect(bob.followersCount).toBe(1);
+    // The poller reads bob again (the follow made him due at once); his page shows the count.
+    await alpha.node.remoteContent.poller.pollDue();
     const profile = await read(await getUserResponse(apiAs(alice), `bob@${BETA}`));
     expect(profile.body.profile).toMatchObject({ followersCount: 1 });
   });

@@ -124,4 +124,15 @@ describe('media proxy', () => {
     });
     expect(data.posts[0]!.author).not.toHaveProperty('avatarSrc');
   });
+
+  it('leaves a statement prepared for signing as it is (its photos would not match)', () => {
+    const src = (url: string | null | undefined) => (url ? `/p/${url}` : null);
+    const prepared = {
+      action: 'post',
+      targetDomain: 'a.example',
+      body: { media: [{ url: 'https://a.example/m.webp', mimeType: 'image/webp', altText: 'x' }] },
+    };
+    expect(withMediaSrc(prepared, src)).toEqual(prepared);
+    expect(withMediaSrc(prepared, src).body.media[0]).not.toHaveProperty('src');
+  });
 });

@@ -248,6 +248,9 @@ export function withMediaSrc<T>(
     if (depth > 12) return value;
     if (Array.isArray(value)) return value.map((v) => walk(v, depth + 1));
     if (!isPlainObject(value)) return value;
+    // A statement prepared for the user to sign (`{action, targetDomain, body}`) goes out exactly
+    // as prepared: a path added to its photos would be signed and then not match.
+    if ('action' in value && 'targetDomain' in value && 'body' in value) return value;
     const out: Record<string, unknown> = {};
     for (const [key, member] of Object.entries(value)) out[key] = walk(member, depth + 1);
     if ('avatarUrl' in value && 'displayName' in value && 'address' in value) {
