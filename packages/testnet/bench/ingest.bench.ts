@@ -128,10 +128,18 @@ export async function benchIngest(log: (line: string) => void): Promise<BenchRow
     log(`  preparing ${requests} unique likes (user + node signatures)…`);
     const unique = await uniqueLikes(requests);
     log(`  sending them to the floor (bare node:http, signature checks only)…`);
-    const floor = await floorServer(
-      beta.node.keys.publicKey,
-      new Map(senders.map((s) => [s.handle, s.publicKey])),
-    );
+    const userKeys = new Map(senders.map((s) => [s.handle, s.publicKey]));
+    const floor = await floorServer({
+      path: SWARM_PATHS.interaction('like'),
+      nodeKey: beta.node.keys.publicKey,
+      userSigned: async (body) => {
+        const key = userKeys.get((body as { like: { actorHandle: string } }).like.actorHandle);
+        return (
+          key !== undefined &&
+          verifyUserAction({ publicKey: key, action: 'like', targetDomain: ALPHA, body })
+        );
+      },
+    });
     const floorRun = await (async () => {
       try {
         return await send(floor.url, unique, CONNECTIONS);
@@ -243,13 +251,15 @@ export async function send(url: string, prepared: Prepared[], connections: numbe
 }
 
 /**
- * The floor of a signed like: a bare node:http server that checks the request's two signatures
- * exactly as the gateway does (the contract's functions, keys already imported) and answers.
+ * The floor of a signed request: a bare node:http server that checks the node signature and the
+ * user signature (`userSigned`: the contract's functions, keys already imported) exactly as the
+ * gateway does, and answers 200. Shared by the like and the post ingest benches.
  */
-async function floorServer(
-  nodeKey: CryptoKey,
-  userKeys: Map<string, CryptoKey>,
-): Promise<{ server: Server; url: string }> {
+export async function floorServer(opts: {
+  path: string;
+  nodeKey: CryptoKey;
+  userSigned(body: unknown): Promise<boolean>;
+}): Promise<{ server: Server; url: string }> {
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -260,31 +270,23 @@ async function floorServer(
           const value = req.headers[name.toLowerCase()];
           return Array.isArray(value) ? value[0] : value;
         });
-        const body = JSON.parse(raw.toString('utf8')) as { like: { actorHandle: string } };
-        const userKey = userKeys.get(body.like.actorHandle);
         const valid =
           headers.ok &&
-          userKey !== undefined &&
           (await verifyNodeRequestSignature({
-            publicKey: nodeKey,
+            publicKey: opts.nodeKey,
             method: 'POST',
             path: req.url ?? '',
             targetDomain: ALPHA,
             body: raw,
             headers: headers.value,
           })) &&
-          (await verifyUserAction({
-            publicKey: userKey,
-            action: 'like',
-            targetDomain: ALPHA,
-            body,
-          }));
+          (await opts.userSigned(JSON.parse(raw.toString('utf8'))));
         res.writeHead(valid ? 200 : 401, { 'content-type': 'application/json' });
-        res.end(JSON.stringify(valid ? { success: true, message: 'Like received' } : {}));
+        res.end(JSON.stringify(valid ? { success: true } : {}));
       })();
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
-  return { server, url: `http://127.0.0.1:${port}${SWARM_PATHS.interaction('like')}` };
+  return { server, url: `http://127.0.0.1:${port}${opts.path}` };
 }

@@ -1,13 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import {
   SWARM_PATHS,
   formatTimestamp,
-  readNodeSignatureHeaders,
   signNodeRequest,
   signUserAction,
-  verifyNodeRequestSignature,
   verifyUserAction,
 } from '@swarm/contract';
 import { DEFAULT_POOL_SIZE, localActorKey } from '@swarm/db';
@@ -25,6 +22,7 @@ import {
   MAX_REQUESTS,
   MIN_REQUESTS,
   SECONDS_PER_CASE,
+  floorServer,
   send,
   type Prepared,
 } from './ingest.bench.ts';
@@ -144,10 +142,28 @@ export async function benchPostIngest(log: (line: string) => void): Promise<Benc
     log(`  preparing ${requests} pushed posts (user + node signatures)…`);
     const prepared = await batch(requests);
     log('  sending them to the floor (bare node:http, signature checks only)…');
-    const floor = await floorServer(
-      beta.node.keys.publicKey,
-      new Map(senders.map((s) => [s.handle, s.publicKey])),
-    );
+    const userKeys = new Map(senders.map((s) => [s.handle, s.publicKey]));
+    const floor = await floorServer({
+      path: SWARM_PATHS.inbox,
+      nodeKey: beta.node.keys.publicKey,
+      userSigned: async (body) => {
+        const push = body as {
+          post: Record<string, unknown>;
+          author: { handle: string };
+          postSignature: string;
+        };
+        const key = userKeys.get(push.author.handle);
+        return (
+          key !== undefined &&
+          verifyUserAction({
+            publicKey: key,
+            action: 'post',
+            targetDomain: BETA,
+            body: { ...push.post, signature: push.postSignature },
+          })
+        );
+      },
+    });
     const floorRun = await send(floor.url, prepared, CONNECTIONS).finally(() =>
       floor.server.close(),
     );
@@ -189,52 +205,4 @@ export async function benchPostIngest(log: (line: string) => void): Promise<Benc
     await alpha.close();
     await beta.close();
   }
-}
-
-/** The floor of a push: both signatures checked as the gateway does, then 200. */
-async function floorServer(
-  nodeKey: CryptoKey,
-  userKeys: Map<string, CryptoKey>,
-): Promise<{ server: Server; url: string }> {
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      void (async () => {
-        const raw = Buffer.concat(chunks);
-        const headers = readNodeSignatureHeaders((name) => {
-          const value = req.headers[name.toLowerCase()];
-          return Array.isArray(value) ? value[0] : value;
-        });
-        const body = JSON.parse(raw.toString('utf8')) as {
-          post: Record<string, unknown>;
-          author: { handle: string };
-          postSignature: string;
-        };
-        const userKey = userKeys.get(body.author.handle);
-        const valid =
-          headers.ok &&
-          userKey !== undefined &&
-          (await verifyNodeRequestSignature({
-            publicKey: nodeKey,
-            method: 'POST',
-            path: req.url ?? '',
-            targetDomain: ALPHA,
-            body: raw,
-            headers: headers.value,
-          })) &&
-          (await verifyUserAction({
-            publicKey: userKey,
-            action: 'post',
-            targetDomain: BETA,
-            body: { ...body.post, signature: body.postSignature },
-          }));
-        res.writeHead(valid ? 200 : 401, { 'content-type': 'application/json' });
-        res.end(JSON.stringify(valid ? { success: true } : {}));
-      })();
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return { server, url: `http://127.0.0.1:${port}${SWARM_PATHS.inbox}` };
 }

@@ -9,7 +9,7 @@ import {
   type Result,
   type SwarmUserResponse,
 } from '@swarm/contract';
-import { localActorKey } from '@swarm/db';
+import { localActorKey, type Prisma } from '@swarm/db';
 import { profileUserSelect } from '../content/content-mappers.ts';
 import { NEWEST_FIRST } from '../content/content.service.ts';
 import {
@@ -145,6 +145,32 @@ export function createProfileService(deps: ProfileServiceDeps): ProfileService {
     return { isSelf, followState: state, ...choices };
   }
 
+  /**
+   * A profile tab's posts among `where`, newest first: Posts are top-level posts and reposts
+   * (replies are on their threads), Posts & replies everything, Media posts with media.
+   */
+  async function tabViews(
+    where: Prisma.PostWhereInput,
+    tab: ProfileTab,
+    limit: number,
+  ): Promise<PostView[]> {
+    if (limit === 0) return [];
+    const rows = await prisma.post.findMany({
+      where: {
+        ...where,
+        ...(tab === 'posts' ? { replyToId: null } : {}),
+        ...(tab === 'media' ? { repostOfId: null, media: { some: {} } } : {}),
+      },
+      orderBy: NEWEST_FIRST,
+      take: limit,
+      select: postViewSelect,
+    });
+    return rows.flatMap((row) => {
+      const view = rowToPostView(row, self);
+      return view ? [view] : [];
+    });
+  }
+
   async function local(
     viewer: Viewer | null,
     handle: string,
@@ -172,28 +198,11 @@ export function createProfileService(deps: ProfileServiceDeps): ProfileService {
         viewer?.id === user.id,
       ),
     ]);
-    const rows =
-      limit === 0
-        ? []
-        : await prisma.post.findMany({
-            // Posts: top-level posts and reposts (replies are on their threads); Posts & replies:
-            // everything; Media: own posts with media.
-            where: {
-              authorId: user.id,
-              apId: null,
-              deletedAt: null,
-              ...visible,
-              ...(tab === 'posts' ? { replyToId: null } : {}),
-              ...(tab === 'media' ? { repostOfId: null, media: { some: {} } } : {}),
-            },
-            orderBy: NEWEST_FIRST,
-            take: limit,
-            select: postViewSelect,
-          });
-    const views = rows.flatMap((row) => {
-      const view = rowToPostView(row, self);
-      return view ? [view] : [];
-    });
+    const views = await tabViews(
+      { authorId: user.id, apId: null, deletedAt: null, ...visible },
+      tab,
+      limit,
+    );
     return ok({
       profile: {
         actor: actorView({ ...user, domain: self }, self),
@@ -301,27 +310,17 @@ export function createProfileService(deps: ProfileServiceDeps): ProfileService {
       { handle: actor.handle, domain },
       false,
     );
-    const rows =
-      limit === 0
-        ? []
-        : await prisma.post.findMany({
-            where: {
-              remoteAuthorId: actor.id,
-              apId: { not: null },
-              deletedAt: null,
-              // Followers-only copies were delivered for the people here who follow them.
-              ...(viewerView?.followState === 'accepted' ? {} : { visibility: 'public' }),
-              ...(tab === 'posts' ? { replyToId: null } : {}),
-              ...(tab === 'media' ? { media: { some: {} } } : {}),
-            },
-            orderBy: NEWEST_FIRST,
-            take: limit,
-            select: postViewSelect,
-          });
-    const views = rows.flatMap((row) => {
-      const view = rowToPostView(row, self);
-      return view ? [view] : [];
-    });
+    const views = await tabViews(
+      {
+        remoteAuthorId: actor.id,
+        apId: { not: null },
+        deletedAt: null,
+        // Followers-only copies were delivered for the people here who follow them.
+        ...(viewerView?.followState === 'accepted' ? {} : { visibility: 'public' }),
+      },
+      tab,
+      limit,
+    );
     return ok({
       profile: {
         actor: author,
