@@ -298,7 +298,7 @@ export async function createNodeContext(
       store: remotePosts,
     }),
     remoteContent,
-    threads: createThreadService(reads),
+    threads: createThreadService({ ...reads, store: remotePosts }),
     profiles,
     followLists: createFollowListService(reads),
     search: createSearchService({ db, config, profiles }),
