@@ -102,6 +102,12 @@ describe('bookmarks.add / remove', () => {
     const shown = home.posts.find((p) => p.content === 'bob-public')!;
     expect(shown.viewer?.bookmarked).toBe(true);
     expect(home.posts.find((p) => p.content === 'page-1')!.viewer?.bookmarked).toBe(false);
+    // The client API's read model says so too (Mastodon's `bookmarked`).
+    const alice = { id: users.alice!.id, handle: 'alice' };
+    const status = await t.node.clientReads.statusByRow(alice, ids['bob-public']!);
+    expect(status?.viewer.bookmarked).toBe(true);
+    const other = await t.node.clientReads.statusByRow(alice, ids['page-1']!);
+    expect(other?.viewer.bookmarked).toBe(false);
   });
 
   it('refuses posts the viewer cannot read, copies not stored here, and bad ids', async () => {
