@@ -134,7 +134,6 @@ export function createInboundVerification(
       }
       return ok({ didToPin: undefined, seen: false });
     }
-    const who = `${actor.handle}@${actor.domain}`;
     // An app's signature: the delegation must hold up before its user's did is even looked at,
     // and then the did proves the delegation instead of the body.
     const rawDelegation = (raw as Record<string, unknown>).delegation;
