@@ -3,24 +3,31 @@ import type { RestartableNode } from '@swarm/testnet';
 import { signUp, twoNodeSuite, type Person } from './browser-harness.ts';
 
 // The consent page signs the person's delegation to the app's key in their browser
-// (docs/protocol.md "App delegations"): alice signs up on A (her key is made in this browser),
-// registers an app with write and follow scopes, allows it on the consent page, and the app
+// (docs/protocol.md "App delegations"): alice signs up on A (her key is made in this browser)
+// and follows bob on B; an app with write and follow scopes is allowed on the consent page and
 // exchanges its code. A then publishes the delegation as active, which it does only for one
 // whose signature it checked against alice's registered did: only her browser could have made
-// it. Revoking the app in Settings revokes the delegation. Needs `pnpm build`.
+// it. The app favourites bob's post through the client API, and the like reaches B signed by the
+// app key under that delegation. Revoking the app in Settings revokes the delegation. Needs
+// `pnpm build`.
 
 const OOB = 'urn:ietf:wg:oauth:2.0:oob';
 
 describe('the consent page signs a delegation to the app key', () => {
   let a: RestartableNode;
+  let b: RestartableNode;
   let alice: Person;
+  let bob: Person;
+  let accessToken = '';
+  const text = 'Like me from an app';
   let app: { client_id: string; client_secret: string };
   let delegationId = '';
 
-  twoNodeSuite('app-delegation', { people: ['alice'] }, (started) => {
+  twoNodeSuite('app-delegation', { people: ['alice', 'bob'] }, (started) => {
     ({
       a,
-      people: { alice },
+      b,
+      people: { alice, bob },
     } = started);
   });
 
@@ -29,8 +36,19 @@ describe('the consent page signs a delegation to the app key', () => {
     return { status: answer.status, body: (await answer.json()) as Record<string, unknown> };
   };
 
-  it('signs up alice on A and registers an app that writes and follows', async () => {
+  it('signs up alice on A and bob on B; alice follows bob, who posts', async () => {
     await signUp(alice, a, 'Alice');
+    await signUp(bob, b, 'Bob');
+    await alice.visit(a.url, `/@bob@${b.domain}`, 'profile-bob');
+    await alice.page.getByRole('button', { name: 'Follow', exact: true }).click();
+    await alice.page.getByRole('button', { name: /^(Unfollow|Requested)$/ }).waitFor();
+    await bob.visit(b.url, '/');
+    await bob.page.getByLabel('Write a post', { exact: true }).fill(text);
+    await bob.page.getByRole('button', { name: 'Post', exact: true }).click();
+    await bob.page.getByRole('article').filter({ hasText: text }).first().waitFor();
+  });
+
+  it('registers an app that writes and follows', async () => {
     const registered = await fetch(`${a.url}/api/v1/apps`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -79,10 +97,47 @@ describe('the consent page signs a delegation to the app key', () => {
       }),
     });
     expect(token.status).toBe(200);
+    accessToken = ((await token.json()) as { access_token: string }).access_token;
     expect(await stateOf(delegationId)).toMatchObject({
       status: 200,
       body: { id: delegationId, state: 'active' },
     });
+  });
+
+  it('the app favourites bob’s post; the like reaches B signed by the app key', async () => {
+    const bearer = { authorization: `Bearer ${accessToken}` };
+    let statusId = '';
+    // Bob's post reaches A by its push (A's outbox worker), then the app's home timeline.
+    await expect
+      .poll(
+        async () => {
+          const home = await fetch(`${a.url}/api/v1/timelines/home?limit=40`, { headers: bearer });
+          const statuses = (await home.json()) as { id: string; content: string }[];
+          statusId = statuses.find((s) => s.content.includes(text))?.id ?? '';
+          return statusId;
+        },
+        { timeout: 60_000, interval: 1_000 },
+      )
+      .not.toBe('');
+    const liked = await fetch(`${a.url}/api/v1/statuses/${statusId}/favourite`, {
+      method: 'POST',
+      headers: bearer,
+    });
+    expect(liked.status, await liked.clone().text()).toBe(200);
+    expect(await liked.json()).toMatchObject({ favourited: true });
+    // B counts it: it took the app key's signature under alice's delegation.
+    await expect
+      .poll(
+        async () => {
+          const timeline = await fetch(`${b.url}/api/swarm/timeline?limit=20`);
+          const { posts } = (await timeline.json()) as {
+            posts: { content: string; likesCount: number }[];
+          };
+          return posts.find((p) => p.content.includes(text))?.likesCount;
+        },
+        { timeout: 30_000, interval: 1_000 },
+      )
+      .toBe(1);
   });
 
   it('revoking the app in Settings revokes its delegation', async () => {
