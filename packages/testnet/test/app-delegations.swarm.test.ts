@@ -361,6 +361,23 @@ describe('what beta refuses, writing nothing', () => {
     );
     expect(answer.status).toBe(401);
     expect((await answer.json()).error).toContain('expired');
+    // One that runs longer than receivers accept (400 days) is refused too.
+    const endless = await handMade({
+      signer: alice.privateKey,
+      did: alice.user.did!,
+      expiresAt: new Date(now + 500 * 86_400_000),
+    });
+    const long = await sendToBeta(
+      LIKE,
+      await appSigned(
+        'like',
+        (await prepared('like', target.remoteId)).body,
+        endless.delegation,
+        endless.appKey,
+      ),
+    );
+    expect(long.status).toBe(401);
+    expect((await long.json()).error).toContain('400 days');
     expect(await written(target.id)).toEqual(before);
   });
 

@@ -1,4 +1,5 @@
 import {
+  DELEGATION_LIMITS,
   LIMITS,
   SWARM_PATHS,
   delegationSchema,
@@ -104,11 +105,16 @@ export function createDelegationChecks(deps: {
       );
     }
     const now = clock.now().getTime();
-    if (
-      new Date(delegation.issuedAt).getTime() > now + LIMITS.clockWindowMs ||
-      new Date(delegation.expiresAt).getTime() <= now
-    ) {
+    const issued = new Date(delegation.issuedAt).getTime();
+    const expires = new Date(delegation.expiresAt).getTime();
+    if (issued > now + LIMITS.clockWindowMs || expires <= now) {
       return fail('INVALID_SIGNATURE', `The delegation to ${delegation.appName} has expired.`);
+    }
+    if (expires - issued > DELEGATION_LIMITS.maxDays * 86_400_000) {
+      return fail(
+        'INVALID_SIGNATURE',
+        `A delegation runs at most ${DELEGATION_LIMITS.maxDays} days; this one runs longer.`,
+      );
     }
     const appKey = await importDidKey(delegation.appKey);
     const appSigned =
