@@ -455,6 +455,29 @@ describe('what beta refuses, writing nothing', () => {
     expect(await written(target.id)).toEqual(before);
   });
 
+  it('the app’s last token revoked (as /oauth/revoke does) ends the delegation for good', async () => {
+    const { grant, delegation } = await allowApp(['read', 'write']);
+    const tokens = alpha.node.db.prisma.oAuthToken;
+    const kept = await tokens.findFirstOrThrow({ where: { appId: grant.appId } });
+    await tokens.deleteMany({ where: { appId: grant.appId } });
+    net.clock.advance(11 * 60_000);
+    const state = async () =>
+      (await (await alpha.request(SWARM_PATHS.delegation(delegation.id))).json()) as {
+        state: string;
+      };
+    expect(await state()).toMatchObject({ state: 'revoked' });
+    // A token of the app again (the person allows it anew) does not bring this one back.
+    await tokens.create({
+      data: {
+        tokenHash: kept.tokenHash,
+        appId: grant.appId,
+        userId: grant.userId,
+        scopes: 'read write',
+      },
+    });
+    expect(await state()).toMatchObject({ state: 'revoked' });
+  });
+
   it('a pushed post whose app signature does not match', async () => {
     const { delegation } = await allowApp(['read', 'write']);
     const postId = randomUUID();
