@@ -13,6 +13,8 @@ import { appRoutes } from './routes/apps.routes.ts';
 import { instanceRoutes } from './routes/instance.routes.ts';
 import { oauthRoutes } from './routes/oauth.routes.ts';
 import { createStreaming, type Streaming } from './streaming/streaming.ts';
+import { statusRoutes } from './routes/statuses.routes.ts';
+import { timelineRoutes } from './routes/timelines.routes.ts';
 
 /**
  * The Mastodon-compatible client API (docs/clients.md), mounted by the web app for the paths of
@@ -70,6 +72,8 @@ export function createClientApi(composition: ClientApiComposition): ClientApi {
   app.route('/', appRoutes());
   app.route('/', oauthRoutes());
   app.route('/', accountRoutes());
+  app.route('/', statusRoutes());
+  app.route('/', timelineRoutes());
   app.notFound((c) => apiError(c, 404, 'Record not found'));
   app.onError((error, c) => {
     node.logger.error({ err: error, path: c.req.path }, 'client API request failed');
