@@ -52,6 +52,11 @@ export interface StreamNotification {
   apiId: string;
   recipientId: string;
   type: string;
+  createdAt: Date;
+  /** Who did it: a local user's or a remote actor's id (null when neither is kept). */
+  accountId: string | null;
+  /** The stored post concerned, unless deleted. */
+  postId: string | null;
 }
 
 export interface StreamBatch {
@@ -259,7 +264,15 @@ export function createStreamFeed(deps: {
       if (recipients.length > 0) {
         const since = notificationsSince ?? new Date(now - options.lookbackMs);
         const notes = await db.prisma.$queryRaw<
-          { id: string; api_id: string; recipient_id: string; type: string; created_at: Date }[]
+          {
+            id: string;
+            api_id: string;
+            recipient_id: string;
+            type: string;
+            created_at: Date;
+            account_id: string | null;
+            post_id: string | null;
+          }[]
         >(streamNewNotificationsSql(recipients, since, self, options.batch));
         for (const n of notes) {
           if (announcedNotifications.has(n.id)) continue;
@@ -269,6 +282,9 @@ export function createStreamFeed(deps: {
             apiId: n.api_id,
             recipientId: n.recipient_id,
             type: n.type,
+            createdAt: new Date(n.created_at),
+            accountId: n.account_id,
+            postId: n.post_id,
           });
         }
       }

@@ -65,7 +65,9 @@ export const streamNewNotificationsSql = sqlStatement(
   [[ZERO_UUID], new Date(0), 'node.example', 500],
   (recipients: readonly string[], since: Date, self: string, limit: number) => Prisma.sql`
     SELECT n.id::text AS id, n.api_id::text AS api_id, n.recipient_id::text AS recipient_id,
-      n.type::text AS type, n.created_at
+      n.type::text AS type, n.created_at,
+      coalesce(n.actor_user_id, n.actor_remote_actor_id)::text AS account_id,
+      (SELECT p.id::text FROM posts p WHERE p.id = n.post_id AND p.deleted_at IS NULL) AS post_id
     FROM notifications n JOIN users u ON u.id = n.recipient_id
     WHERE n.recipient_id = ANY(${[...recipients]}::uuid[]) AND n.created_at > ${since}
       AND ${shownNotificationSql('n', 'u', self)}
