@@ -11,6 +11,20 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 // README says, WebSocket clients of masto.js and megalodon, the event-stream form by fetch, and
 // raw `ws` for what the libraries hide (status codes, the `stream` field). `pnpm build` first.
 
+// masto.js's streaming client expects Node 22's globals (WebSocket, Promise.withResolvers); the
+// node supports Node 20, where the tests may run: `ws` stands in, as an app on Node 20 would do.
+(globalThis as { WebSocket?: unknown }).WebSocket ??= WebSocket;
+if (!('withResolvers' in Promise)) {
+  Object.assign(Promise, {
+    withResolvers<T>() {
+      let resolve!: (value: T) => void;
+      let reject!: (reason: unknown) => void;
+      const promise = new Promise<T>((res, rej) => ((resolve = res), (reject = rej)));
+      return { promise, resolve, reject };
+    },
+  });
+}
+
 const PASSWORD = 'correct horse battery staple';
 const WAIT_MS = 15_000;
 
