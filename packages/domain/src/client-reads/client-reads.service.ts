@@ -2,7 +2,6 @@ import { localActorKey, type Db } from '@swarm/db';
 import type { ThreadService } from '../feeds/index.ts';
 import type { Logger } from '../logger.ts';
 import type { RegistryService } from '../registry/index.ts';
-import type { RemotePostStore } from '../remote-posts/index.ts';
 import type { AccountRecord, ClientViewer, StatusRecord } from './client-records.ts';
 import { createClientTimelines, type ClientTimelines } from './client-timelines.ts';
 import { actorsOf, type ActorPage } from './status-actors.ts';
@@ -53,7 +52,6 @@ export interface ClientReadsDeps {
   config: { domain: string };
   registry: Pick<RegistryService, 'blockedDomains'>;
   threads: Pick<ThreadService, 'get'>;
-  remotePosts: Pick<RemotePostStore, 'store'>;
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -84,11 +82,7 @@ export function createClientReads(deps: ClientReadsDeps): ClientReads {
     },
     readableRow: (viewer, apiId) => readableRow(prisma, viewer, apiId, self),
     context: (viewer, rowId) =>
-      statusContext(
-        { prisma, self, logger: deps.logger, threads: deps.threads, store: deps.remotePosts },
-        viewer,
-        rowId,
-      ),
+      statusContext({ prisma, self, logger: deps.logger, threads: deps.threads }, viewer, rowId),
     favouritedBy: (rowId, page) =>
       actorsOf(prisma, { kind: 'likes', postId: rowId, self, ...page }),
     rebloggedBy: (rowId, page) =>
