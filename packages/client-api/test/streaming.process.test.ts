@@ -6,6 +6,7 @@ import { createStreamingAPIClient, type mastodon } from 'masto';
 import generator from 'megalodon';
 import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { signUp as signUpOn, tokenFor as tokenOn, trpc as trpcOn } from './app-tokens.ts';
 
 // Apps' streaming through the front door (docs/clients.md, "Streaming"): a node started as the
 // README says, WebSocket clients of masto.js and megalodon, the event-stream form by fetch, and
@@ -30,6 +31,8 @@ const WAIT_MS = 15_000;
 
 let dataDir: string;
 let node: RestartableNode;
+/** A second node, whose dora follows alice: alice's posts are pushed there. */
+let other: RestartableNode;
 const cookies = new Map<string, string>();
 const tokens = new Map<string, string>();
 let nextAddress = 1;
@@ -113,9 +116,14 @@ interface Received {
 }
 
 /** A raw socket and what it received, in order. */
-async function rawSocket(query: string, options: WebSocket.ClientOptions = {}, protocol?: string) {
+async function rawSocket(
+  query: string,
+  options: WebSocket.ClientOptions = {},
+  protocol?: string,
+  on: RestartableNode = node,
+) {
   const ws = new WebSocket(
-    `${node.url.replace(/^http/, 'ws')}/api/v1/streaming${query}`,
+    `${on.url.replace(/^http/, 'ws')}/api/v1/streaming${query}`,
     protocol,
     options,
   );
@@ -178,12 +186,11 @@ const settle = () => new Promise((r) => setTimeout(r, 300));
 
 beforeAll(async () => {
   dataDir = await mkdtemp(join(tmpdir(), 'swarm-streaming-'));
-  node = nodeOnPort({
-    dataDir,
-    port: await freePort(),
-    env: { ADDRESS_HEADER: 'X-Forwarded-For', XFF_DEPTH: '1' },
-  });
-  await node.start();
+  const env = { ADDRESS_HEADER: 'X-Forwarded-For', XFF_DEPTH: '1' };
+  const [port, otherPort] = [await freePort(), await freePort()];
+  node = nodeOnPort({ dataDir: join(dataDir, 'a'), port, env });
+  other = nodeOnPort({ dataDir: join(dataDir, 'b'), port: otherPort, env });
+  await Promise.all([node.start(), other.start()]);
   for (const handle of ['root', 'alice', 'bob', 'carol']) await signUp(handle);
   await trpc('bob', 'interactions.follow', { address: 'alice' });
   await trpc('carol', 'moderation.safety.mute', { target: `alice@${node.domain}` });
@@ -192,7 +199,7 @@ beforeAll(async () => {
 }, 300_000);
 
 afterAll(async () => {
-  await node?.stop();
+  await Promise.all([node?.stop(), other?.stop()]);
   await rm(dataDir, { recursive: true, force: true });
 });
 
@@ -357,4 +364,42 @@ describe('events', () => {
     expect(text).toMatch(/event: update\ndata: \{.*over SSE/);
     controller.abort();
   });
+});
+
+describe('posts of another node', () => {
+  it('a copy pushed here arrives on public and public:remote, and on a follower’s user stream', async () => {
+    const dora = await signUpOn(other, 'dora');
+    const doraToken = await tokenOn(other, dora, 'read');
+    await trpcOn(other, dora, 'interactions.follow', { address: `alice@${node.domain}` });
+    const remote = await rawSocket('?stream=public:remote', {}, undefined, other);
+    const local = await rawSocket('?stream=public:local', {}, undefined, other);
+    const home = await rawSocket(`?stream=user&access_token=${doraToken}`, {}, undefined, other);
+    remote.send({ type: 'subscribe', stream: 'public' });
+    await settle();
+    // The follow reaches alice's node through its outbox: until it has, a post is not pushed
+    // here, so alice posts again until one arrives.
+    // (Copies of alice's earlier posts, read when dora followed her, arrive too: the test looks
+    // for its own.)
+    const pushed = (round: number) => (r: Received) =>
+      (JSON.parse(r.payload) as { content: string }).content.includes(`pushed here ${round}.`);
+    let found: Received | undefined;
+    let round = 0;
+    for (; round < 12 && !found; round++) {
+      await post('alice', `pushed here ${round}.`);
+      found = await remote
+        .next((r) => r.stream[0] === 'public:remote' && pushed(round)(r))
+        .catch(() => undefined);
+    }
+    expect(found).toBeDefined();
+    const status = JSON.parse(found!.payload) as { id: string; account: { acct: string } };
+    expect(status.account.acct).toBe(`alice@${node.domain}`);
+    const mine = pushed(round - 1);
+    const onPublic = await remote.next((r) => r.stream[0] === 'public' && mine(r));
+    expect(JSON.parse(onPublic.payload).id).toBe(status.id);
+    const onHome = await home.next(mine);
+    expect(JSON.parse(onHome.payload).account.acct).toBe(`alice@${node.domain}`);
+    // Not a post of that node: not on its public:local.
+    expect(local.received).toEqual([]);
+    for (const s of [remote, local, home]) s.ws.close();
+  }, 240_000);
 });
