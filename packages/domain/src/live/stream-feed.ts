@@ -184,6 +184,9 @@ export function createStreamFeed(deps: {
 
   function start() {
     if (unsubscribe.length > 0) return;
+    // After a quiet spell (no connection) the feed starts from now, not from where it stopped.
+    postsSince = undefined;
+    notificationsSince = undefined;
     const changed = () => schedule(true);
     unsubscribe = [
       invalidations.subscribe(READS_TOPIC, changed),
