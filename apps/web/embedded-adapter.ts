@@ -25,15 +25,21 @@ export function withEmbeddedEntry(inner: Adapter, out: string): Adapter {
       if (hooks.length !== 1 || !chunk) {
         throw new Error(`expected one hooks.server chunk in ${chunks}, found ${hooks.length}`);
       }
-      if (!/export \{[^}]*\buseComposition\b/.test(readFileSync(join(chunks, chunk), 'utf8'))) {
-        throw new Error(`${chunk} does not export useComposition (src/hooks.server.ts)`);
+      const source = readFileSync(join(chunks, chunk), 'utf8');
+      for (const name of ['useComposition', 'handleUpgrade']) {
+        if (!new RegExp(`export \\{[^}]*\\b${name}\\b`).test(source)) {
+          throw new Error(`${chunk} does not export ${name} (src/hooks.server.ts)`);
+        }
       }
       writeFileSync(
         join(out, 'embedded.js'),
         `// Written by apps/web/embedded-adapter.ts: the web app mounted in a process that booted
 // the node (apps/gateway/src/main.ts). The composition reaches the hooks before handler.js
 // starts the server.
-import { useComposition } from './server/chunks/entries/${chunk}';
+import { useComposition, handleUpgrade } from './server/chunks/entries/${chunk}';
+
+/** WebSocket upgrades (apps' streaming): true when the web app took the socket. */
+export { handleUpgrade };
 
 /** @param {import('../src/hooks.server.ts').WebComposition} composition */
 export async function createWebHandler(composition) {

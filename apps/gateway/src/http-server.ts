@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { Server as NetServer, type Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { getRequestListener } from '@hono/node-server';
 import { WEB_SECURITY_HEADERS } from '@swarm/contract';
 import { isGatewayPath } from './app.ts';
@@ -7,6 +8,12 @@ import { forAdapter } from './fast-answer.ts';
 
 /** A Node middleware such as SvelteKit's adapter-node `build/handler.js`. */
 export type NodeHandler = (req: IncomingMessage, res: ServerResponse, next?: () => void) => void;
+
+/**
+ * A WebSocket upgrade handler (the web app's: apps' streaming). True when it took the socket;
+ * false leaves it to the server, which refuses it.
+ */
+export type UpgradeHandler = (req: IncomingMessage, socket: Duplex, head: Buffer) => boolean;
 
 /** What a drain did: requests that finished during it, and those it had to cut at the deadline. */
 export interface DrainReport {
@@ -62,6 +69,7 @@ function typeUntypedUpload(req: IncomingMessage, pathname: string) {
 export function createHttpServer(opts: {
   fetch?: Parameters<typeof getRequestListener>[0];
   web?: NodeHandler;
+  upgrade?: UpgradeHandler;
 }): NodeHttpServer {
   if (!opts.fetch && !opts.web)
     throw new Error('createHttpServer needs the gateway, the web app or both');
@@ -129,6 +137,13 @@ export function createHttpServer(opts: {
       web!(req, res);
     }
   }) as NodeHttpServer;
+  // WebSocket upgrades: the web app's streaming, else refused (nothing else here speaks it).
+  // Not while draining: the socket would outlive the drain.
+  server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    if (!draining && opts.upgrade?.(req, socket, head)) return;
+    socket.on('error', () => socket.destroy());
+    socket.end('HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n');
+  });
   server.on('connection', (socket: Socket) => {
     connections.set(socket, { busy: 0 });
     socket.once('close', () => {

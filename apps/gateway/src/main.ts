@@ -15,7 +15,7 @@ import {
 import { authServicesOf, type AuthServices } from '@swarm/auth';
 import { createGatewayApp } from './app.ts';
 import { createHousekeeping } from './housekeeping.ts';
-import { createHttpServer, type NodeHandler } from './http-server.ts';
+import { createHttpServer, type NodeHandler, type UpgradeHandler } from './http-server.ts';
 
 // The node's launcher, in one of three modes:
 // - `--with-web`: the embedded mode of `pnpm start`: gateway and web app in one process on one
@@ -69,7 +69,7 @@ interface BackgroundJob {
 async function loadWebHandler(composition: {
   node: NodeContext;
   auth: AuthServices;
-}): Promise<NodeHandler> {
+}): Promise<{ handler: NodeHandler; upgrade: UpgradeHandler }> {
   const entryPath = fileURLToPath(new URL('../../web/build/embedded.js', import.meta.url));
   if (!existsSync(entryPath)) {
     throw new Error(
@@ -83,8 +83,9 @@ async function loadWebHandler(composition: {
   process.env.BODY_SIZE_LIMIT ??= String(config.uploadMaxBytes);
   const entry = (await import(entryPath)) as {
     createWebHandler(given: typeof composition): Promise<NodeHandler>;
+    handleUpgrade: UpgradeHandler;
   };
-  return entry.createWebHandler(composition);
+  return { handler: await entry.createWebHandler(composition), upgrade: entry.handleUpgrade };
 }
 
 async function main() {
@@ -119,7 +120,9 @@ async function main() {
       ];
   const server = createHttpServer({
     fetch: webOnly ? undefined : createGatewayApp(node, { auth }).fetch,
-    web,
+    web: web?.handler,
+    // Apps' streaming over WebSocket (docs/architecture.md "The client API").
+    upgrade: web?.upgrade,
   });
 
   server.on('error', (err: NodeJS.ErrnoException) => {

@@ -51,6 +51,16 @@ export function useComposition(composition: WebComposition): void {
   publicReads = createPublicReads(composition.node);
 }
 
+/**
+ * WebSocket upgrades of the process's HTTP server (apps' streaming, `/api/v1/streaming`):
+ * handed on by the entry that owns the server (`embedded.js`, apps/gateway/src/http-server.ts).
+ * False when the path is not ours or the client API is not built yet; the caller then refuses.
+ * Not a SvelteKit hook; exported so that entry can reach it.
+ */
+export function handleUpgrade(...args: Parameters<ClientApi['upgrade']>): boolean {
+  return clientApi?.upgrade(...args) ?? false;
+}
+
 // Run alone (`vite dev`, `node build/index.js`), the web app boots its own context from the same
 // environment variables; the schema is the gateway's and the migrate job's business (this bundle
 // carries no migrations folder).

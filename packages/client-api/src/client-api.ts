@@ -12,6 +12,7 @@ import { accountRoutes } from './routes/accounts.routes.ts';
 import { appRoutes } from './routes/apps.routes.ts';
 import { instanceRoutes } from './routes/instance.routes.ts';
 import { oauthRoutes } from './routes/oauth.routes.ts';
+import { createStreaming, type Streaming } from './streaming/streaming.ts';
 import { statusRoutes } from './routes/statuses.routes.ts';
 import { timelineRoutes } from './routes/timelines.routes.ts';
 
@@ -22,6 +23,8 @@ import { timelineRoutes } from './routes/timelines.routes.ts';
  */
 export interface ClientApi {
   fetch(request: Request, bindings: ClientApiBindings): Promise<Response>;
+  /** WebSocket streaming: the HTTP server's `upgrade` event (false: not ours). */
+  upgrade: Streaming['upgrade'];
 }
 
 export function createClientApi(composition: ClientApiComposition): ClientApi {
@@ -39,6 +42,8 @@ export function createClientApi(composition: ClientApiComposition): ClientApi {
       return { config: node.config, usage: counts, contact, registrations };
     },
   };
+
+  const streaming = createStreaming(composition);
 
   const app = new Hono<ClientApiEnv>();
   app.use(
@@ -62,6 +67,7 @@ export function createClientApi(composition: ClientApiComposition): ClientApi {
     c.set('deps', deps);
     await next();
   });
+  app.route('/', streaming.routes);
   app.route('/', instanceRoutes());
   app.route('/', appRoutes());
   app.route('/', oauthRoutes());
@@ -76,5 +82,6 @@ export function createClientApi(composition: ClientApiComposition): ClientApi {
 
   return {
     fetch: async (request, bindings) => app.fetch(request, bindings),
+    upgrade: streaming.upgrade,
   };
 }

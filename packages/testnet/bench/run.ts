@@ -7,6 +7,7 @@ import { benchPostIngest } from './post-ingest.bench.ts';
 import { benchReads } from './reads.bench.ts';
 import { benchSearch } from './search.bench.ts';
 import { benchStartup } from './startup.bench.ts';
+import { benchStreaming } from './streaming.bench.ts';
 import { benchSwarmFeed } from './swarm-feed.bench.ts';
 import { benchSwarmSim } from './swarm-sim.bench.ts';
 import { benchUploads } from './uploads.bench.ts';
@@ -15,7 +16,7 @@ import { writeReport } from './report.ts';
 // `pnpm bench`: every benchmark, results as JSON + markdown under bench/results/ at the repo
 // root. Speed targets live here, never in timed tests. `pnpm bench ingest gossip` runs only
 // the named ones (reads, pages, swarm-feed, ingest, post-ingest, swarm-sim, gossip, startup, live, search,
-// uploads, swarm-sim).
+// uploads, streaming, swarm-sim).
 const resultsDir = fileURLToPath(new URL('../../../bench/results', import.meta.url));
 const only = process.argv.slice(2);
 const wanted = (name: string) => only.length === 0 || only.includes(name);
@@ -84,6 +85,11 @@ if (wanted('startup')) {
 if (wanted('live')) {
   console.log('live: 1,000 open event streams in one process, memory against its own baseline…');
   await benchLiveStreams(resultsDir, log);
+}
+
+if (wanted('streaming')) {
+  console.log("streaming: 1,000 apps' WebSockets in one process, memory against its own baseline…");
+  await benchStreaming(resultsDir, log);
 }
 
 if (wanted('swarm-sim')) {

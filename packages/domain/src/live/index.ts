@@ -1,1 +1,2 @@
 export * from './live-hub.ts';
+export * from './stream-feed.ts';
