@@ -1,8 +1,10 @@
 import { accountRouter } from './account.router.ts';
 import { adminRouter } from './admin.router.ts';
 import { authRouter } from './auth.router.ts';
+import { bookmarksRouter } from './bookmarks.router.ts';
 import { deliveriesRouter } from './deliveries.router.ts';
 import { interactionsRouter } from './interactions.router.ts';
+import { listsRouter } from './lists.router.ts';
 import { messagesRouter } from './messages.router.ts';
 import { moderationRouter } from './moderation.router.ts';
 import { nodeRouter } from './node.router.ts';
@@ -27,6 +29,8 @@ export const appRouter = router({
   admin: adminRouter,
   posts: postsRouter,
   interactions: interactionsRouter,
+  bookmarks: bookmarksRouter,
+  lists: listsRouter,
   deliveries: deliveriesRouter,
   messages: messagesRouter,
   moderation: moderationRouter,

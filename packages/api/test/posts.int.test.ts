@@ -73,7 +73,7 @@ describe('posts.create', () => {
         description: 'What happened',
         image: 'https://news.example/story.jpg',
       },
-      viewer: { liked: false, reposted: false, isOwn: true },
+      viewer: { liked: false, reposted: false, bookmarked: false, isOwn: true },
     });
     expect((await counts('alice')).postsCount).toBe(before.postsCount + 1);
     // Peers see it too, through the gateway.

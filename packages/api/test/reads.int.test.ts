@@ -114,16 +114,27 @@ describe('timeline.home', () => {
   it('carries the viewer’s state: liked, own', async () => {
     const home = await callerAs(users.alice!).timeline.home();
     const byContent = new Map(home.posts.map((p) => [p.content, p]));
-    expect(byContent.get('bob-1')!.viewer).toEqual({ liked: true, reposted: false, isOwn: false });
+    expect(byContent.get('bob-1')!.viewer).toEqual({
+      liked: true,
+      reposted: false,
+      bookmarked: false,
+      isOwn: false,
+    });
     expect(byContent.get('alice-2')!.viewer).toEqual({
       liked: false,
       reposted: false,
+      bookmarked: false,
       isOwn: true,
     });
     // bob sees his repost of carol-1 as reposted.
     const bobHome = await callerAs(users.bob!).timeline.home();
     const carol1 = bobHome.posts.find((p) => p.id === ids['carol-1'])!;
-    expect(carol1.viewer).toEqual({ liked: false, reposted: true, isOwn: false });
+    expect(carol1.viewer).toEqual({
+      liked: false,
+      reposted: true,
+      bookmarked: false,
+      isOwn: false,
+    });
   });
 
   it('pages with `before` without losing or repeating posts', async () => {
@@ -179,7 +190,12 @@ describe('timeline.local', () => {
     });
     expect(contents(second.posts)).toEqual(['bob-1', 'alice-1']);
     expect(second.nextBefore).toBeNull();
-    expect(second.posts[0]!.viewer).toEqual({ liked: true, reposted: false, isOwn: false });
+    expect(second.posts[0]!.viewer).toEqual({
+      liked: true,
+      reposted: false,
+      bookmarked: false,
+      isOwn: false,
+    });
   });
 });
 

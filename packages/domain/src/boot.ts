@@ -36,6 +36,8 @@ import {
   timelinePostToView,
   type PeerReadOptions,
 } from './feeds/index.ts';
+import { createBookmarkService } from './bookmarks/index.ts';
+import { createListService } from './lists/index.ts';
 import { createFollowListService, createProfileService } from './profiles/index.ts';
 import { createLinkPreviewService } from './previews/index.ts';
 import { createSearchService } from './search/index.ts';
@@ -292,6 +294,8 @@ export async function createNodeContext(
     adminTokens: createAdminTokenService({ db, config, clock }),
     content,
     feeds: createFeedService({ db, clock, config, registry: swarm.registry }),
+    bookmarks: createBookmarkService({ db, clock, config, registry: swarm.registry }),
+    lists: createListService({ db, clock, config, registry: swarm.registry }),
     remotePosts,
     remoteProfiles,
     postInbox: createPostInbox({

@@ -1,6 +1,7 @@
 export * from './actions/index.ts';
 export * from './admin/index.ts';
 export * from './boot.ts';
+export * from './bookmarks/index.ts';
 export * from './client-reads/index.ts';
 export * from './clock.ts';
 export * from './config.ts';
@@ -10,6 +11,7 @@ export * from './feeds/index.ts';
 export * from './remote-posts/index.ts';
 export * from './interactions/index.ts';
 export * from './lifecycle.ts';
+export * from './lists/index.ts';
 export * from './live/index.ts';
 export * from './logger.ts';
 export * from './media/index.ts';

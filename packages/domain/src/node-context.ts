@@ -10,7 +10,9 @@ import type { GossipService, RegistryAdminService, RegistryService } from './reg
 import type { AdminTokenService, NodeAuthService } from './security/index.ts';
 import type { InboundInteractionService, OriginConfirmationService } from './interactions/index.ts';
 import type { ContentService } from './content/index.ts';
+import type { BookmarkService } from './bookmarks/index.ts';
 import type { FeedService, ThreadService } from './feeds/index.ts';
+import type { ListService } from './lists/index.ts';
 import type {
   PostInbox,
   RemoteContent,
@@ -67,6 +69,10 @@ export interface NodeContext {
   content: ContentService;
   /** What people read: home, public and swarm timelines (docs/decisions.md "Swarm feed"). */
   feeds: FeedService;
+  /** A person's bookmarks: posts kept to read again, private, never federated (issue 25). */
+  bookmarks: BookmarkService;
+  /** A person's lists of people they follow, and each list's timeline (issue 25). */
+  lists: ListService;
   /** Remote posts kept in this node's database: pushed, polled, crawled (docs/architecture.md). */
   remotePosts: RemotePostStore;
   /** What other nodes said of their users (profile pages read it): poller and on-demand reads. */

@@ -114,7 +114,7 @@ describe('remote profiles', () => {
       nodeDomain: BETA,
       isRemote: true,
       repliesCount: 0,
-      viewer: { liked: false, reposted: false, isOwn: false },
+      viewer: { liked: false, reposted: false, bookmarked: false, isOwn: false },
     });
 
     const stored = await alpha.node.db.prisma.remoteActor.findUniqueOrThrow({
@@ -294,9 +294,14 @@ describe('home timeline with a followed remote user', () => {
     expect(home.posts[1]).toMatchObject({
       id: `swarm:${BETA}:${ids.b1}`,
       author: { address: `bob@${BETA}`, isRemote: true },
-      viewer: { liked: true, reposted: false, isOwn: false },
+      viewer: { liked: true, reposted: false, bookmarked: false, isOwn: false },
     });
-    expect(home.posts[2]!.viewer).toEqual({ liked: false, reposted: false, isOwn: true });
+    expect(home.posts[2]!.viewer).toEqual({
+      liked: false,
+      reposted: false,
+      bookmarked: false,
+      isOwn: true,
+    });
 
     const page = await callerAs(alice).timeline.home({ limit: 1 });
     expect(contents(page.posts)).toEqual(['b2-nsfw']);
@@ -339,7 +344,12 @@ describe('swarm feed', () => {
       `swarm:${BETA}:${ids.b1}`,
       ids.a1,
     ]);
-    expect(feed.posts[2]!.viewer).toEqual({ liked: true, reposted: false, isOwn: false });
+    expect(feed.posts[2]!.viewer).toEqual({
+      liked: true,
+      reposted: false,
+      bookmarked: false,
+      isOwn: false,
+    });
     expect(feed.coverage).toEqual({ nodes: 0, newestReadAt: null, oldestReadAt: null });
 
     const withNsfw = await callerAs({ ...alice, showNsfw: true }).timeline.swarm({ limit: 2 });

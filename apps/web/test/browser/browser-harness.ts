@@ -317,6 +317,8 @@ export function adminPages(peer: RestartableNode, postPath: string): string[] {
     `/@bob@${peer.domain}`,
     postPath,
     '/notifications',
+    '/bookmarks',
+    '/lists',
     '/deliveries',
     '/settings',
     '/messages',

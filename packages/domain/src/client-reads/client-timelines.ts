@@ -9,7 +9,8 @@ import { completeRecords, loadStatusRecords, rowRecord, statusRowSelect } from '
 /**
  * Timelines as apps page them: by `api_id` (`max_id`, `since_id`, `min_id`), from this node's
  * database only, with the rules of the pages' feeds (feeds/feed.service.ts): the home timeline
- * is the viewer's own posts and reposts and those of people they follow; the public one this
+ * is the viewer's own posts and reposts and those of people they follow (but members of their
+ * exclusive lists); the public one this
  * node's listed public posts and the copies of other nodes' public posts kept here; mutes and
  * blocks of views/visibility.ts leave posts out. The pages' feeds page by time and are left as
  * they are.
@@ -103,10 +104,11 @@ export function createClientTimelines(deps: {
 
   return {
     async home(viewer, page) {
-      const [follows, blocked, filter] = await Promise.all([
+      const [follows, blocked, filter, exclusive] = await Promise.all([
         prisma.follow.findMany({
           where: { followerKey: localActorKey(viewer.id) },
           select: {
+            followeeKey: true,
             followeeUserId: true,
             followeeRemoteActorId: true,
             followeeRemoteActor: { select: { nodeDomain: true } },
@@ -114,9 +116,16 @@ export function createClientTimelines(deps: {
         }),
         registry.blockedDomains(),
         viewerFilter(prisma, { viewer, self, operatorMutes: false }),
+        // Members of the viewer's exclusive lists are read in those lists, not at home (lists/).
+        prisma.listMember.findMany({
+          where: { list: { userId: viewer.id, exclusive: true } },
+          select: { memberKey: true },
+        }),
       ]);
-      const followees = follows.flatMap((f) => (f.followeeUserId ? [f.followeeUserId] : []));
-      const remotes = follows.flatMap((f) =>
+      const elsewhere = new Set(exclusive.map((m) => m.memberKey));
+      const homeFollows = follows.filter((f) => !elsewhere.has(f.followeeKey));
+      const followees = homeFollows.flatMap((f) => (f.followeeUserId ? [f.followeeUserId] : []));
+      const remotes = homeFollows.flatMap((f) =>
         f.followeeRemoteActorId &&
         f.followeeRemoteActor &&
         f.followeeRemoteActor.nodeDomain !== self &&

@@ -279,16 +279,17 @@ async function fillMentions(
   }
 }
 
-/**
- * The rows the viewer bookmarked among `rowIds`. Bookmarks are not stored by this node yet, so
- * none is; this is the one place that reads them when they are.
- */
+/** The rows the viewer bookmarked among `rowIds` (bookmarks/: private to the viewer). */
 async function bookmarkedRows(
-  _prisma: PrismaClient,
-  _viewer: ClientViewer,
-  _rowIds: readonly string[],
+  prisma: PrismaClient,
+  viewer: ClientViewer,
+  rowIds: readonly string[],
 ): Promise<Set<string>> {
-  return new Set();
+  const rows = await prisma.bookmark.findMany({
+    where: { userId: viewer.id, postId: { in: [...rowIds] } },
+    select: { postId: true },
+  });
+  return new Set(rows.map((row) => row.postId));
 }
 
 async function fillViewer(

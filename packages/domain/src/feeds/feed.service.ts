@@ -183,10 +183,11 @@ export function createFeedService(deps: FeedServiceDeps): FeedService {
   return {
     async home(viewer, query) {
       const limit = clampLimit(query.limit, FEED_LIMITS.home);
-      const [follows, blocked, filter] = await Promise.all([
+      const [follows, blocked, filter, exclusive] = await Promise.all([
         prisma.follow.findMany({
           where: { followerKey: localActorKey(viewer.id) },
           select: {
+            followeeKey: true,
             followeeUserId: true,
             followeeRemoteActorId: true,
             followeeRemoteActor: { select: { nodeDomain: true } },
@@ -194,11 +195,18 @@ export function createFeedService(deps: FeedServiceDeps): FeedService {
         }),
         registry.blockedDomains(),
         viewerFilter(prisma, { viewer, self, operatorMutes: false }),
+        // Members of the viewer's exclusive lists are read in those lists, not at home (lists/).
+        prisma.listMember.findMany({
+          where: { list: { userId: viewer.id, exclusive: true } },
+          select: { memberKey: true },
+        }),
       ]);
-      const followees = follows.flatMap((f) => (f.followeeUserId ? [f.followeeUserId] : []));
+      const elsewhere = new Set(exclusive.map((m) => m.memberKey));
+      const homeFollows = follows.filter((f) => !elsewhere.has(f.followeeKey));
+      const followees = homeFollows.flatMap((f) => (f.followeeUserId ? [f.followeeUserId] : []));
       // Remote people's posts are the copies their nodes pushed or the poller read: no peer is
       // asked while the page waits.
-      const remotes = follows.flatMap((f) =>
+      const remotes = homeFollows.flatMap((f) =>
         f.followeeRemoteActorId &&
         f.followeeRemoteActor &&
         f.followeeRemoteActor.nodeDomain !== self &&

@@ -348,9 +348,9 @@ export function replyToView(
 // ---------------------------------------------------------------------------------------------
 
 /**
- * Fills `viewer` of every view (null when nobody is signed in) from the viewer's Like and Repost
- * rows: for our posts by id, for remote posts through their copy row (by apId), which is where
- * an interaction with a remote post is recorded. Two queries whatever the list's length.
+ * Fills `viewer` of every view (null when nobody is signed in) from the viewer's Like, Repost and
+ * Bookmark rows: for our posts by id, for remote posts through their copy row (by apId), which is where
+ * an interaction with a remote post is recorded. Three queries whatever the list's length.
  */
 export async function withViewerState(
   prisma: PrismaClient,
@@ -371,9 +371,9 @@ export async function withViewerState(
   for (const copy of copies) if (copy.apId) rowOf.set(copy.apId, copy.id);
   const rowIds = [...new Set(rowOf.values())];
   const actorKey = localActorKey(viewer.id);
-  const [likes, reposts] =
+  const [likes, reposts, bookmarks] =
     rowIds.length === 0
-      ? [[], []]
+      ? [[], [], []]
       : await Promise.all([
           prisma.like.findMany({
             where: { actorKey, postId: { in: rowIds } },
@@ -383,9 +383,14 @@ export async function withViewerState(
             where: { actorKey, postId: { in: rowIds } },
             select: { postId: true },
           }),
+          prisma.bookmark.findMany({
+            where: { userId: viewer.id, postId: { in: rowIds } },
+            select: { postId: true },
+          }),
         ]);
   const liked = new Set(likes.map((l) => l.postId));
   const reposted = new Set(reposts.map((r) => r.postId));
+  const bookmarked = new Set(bookmarks.map((b) => b.postId));
   return views.map((view) => {
     const row = rowOf.get(view.id);
     return {
@@ -393,6 +398,7 @@ export async function withViewerState(
       viewer: {
         liked: row !== undefined && liked.has(row),
         reposted: row !== undefined && reposted.has(row),
+        bookmarked: row !== undefined && bookmarked.has(row),
         isOwn: !view.author.isRemote && view.author.handle === viewer.handle,
       },
     };

@@ -212,6 +212,10 @@ export async function removeFollow(
     });
   }
   if (row.followerUserId) {
+    // Lists hold only people their owner follows (lists/): an unfollow takes them off.
+    await tx.listMember.deleteMany({
+      where: { memberKey: input.followeeKey, list: { userId: row.followerUserId } },
+    });
     await tx.user.updateMany({
       where: { id: row.followerUserId, followingCount: { gt: 0 } },
       data: { followingCount: { decrement: 1 } },

@@ -16,7 +16,8 @@ import type { RemoteReadMetrics } from './poller-ports.ts';
  *   everything younger than `keepFollowedDays`;
  * - otherwise `keepOtherDays` after they were last fetched;
  * - always when someone here interacted with them (a like, a repost, a reply or a repost
- *   written here, a notification) or when they are a reply in a thread of a post written here,
+ *   written here, a notification, a bookmark) or when they are a reply in a thread of a post
+ *   written here,
  *   and when they were deleted here (the tombstone keeps a deleted copy from coming back);
  * and the whole store holds at most `maxCopies` (oldest-fetched unprotected copies go first).
  * Deletes go in batches of `batchSize`, at most `maxBatches` a sweep, each logged.

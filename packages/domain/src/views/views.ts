@@ -41,6 +41,8 @@ export interface LinkPreviewView {
 export interface PostViewerState {
   liked: boolean;
   reposted: boolean;
+  /** In the viewer's bookmarks (private to them). */
+  bookmarked: boolean;
   isOwn: boolean;
 }
 

@@ -121,6 +121,40 @@ export async function visibilityFor(
   return { visibility: { in: open } };
 }
 
+/**
+ * Posts (ours or stored copies) one signed-in viewer may read in lists of their own making
+ * (bookmarks, list timelines): not deleted, a shown local author (part 1), and an audience that
+ * includes them (part 2): their own, public and unlisted ones, followers-only ones of someone
+ * they follow (accepted, for local authors; a copy was delivered because someone here follows
+ * its author, so any follow of theirs counts, as home does). Copies count once their node's
+ * content was stored (`fetched_at`), not as placeholders of an action. Part 3 (mutes, blocks)
+ * is the caller's `viewerFilter`.
+ */
+export function readableByViewer(viewerId: string): Prisma.PostWhereInput {
+  const me = localActorKey(viewerId);
+  return {
+    deletedAt: null,
+    AND: [
+      SHOWN_POST_AUTHOR,
+      { OR: [{ apId: null }, { fetchedAt: { not: null } }] },
+      {
+        OR: [
+          { authorId: viewerId },
+          { visibility: { in: ['public', 'unlisted'] } },
+          {
+            visibility: 'followers',
+            author: { followers: { some: { followerKey: me, state: 'accepted' } } },
+          },
+          {
+            visibility: 'followers',
+            remoteAuthor: { followers: { some: { followerKey: me } } },
+          },
+        ],
+      },
+    ],
+  };
+}
+
 // ---------------------------------------------------------------------------------------------
 // 3. The viewer's mutes and blocks
 // ---------------------------------------------------------------------------------------------

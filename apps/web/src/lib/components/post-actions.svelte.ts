@@ -5,11 +5,11 @@ import { actionMessage } from '$lib/format';
 import { trpc } from '$lib/trpc';
 
 // What a post card lets its reader do (issue #16: PostCard split into a view and its actions):
-// like, unlike, repost, unrepost and delete, each signed in this browser when the post lives on another
+// like, unlike, repost, unrepost, bookmark and delete, each signed in this browser when the post lives on another
 // node, shown at once (optimistic counts over the server's truth) and followed while its
 // delivery is retried: live updates (`/events`) say when the delivery changed, no timer does.
 
-type Busy = null | 'like' | 'repost' | 'delete';
+type Busy = null | 'like' | 'repost' | 'bookmark' | 'delete';
 
 function errorText(cause: unknown): string {
   return cause instanceof Error && cause.message ? cause.message : 'Something went wrong.';
@@ -20,6 +20,7 @@ export class PostActions {
   // Server truth, overridden locally after an action succeeds (and reset when the post reloads).
   liked = $derived.by(() => this.post().viewer?.liked ?? false);
   reposted = $derived.by(() => this.post().viewer?.reposted ?? false);
+  bookmarked = $derived.by(() => this.post().viewer?.bookmarked ?? false);
   likes = $derived.by(() => this.post().likesCount);
   reposts = $derived.by(() => this.post().repostsCount);
 
@@ -151,6 +152,27 @@ export class PostActions {
         this.reposts = Math.max(0, this.reposts + (this.reposted ? 1 : -1));
       },
     );
+  }
+
+  /** Bookmarks are this node's own (private, never sent anywhere): nothing to sign. */
+  async toggleBookmark(): Promise<void> {
+    if (this.busy) return;
+    const post = this.post();
+    const adding = !this.bookmarked;
+    this.busy = 'bookmark';
+    this.failed = false;
+    this.watching = null;
+    try {
+      if (adding) await trpc.bookmarks.add.mutate({ postId: post.id });
+      else await trpc.bookmarks.remove.mutate({ postId: post.id });
+      this.bookmarked = adding;
+      this.message = adding ? 'Bookmarked.' : 'Bookmark removed.';
+    } catch (cause) {
+      this.failed = true;
+      this.message = `Could not ${adding ? 'bookmark' : 'remove the bookmark'}: ${errorText(cause)}`;
+    } finally {
+      this.busy = null;
+    }
   }
 
   async remove(): Promise<void> {

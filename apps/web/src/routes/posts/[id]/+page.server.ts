@@ -27,7 +27,7 @@ export const load: PageServerLoad = async (event) => {
 };
 
 /**
- * Like, unlike, repost, unrepost and delete without JavaScript (the post cards post here from any page,
+ * Like, unlike, repost, unrepost, bookmark, unbookmark and delete without JavaScript (the post cards post here from any page,
  * then come back). With JavaScript the cards call tRPC directly: remote posts need the
  * signature only the browser can make.
  */
@@ -66,5 +66,9 @@ export const actions: Actions = {
     postAction(event, (api, postId) => api.interactions.repost({ postId }), event.url.pathname),
   unrepost: (event) =>
     postAction(event, (api, postId) => api.interactions.unrepost({ postId }), event.url.pathname),
+  bookmark: (event) =>
+    postAction(event, (api, postId) => api.bookmarks.add({ postId }), event.url.pathname),
+  unbookmark: (event) =>
+    postAction(event, (api, postId) => api.bookmarks.remove({ postId }), event.url.pathname),
   delete: (event) => postAction(event, (api, id) => api.posts.delete({ id }), '/'),
 };

@@ -1,0 +1,2 @@
+export * from './bookmark-types.ts';
+export * from './bookmark.service.ts';

@@ -1,0 +1,2 @@
+export * from './list-types.ts';
+export * from './list.service.ts';
