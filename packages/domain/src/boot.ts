@@ -43,6 +43,7 @@ import { createLinkPreviewService } from './previews/index.ts';
 import { createSearchService } from './search/index.ts';
 import { createNotificationService } from './notifications/index.ts';
 import { createDeliveryService } from './delivery/index.ts';
+import { createAppDelegations } from './delegations/index.ts';
 import { createActionServices } from './actions/index.ts';
 import { createAccountOwnershipService, createInboundOwnershipService } from './ownership/index.ts';
 import { createMessageService } from './messages/index.ts';
@@ -215,12 +216,15 @@ export async function createNodeContext(
     options: { maxStreams: config.liveStreamsMax, maxPerUser: config.liveStreamsPerUser },
     domain: config.domain,
   });
+  // App keys the person signs: the client API's actions are signed with them (docs/protocol.md).
+  const appDelegations = createAppDelegations({ db, clock, self: config.domain });
   const actions = createActionServices({
     ...base,
     peers,
     delivery,
     uploads,
     reads: { seen, reader },
+    delegations: appDelegations,
   });
   const registryAdmin = createRegistryAdminService({ ...base, ...swarm });
   const moderation = createModerationServices({
@@ -319,6 +323,7 @@ export async function createNodeContext(
     notifications: createNotificationService({ db, clock, config }),
     delivery,
     actions,
+    appDelegations,
     moderation,
     ownership,
     inboundOwnership,
