@@ -330,7 +330,7 @@ describe('the edge: CORS, no cookies, JSON everywhere', () => {
   it.each([
     ['GET', '/api/v1/no-such-endpoint'],
     ['GET', '/api/v2/no-such-endpoint'],
-    ['POST', '/api/v1/statuses'],
+    ['POST', '/api/v1/statuses/1/pin'],
     ['GET', '/api/v1/apps'],
     // `/oauth/authorize` is the web app's consent page (oauth.process.test.ts).
     ['GET', '/oauth/no-such-endpoint'],

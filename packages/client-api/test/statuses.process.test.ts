@@ -1,11 +1,19 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort, nodeOnPort, smallPng, type RestartableNode } from '@swarm/testnet';
+import {
+  freePort,
+  nodeOnPort,
+  signUp,
+  smallPng,
+  tokenFor,
+  trpc,
+  uploadImage,
+  type RestartableNode,
+} from '@swarm/testnet';
 import { createRestAPIClient, MastoHttpError, type mastodon } from 'masto';
 import generator from 'megalodon';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { signUp, tokenFor, trpc, uploadImage } from './app-tokens.ts';
 
 // Statuses and timelines of the client API (docs/clients.md "Statuses", "Timelines") through
 // the front door: two nodes started as the README says, A and B, people on each with app tokens,
@@ -248,6 +256,18 @@ describe('writing and reading statuses on their node', () => {
     const unliked = await bob.unfavouriteStatus(status.id);
     expect(unliked.data).toMatchObject({ favourited: false, favourites_count: 1 });
     expect(await httpStatus(masto(a, 'bob').v1.statuses.$select('1').favourite())).toBe(404);
+    // Bookmarks are the person's own: bob's shows to bob only.
+    const kept = await masto(a, 'bob').v1.statuses.$select(status.id).bookmark();
+    expect(kept.bookmarked).toBe(true);
+    expect((await masto(a, 'bob').v1.statuses.$select(status.id).fetch()).bookmarked).toBe(true);
+    expect((await masto(a, 'alice').v1.statuses.$select(status.id).fetch()).bookmarked).toBe(false);
+    const dropped = await masto(a, 'bob').v1.statuses.$select(status.id).unbookmark();
+    expect(dropped.bookmarked).toBe(false);
+    const noScope = await api(a, `/api/v1/statuses/${status.id}/bookmark`, {
+      method: 'POST',
+      token: tokens.aliceRead,
+    });
+    expect(noScope.status).toBe(403);
     const readOnly = await api(a, `/api/v1/statuses/${status.id}/favourite`, {
       method: 'POST',
       token: tokens.aliceRead,
@@ -374,7 +394,7 @@ describe('posts of another node, as node B answers them', () => {
     expect((localOnly.json as { id: string }[]).map((s) => s.id)).not.toContain(copy!.id);
   });
 
-  it('refuses likes and reposts of a remote post from an app, for now; replies are delivered', async () => {
+  it('refuses likes and reposts of a remote post from an app, for now; bookmarks and replies work', async () => {
     const home = await masto(b, 'carol').v1.timelines.home.list({ limit: 40 });
     const copy = home.find((s) => s.content.includes('from A to the swarm'))!;
     for (const path of ['favourite', 'reblog', 'unfavourite', 'unreblog']) {
@@ -385,6 +405,9 @@ describe('posts of another node, as node B answers them', () => {
       expect(answer.status, path).toBe(422);
       expect((answer.json as { error: string }).error).toMatch(/cannot act toward other nodes yet/);
     }
+    // A bookmark needs no signature: it stays on this node.
+    const kept = await masto(b, 'carol').v1.statuses.$select(copy.id).bookmark();
+    expect(kept).toMatchObject({ id: copy.id, bookmarked: true });
     const reply = await masto(b, 'carol').v1.statuses.create({
       status: 'hello from B',
       inReplyToId: copy.id,

@@ -27,7 +27,7 @@ import { grantOf, optionalToken, viewerOf } from '../viewer.ts';
 
 /**
  * Statuses (docs/clients.md "Statuses"): read one, its thread, who liked or reposted it; write,
- * delete, like, repost and their undoing. Reads answer what the viewer may see (else 404, as
+ * delete, like, repost, bookmark and their undoing. Reads answer what the viewer may see (else 404, as
  * for an unknown id); writes go through the node's post and interaction actions, and anything
  * that needs the person's signature through `signForApp`.
  */
@@ -37,6 +37,7 @@ type C = Context<BearerEnv>;
 const READ = ['read:statuses'];
 const WRITE = ['write:statuses'];
 const FAVOURITES = ['write:favourites'];
+const BOOKMARKS = ['write:bookmarks'];
 
 const notFound = (c: C) => apiError(c, 404, 'Record not found');
 const invalid = (c: C, reason: string) => apiError(c, 422, `Validation failed: ${reason}`);
@@ -313,6 +314,27 @@ export function statusRoutes() {
       }
       return c.json(statusEntity(after, node.config.domain));
     });
+  /** Bookmarks are the person's own, never federated: no signature, on any readable status. */
+  for (const [path, keep] of [
+    ['bookmark', true],
+    ['unbookmark', false],
+  ] as const) {
+    app.post(`/api/v1/statuses/:id/${path}`, requireToken(BOOKMARKS, { user: true }), async (c) => {
+      const viewer = await actingViewer(c);
+      if (viewer instanceof Response) return viewer;
+      const { node } = c.var.deps;
+      const record = await statusOf(c, viewer);
+      if (!record) return notFound(c);
+      const who = { ...viewer, showNsfw: true };
+      const done = keep
+        ? await node.bookmarks.bookmark(who, actionPostId(record))
+        : await node.bookmarks.unbookmark(who, actionPostId(record));
+      if (!done.ok) return refused(c, done.reason);
+      const after = await node.clientReads.statusByRow(viewer, record.rowId);
+      return after ? c.json(statusEntity(after, node.config.domain)) : notFound(c);
+    });
+  }
+
   interaction('favourite', 'like', FAVOURITES);
   interaction('unfavourite', 'unlike', FAVOURITES);
   interaction('reblog', 'repost', WRITE);

@@ -4,12 +4,13 @@ import { clientTagPageSql, type TagScope } from '../persistence/client-reads.sql
 import type { RegistryService } from '../registry/index.ts';
 import { LISTED_ACCOUNT, LISTED_REMOTE_ACTOR, viewerFilter } from '../views/visibility.ts';
 import type { ApiIdPage, ClientViewer, StatusRecord } from './client-records.ts';
-import { loadStatusRecords } from './status-loader.ts';
+import { completeRecords, loadStatusRecords, rowRecord, statusRowSelect } from './status-loader.ts';
 
 /**
  * Timelines as apps page them: by `api_id` (`max_id`, `since_id`, `min_id`), from this node's
  * database only, with the rules of the pages' feeds (feeds/feed.service.ts): the home timeline
- * is the viewer's own posts and reposts and those of people they follow; the public one this
+ * is the viewer's own posts and reposts and those of people they follow (but members of their
+ * exclusive lists); the public one this
  * node's listed public posts and the copies of other nodes' public posts kept here; mutes and
  * blocks of views/visibility.ts leave posts out. The pages' feeds page by time and are left as
  * they are.
@@ -50,33 +51,15 @@ function idRange(page: ApiIdPage): { where: Prisma.PostWhereInput; ascending: bo
   return { where: Object.keys(apiId).length > 0 ? { apiId } : {}, ascending };
 }
 
-const scanSelect = {
-  id: true,
-  apId: true,
-  author: { select: { handle: true } },
-  remoteAuthor: { select: { handle: true, nodeDomain: true } },
-  repostOf: {
-    select: {
-      author: { select: { handle: true } },
-      remoteAuthor: { select: { handle: true, nodeDomain: true } },
-    },
-  },
-} as const satisfies Prisma.PostSelect;
-type ScanRow = Prisma.PostGetPayload<{ select: typeof scanSelect }>;
-
-/** Who wrote a scanned row and, for a repost, who reposted: what mutes and blocks compare. */
-function shapeOf(row: ScanRow, self: string) {
-  const who = (r: Pick<ScanRow, 'author' | 'remoteAuthor'>) =>
-    r.author
-      ? { handle: r.author.handle, domain: self }
-      : r.remoteAuthor
-        ? { handle: r.remoteAuthor.handle, domain: r.remoteAuthor.nodeDomain }
-        : null;
-  const own = who(row);
-  const original = row.repostOf ? who(row.repostOf) : null;
-  if (!own || (row.repostOf && !original)) return null;
-  return original ? { author: original, repostedBy: own } : { author: own, repostedBy: null };
+/** Who wrote a record and, for a reblog, who reblogged: what mutes and blocks compare. */
+function shapeOf(record: StatusRecord) {
+  return record.reblog
+    ? { author: record.reblog.account, repostedBy: record.account }
+    : { author: record.account, repostedBy: null };
 }
+
+const newestFirst = (a: StatusRecord, b: StatusRecord) =>
+  a.apiId < b.apiId ? 1 : a.apiId > b.apiId ? -1 : 0;
 
 export function createClientTimelines(deps: {
   prisma: PrismaClient;
@@ -87,16 +70,17 @@ export function createClientTimelines(deps: {
 
   /**
    * `page.limit` rows of `where` that `keep` keeps, in the page's order, read batch after batch
-   * up to CLIENT_SCAN_MAX_ROWS; then the records, newest first.
+   * up to CLIENT_SCAN_MAX_ROWS (the rows are read whole: a page where nothing is hidden is one
+   * query); then the records complete, newest first.
    */
   async function pageOf(
     viewer: ClientViewer | null,
     where: Prisma.PostWhereInput,
     page: ApiIdPage,
-    keep: (shape: NonNullable<ReturnType<typeof shapeOf>>) => boolean,
+    keep: (shape: ReturnType<typeof shapeOf>) => boolean,
   ): Promise<StatusRecord[]> {
     const range = idRange(page);
-    const kept: string[] = [];
+    const kept: StatusRecord[] = [];
     let skip = 0;
     for (;;) {
       const take = skip === 0 ? page.limit : Math.max(page.limit, SCAN_BATCH);
@@ -105,25 +89,26 @@ export function createClientTimelines(deps: {
         orderBy: { apiId: range.ascending ? 'asc' : 'desc' },
         skip,
         take,
-        select: scanSelect,
+        select: statusRowSelect,
       });
       skip += rows.length;
       for (const row of rows) {
-        const shape = shapeOf(row, self);
-        if (shape && keep(shape) && kept.length < page.limit) kept.push(row.id);
+        const record = rowRecord(row, self);
+        if (record && keep(shapeOf(record)) && kept.length < page.limit) kept.push(record);
       }
       if (rows.length < take || kept.length >= page.limit || skip >= CLIENT_SCAN_MAX_ROWS) break;
     }
-    const records = await loadStatusRecords(prisma, { rowIds: kept, viewer, self });
-    return records.sort((a, b) => (a.apiId < b.apiId ? 1 : a.apiId > b.apiId ? -1 : 0));
+    const records = await completeRecords(prisma, kept, viewer, self);
+    return records.sort(newestFirst);
   }
 
   return {
     async home(viewer, page) {
-      const [follows, blocked, filter] = await Promise.all([
+      const [follows, blocked, filter, exclusive] = await Promise.all([
         prisma.follow.findMany({
           where: { followerKey: localActorKey(viewer.id) },
           select: {
+            followeeKey: true,
             followeeUserId: true,
             followeeRemoteActorId: true,
             followeeRemoteActor: { select: { nodeDomain: true } },
@@ -131,9 +116,16 @@ export function createClientTimelines(deps: {
         }),
         registry.blockedDomains(),
         viewerFilter(prisma, { viewer, self, operatorMutes: false }),
+        // Members of the viewer's exclusive lists are read in those lists, not at home (lists/).
+        prisma.listMember.findMany({
+          where: { list: { userId: viewer.id, exclusive: true } },
+          select: { memberKey: true },
+        }),
       ]);
-      const followees = follows.flatMap((f) => (f.followeeUserId ? [f.followeeUserId] : []));
-      const remotes = follows.flatMap((f) =>
+      const elsewhere = new Set(exclusive.map((m) => m.memberKey));
+      const homeFollows = follows.filter((f) => !elsewhere.has(f.followeeKey));
+      const followees = homeFollows.flatMap((f) => (f.followeeUserId ? [f.followeeUserId] : []));
+      const remotes = homeFollows.flatMap((f) =>
         f.followeeRemoteActorId &&
         f.followeeRemoteActor &&
         f.followeeRemoteActor.nodeDomain !== self &&
@@ -216,7 +208,7 @@ export function createClientTimelines(deps: {
             !blocked.has(r.account.domain),
         )
         .slice(0, page.limit)
-        .sort((a, b) => (a.apiId < b.apiId ? 1 : a.apiId > b.apiId ? -1 : 0));
+        .sort(newestFirst);
     },
   };
 }
