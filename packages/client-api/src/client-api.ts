@@ -12,6 +12,7 @@ import { accountRoutes } from './routes/accounts.routes.ts';
 import { appRoutes } from './routes/apps.routes.ts';
 import { instanceRoutes } from './routes/instance.routes.ts';
 import { oauthRoutes } from './routes/oauth.routes.ts';
+import { pushRoutes } from './routes/push.routes.ts';
 
 /**
  * The Mastodon-compatible client API (docs/clients.md), mounted by the web app for the paths of
@@ -64,6 +65,7 @@ export function createClientApi(composition: ClientApiComposition): ClientApi {
   app.route('/', appRoutes());
   app.route('/', oauthRoutes());
   app.route('/', accountRoutes());
+  app.route('/', pushRoutes());
   app.notFound((c) => apiError(c, 404, 'Record not found'));
   app.onError((error, c) => {
     node.logger.error({ err: error, path: c.req.path }, 'client API request failed');
