@@ -1,7 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import webpush from 'web-push';
 import { baseUrlForDomain, isLoopbackDomain } from '@swarm/contract';
-import { localActorKey, type Db } from '@swarm/db';
+import {
+  localActorKey,
+  type Db,
+  type Prisma,
+  type PushSubscription as PushSubscriptionRow,
+} from '@swarm/db';
 import type { Clock } from '../clock.ts';
 import type { NodeConfig } from '../config.ts';
 import type { Logger } from '../logger.ts';
@@ -51,6 +56,36 @@ export interface PushSenderDeps {
   concurrency?: number;
 }
 
+interface OutboxRow {
+  id: string;
+  notificationId: string;
+  subscriptionId: string;
+  attempts: number;
+}
+
+const notificationSelect = {
+  id: true,
+  type: true,
+  recipientId: true,
+  actorKey: true,
+  actorHandle: true,
+  actorDisplayName: true,
+  actorAvatarUrl: true,
+  actorNodeDomain: true,
+  postApId: true,
+  content: true,
+  readAt: true,
+  createdAt: true,
+  post: { select: { id: true, apId: true, deletedAt: true, content: true } },
+} as const satisfies Prisma.NotificationSelect;
+
+interface BatchRows {
+  notifications: Map<string, Prisma.NotificationGetPayload<{ select: typeof notificationSelect }>>;
+  subscriptions: Map<string, PushSubscriptionRow>;
+  /** Rows sent, skipped or given up: deleted together when the batch ends. */
+  done: string[];
+}
+
 /** How long a claimed row is held before another worker may take it (a crashed worker's rows). */
 const CLAIM_MS = 60_000;
 /** The wait before another try: 10 s, then 40 s. */
@@ -86,44 +121,20 @@ export function createPushSender(deps: PushSenderDeps): PushSender {
     return (await prisma.follow.count({ where: { ...where, state: 'accepted' } })) > 0;
   }
 
-  async function sendOne(row: {
-    id: string;
-    notificationId: string;
-    subscriptionId: string;
-    attempts: number;
-  }): Promise<Outcome> {
+  async function sendOne(row: OutboxRow, batch: BatchRows): Promise<Outcome> {
     // A row whose tries all ended in an error (not an answer) is not tried forever.
-    if (row.attempts > WEB_PUSH.maxAttempts) return finish(row.id, 'dropped');
-    const [notification, subscription] = await Promise.all([
-      prisma.notification.findUnique({
-        where: { id: row.notificationId },
-        select: {
-          id: true,
-          type: true,
-          recipientId: true,
-          actorKey: true,
-          actorHandle: true,
-          actorDisplayName: true,
-          actorAvatarUrl: true,
-          actorNodeDomain: true,
-          postApId: true,
-          content: true,
-          readAt: true,
-          createdAt: true,
-          post: { select: { id: true, apId: true, deletedAt: true, content: true } },
-        },
-      }),
-      prisma.pushSubscription.findUnique({ where: { id: row.subscriptionId } }),
-    ]);
+    if (row.attempts > WEB_PUSH.maxAttempts) return finish(batch, row.id, 'dropped');
+    const notification = batch.notifications.get(row.notificationId);
+    const subscription = batch.subscriptions.get(row.subscriptionId);
     // Both cascade-delete the row; a row seen without them was deleted just now.
-    if (!notification || !subscription) return finish(row.id, 'skipped');
+    if (!notification || !subscription) return finish(batch, row.id, 'skipped');
     const alert = ALERT_OF_NOTIFICATION[notification.type];
     const policy = isPushPolicy(subscription.policy) ? subscription.policy : 'all';
     if (
       !subscription.alerts.includes(alert) ||
       !(await policyAllows(policy, notification.recipientId, notification.actorKey))
     ) {
-      return finish(row.id, 'skipped');
+      return finish(batch, row.id, 'skipped');
     }
 
     const view = toNotificationView(notification, deps.config.domain);
@@ -143,7 +154,7 @@ export function createPushSender(deps: PushSenderDeps): PushSender {
     } catch (error) {
       // Keys were checked when stored: only a subscription stored otherwise gets here.
       deps.logger.warn({ err: error, subscription: subscription.id }, 'push: cannot encrypt');
-      return finish(row.id, 'dropped');
+      return finish(batch, row.id, 'dropped');
     }
     const headers: Record<string, string> = {};
     for (const [name, value] of Object.entries(request.headers)) {
@@ -159,7 +170,7 @@ export function createPushSender(deps: PushSenderDeps): PushSender {
     const log = { subscription: subscription.id, notification: notification.id };
     if (answer.ok && answer.status >= 200 && answer.status < 300) {
       deps.logger.debug({ ...log, ms: answer.ms }, 'push sent');
-      return finish(row.id, 'sent');
+      return finish(batch, row.id, 'sent');
     }
     if (answer.ok && (answer.status === 404 || answer.status === 410)) {
       // The push service forgot the subscription (the app was removed, the browser unsubscribed).
@@ -181,20 +192,39 @@ export function createPushSender(deps: PushSenderDeps): PushSender {
       return 'retried';
     }
     deps.logger.info({ ...log, why, attempts: row.attempts }, 'push failed, given up');
-    return finish(row.id, 'dropped');
+    return finish(batch, row.id, 'dropped');
   }
 
-  async function finish(id: string, outcome: Outcome): Promise<Outcome> {
-    await prisma.pushOutbox.deleteMany({ where: { id } });
+  /** The row is done with: deleted with the batch's others at its end. */
+  function finish(batch: BatchRows, id: string, outcome: Outcome): Outcome {
+    batch.done.push(id);
     return outcome;
+  }
+
+  /** What a batch's rows need, read in two queries for the whole batch. */
+  async function readBatch(rows: OutboxRow[]): Promise<BatchRows> {
+    const [notifications, subscriptions] = await Promise.all([
+      prisma.notification.findMany({
+        where: { id: { in: [...new Set(rows.map((r) => r.notificationId))] } },
+        select: notificationSelect,
+      }),
+      prisma.pushSubscription.findMany({
+        where: { id: { in: [...new Set(rows.map((r) => r.subscriptionId))] } },
+      }),
+    ]);
+    return {
+      notifications: new Map(notifications.map((n) => [n.id, n])),
+      subscriptions: new Map(subscriptions.map((s) => [s.id, s])),
+      done: [],
+    };
   }
 
   return {
     async processDue() {
       const now = deps.clock.now();
-      const rows = await prisma.$queryRaw<
-        { id: string; notificationId: string; subscriptionId: string; attempts: number }[]
-      >(claimPushesSql(now, new Date(now.getTime() + CLAIM_MS), `push:${randomUUID()}`, batch));
+      const rows = await prisma.$queryRaw<OutboxRow[]>(
+        claimPushesSql(now, new Date(now.getTime() + CLAIM_MS), `push:${randomUUID()}`, batch),
+      );
       const report: PushBatchReport = {
         claimed: rows.length,
         sent: 0,
@@ -203,12 +233,14 @@ export function createPushSender(deps: PushSenderDeps): PushSender {
         retried: 0,
         dropped: 0,
       };
+      if (rows.length === 0) return report;
+      const batchRows = await readBatch(rows);
       // A few at a time: one slow push service does not hold up the others' pushes.
       let next = 0;
       const lane = async () => {
         while (next < rows.length) {
           const row = rows[next++]!;
-          const outcome = await sendOne(row).catch((error: unknown) => {
+          const outcome = await sendOne(row, batchRows).catch((error: unknown) => {
             deps.logger.error({ err: error, push: row.id }, 'push failed');
             return 'retried' as const;
           });
@@ -216,6 +248,7 @@ export function createPushSender(deps: PushSenderDeps): PushSender {
         }
       };
       await Promise.all(Array.from({ length: Math.min(concurrency, rows.length) }, lane));
+      await prisma.pushOutbox.deleteMany({ where: { id: { in: batchRows.done } } });
       return report;
     },
   };
