@@ -12,6 +12,8 @@ import { accountRoutes } from './routes/accounts.routes.ts';
 import { appRoutes } from './routes/apps.routes.ts';
 import { instanceRoutes } from './routes/instance.routes.ts';
 import { oauthRoutes } from './routes/oauth.routes.ts';
+import { statusRoutes } from './routes/statuses.routes.ts';
+import { timelineRoutes } from './routes/timelines.routes.ts';
 import { pushRoutes } from './routes/push.routes.ts';
 
 /**
@@ -65,6 +67,8 @@ export function createClientApi(composition: ClientApiComposition): ClientApi {
   app.route('/', appRoutes());
   app.route('/', oauthRoutes());
   app.route('/', accountRoutes());
+  app.route('/', statusRoutes());
+  app.route('/', timelineRoutes());
   app.route('/', pushRoutes());
   app.notFound((c) => apiError(c, 404, 'Record not found'));
   app.onError((error, c) => {

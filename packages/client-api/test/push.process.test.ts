@@ -286,15 +286,11 @@ describe('Web Push with masto.js', () => {
     let seen = countAt(path);
     await trpc(bobCookie, 'interactions.like', { postId: alicePost });
     const liked = open(await nextPush(path, seen), keys, serverKey);
-    const notifications = await trpcQuery<{ items: { id: string; type: string }[] }>(
-      aliceCookie,
-      'notifications.list',
-    );
-    const likeNotification = notifications.items.find((n) => n.type === 'like')!;
     expect(liked).toEqual({
       access_token: '',
       preferred_locale: 'en',
-      notification_id: likeNotification.id,
+      // The notification's client-API id (docs/clients.md "Ids"): a decimal time-sorted number.
+      notification_id: expect.stringMatching(/^[1-9][0-9]{14,18}$/) as string,
       notification_type: 'favourite',
       icon: `${node.url}/icon-192.png`,
       title: 'Bob B. favourited your post',
@@ -306,6 +302,7 @@ describe('Web Push with masto.js', () => {
     seen = countAt(path);
     await trpc(bobCookie, 'interactions.follow', { address: 'alice' });
     const followed = open(await nextPush(path, seen), keys, serverKey);
+    expect(BigInt(followed.notification_id)).toBeGreaterThan(BigInt(liked.notification_id));
     expect(followed).toMatchObject({
       notification_type: 'follow',
       title: 'Bob B. followed you',

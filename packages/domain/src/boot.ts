@@ -9,6 +9,7 @@ import type { NodeContext } from './node-context.ts';
 import { createNodeInfoService } from './node-info.service.ts';
 import { loadOrCreateNodeKeys, loadOrCreateVapidKeys } from './node-keys.service.ts';
 import { createModerationServices } from './moderation/index.ts';
+import { createClientReads } from './client-reads/index.ts';
 import {
   createPeerClient,
   createPeerProfiles,
@@ -41,6 +42,7 @@ import { createSearchService } from './search/index.ts';
 import { createNotificationService } from './notifications/index.ts';
 import { createPushSender, createPushSubscriptionService } from './push/index.ts';
 import { createDeliveryService } from './delivery/index.ts';
+import { createAppDelegations } from './delegations/index.ts';
 import { createActionServices } from './actions/index.ts';
 import { createAccountOwnershipService, createInboundOwnershipService } from './ownership/index.ts';
 import { createMessageService } from './messages/index.ts';
@@ -214,12 +216,15 @@ export async function createNodeContext(
     options: { maxStreams: config.liveStreamsMax, maxPerUser: config.liveStreamsPerUser },
     domain: config.domain,
   });
+  // App keys the person signs: the client API's actions are signed with them (docs/protocol.md).
+  const appDelegations = createAppDelegations({ db, clock, self: config.domain });
   const actions = createActionServices({
     ...base,
     peers,
     delivery,
     uploads,
     reads: { seen, reader },
+    delegations: appDelegations,
   });
   const registryAdmin = createRegistryAdminService({ ...base, ...swarm });
   const moderation = createModerationServices({
@@ -264,6 +269,7 @@ export async function createNodeContext(
     metrics,
     overrides: deps.remoteContent,
   });
+  const threads = createThreadService({ ...reads, store: remotePosts });
   const ownership = createAccountOwnershipService({
     ...base,
     peers,
@@ -300,7 +306,14 @@ export async function createNodeContext(
       store: remotePosts,
     }),
     remoteContent,
-    threads: createThreadService(reads),
+    threads,
+    clientReads: createClientReads({
+      db,
+      logger,
+      config,
+      registry: swarm.registry,
+      threads,
+    }),
     profiles,
     followLists: createFollowListService(reads),
     search: createSearchService({ db, config, profiles }),
@@ -316,6 +329,7 @@ export async function createNodeContext(
     },
     delivery,
     actions,
+    appDelegations,
     moderation,
     ownership,
     inboundOwnership,

@@ -24,6 +24,7 @@ import type { NotificationService } from './notifications/index.ts';
 import type { PushSender, PushSubscriptionService } from './push/index.ts';
 import type { DeliveryService } from './delivery/index.ts';
 import type { ActionServices } from './actions/index.ts';
+import type { AppDelegations } from './delegations/index.ts';
 import type { MessageService } from './messages/index.ts';
 import type { AccountOwnershipService, InboundOwnershipService } from './ownership/index.ts';
 import type { FailureLog, HealthService, NodeMetrics, RequestContext } from './ops/index.ts';
@@ -31,6 +32,7 @@ import type { Invalidations, Limits } from './replicas/index.ts';
 import type { MediaProxyService, UploadService } from './media/index.ts';
 import type { LiveHub } from './live/index.ts';
 import type { ModerationServices } from './moderation/index.ts';
+import type { ClientReads } from './client-reads/index.ts';
 
 /** Everything one node needs, built by factories and passed in; tests build several. */
 export interface NodeContext {
@@ -80,6 +82,8 @@ export interface NodeContext {
   remoteContent: RemoteContent;
   /** A post page with its replies, local or fetched from the post's node. */
   threads: ThreadService;
+  /** What the client API reads: statuses by api id, their threads, timelines by api id. */
+  clientReads: ClientReads;
   /** Local and remote profiles (`alice`, `bob@beta.example`). */
   profiles: ProfileService;
   /** Followers and following lists, served to peers and shown to people (issue #14). */
@@ -102,6 +106,11 @@ export interface NodeContext {
   delivery: DeliveryService;
   /** What a signed-in user does: posts, likes, reposts, follows, locally and to other nodes. */
   actions: ActionServices;
+  /**
+   * App keys the person signs (docs/protocol.md "App delegations"): consent, signing an app's
+   * interactions and posts (`signInteraction`, `signPost`), the published state, revocation.
+   */
+  appDelegations: AppDelegations;
   /** Direct messages: end-to-end encrypted envelopes, stored and relayed (issue #5). */
   messages: MessageService;
   /** Mutes and blocks, reports, registrations, suspension and the audit log (issue #15). */

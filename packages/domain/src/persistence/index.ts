@@ -15,4 +15,5 @@ export * from './ownership.sql.ts';
 export * from './search.sql.ts';
 export * from './visibility.sql.ts';
 export * from './remote-posts.sql.ts';
+export * from './client-reads.sql.ts';
 export * from './push.sql.ts';

@@ -43,11 +43,14 @@ function titleOf(view: NotificationView): string {
 }
 
 /**
- * `view`: the notification as pages show it; `postText`: the text of the post concerned (the
- * liked or reposted one; a mention's and a reply's own excerpt is on the view).
+ * `view`: the notification as pages show it; `apiId`: its id as the client API answers it (the
+ * `api_id` column, docs/clients.md "Ids"), which apps fetch it by; `postText`: the text of the
+ * post concerned (the liked or reposted one; a mention's and a reply's own excerpt is on the
+ * view).
  */
 export function pushPayloadOf(
   view: NotificationView,
+  apiId: string,
   postText: string | null,
   baseUrl: string,
 ): PushPayload {
@@ -59,7 +62,7 @@ export function pushPayloadOf(
   return {
     access_token: '',
     preferred_locale: 'en',
-    notification_id: view.id,
+    notification_id: apiId,
     notification_type: ALERT_OF_NOTIFICATION[view.type],
     icon: avatar ?? `${baseUrl}/icon-192.png`,
     title: titleOf(view),

@@ -65,6 +65,7 @@ interface OutboxRow {
 
 const notificationSelect = {
   id: true,
+  apiId: true,
   type: true,
   recipientId: true,
   actorKey: true,
@@ -140,7 +141,9 @@ export function createPushSender(deps: PushSenderDeps): PushSender {
     const view = toNotificationView(notification, deps.config.domain);
     const postText =
       notification.post && !notification.post.deletedAt ? notification.post.content : null;
-    const payload = JSON.stringify(pushPayloadOf(view, postText, baseUrl));
+    const payload = JSON.stringify(
+      pushPayloadOf(view, notification.apiId.toString(), postText, baseUrl),
+    );
     let request: ReturnType<typeof webpush.generateRequestDetails>;
     try {
       request = webpush.generateRequestDetails(
