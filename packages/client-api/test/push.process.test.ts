@@ -331,6 +331,9 @@ describe('Web Push with masto.js', () => {
     seen = countAt(path);
     await trpc(bobCookie, 'interactions.unlike', { postId: alicePost });
     await trpc(bobCookie, 'interactions.like', { postId: alicePost });
+    // The policy is read when the push is sent: the worker (every 500 ms) gets to it first.
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    expect(countAt(path)).toBe(seen);
     await masto.v1.push.subscription.update({
       data: { policy: 'all' },
     } as UpdateParams);
