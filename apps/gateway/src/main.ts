@@ -6,6 +6,7 @@ import {
   createDeliveryWorker,
   createOriginConfirmationWorker,
   createLogger,
+  createPushWorker,
   createRemoteContentWorker,
   createMetricsServer,
   createSwarmScheduler,
@@ -112,6 +113,8 @@ async function main() {
         createDeliveryWorker({ node }),
         // Held origin-profile follows, mentions and replies, confirmed or dropped (docs/protocol.md).
         createOriginConfirmationWorker({ node }),
+        // Web Push: notifications pushed to people's apps and browsers (docs/clients.md).
+        createPushWorker({ node }),
         // Stored remote content: followed people polled, peers' timelines crawled on the
         // operator's budget, old copies swept (docs/architecture.md "Stored remote content").
         createRemoteContentWorker({ node }),

@@ -11,6 +11,7 @@ import { nodeRouter } from './node.router.ts';
 import { notificationsRouter } from './notifications.router.ts';
 import { postsRouter } from './posts.router.ts';
 import { profilesRouter } from './profiles.router.ts';
+import { pushRouter } from './push.router.ts';
 import { searchRouter } from './search.router.ts';
 import { threadsRouter } from './threads.router.ts';
 import { timelineRouter } from './timeline.router.ts';
@@ -35,6 +36,7 @@ export const appRouter = router({
   messages: messagesRouter,
   moderation: moderationRouter,
   account: accountRouter,
+  push: pushRouter,
 });
 
 export type AppRouter = typeof appRouter;

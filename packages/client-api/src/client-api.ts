@@ -15,6 +15,7 @@ import { oauthRoutes } from './routes/oauth.routes.ts';
 import { createStreaming, type Streaming } from './streaming/streaming.ts';
 import { statusRoutes } from './routes/statuses.routes.ts';
 import { timelineRoutes } from './routes/timelines.routes.ts';
+import { pushRoutes } from './routes/push.routes.ts';
 
 /**
  * The Mastodon-compatible client API (docs/clients.md), mounted by the web app for the paths of
@@ -74,6 +75,7 @@ export function createClientApi(composition: ClientApiComposition): ClientApi {
   app.route('/', accountRoutes());
   app.route('/', statusRoutes());
   app.route('/', timelineRoutes());
+  app.route('/', pushRoutes());
   app.notFound((c) => apiError(c, 404, 'Record not found'));
   app.onError((error, c) => {
     node.logger.error({ err: error, path: c.req.path }, 'client API request failed');

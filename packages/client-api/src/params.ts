@@ -2,22 +2,54 @@ import type { Result } from '@swarm/contract';
 /**
  * The parameters of a client-API call as one record: apps send them in the query string, as a
  * form (urlencoded or multipart) or as JSON, and some mix the query string with a body. Rails
- * conventions apply to forms: a repeated key or `key[]` is a list.
+ * conventions apply to forms and query strings: a repeated key or `key[]` is a list, and
+ * `a[b][c]=v` is the record `{a: {b: {c: v}}}` (JSON bodies send such records as they are).
  */
 
 export type Params = Record<string, unknown>;
 
 export type ParamsResult = Result<Params>;
 
+/** `a[b][c]` → `['a', 'b', 'c']`; a key that is not of that form is one name. */
+function pathOf(key: string): string[] {
+  const match = /^([^[\]]+)((?:\[[^[\]]+\])+)$/.exec(key);
+  if (!match) return [key];
+  return [match[1]!, ...[...match[2]!.matchAll(/\[([^[\]]+)\]/g)].map((m) => m[1]!)];
+}
+
+/** Nested records are plain objects made here, never a prototype a key could name. */
+function childRecord(parent: Params, key: string): Params | null {
+  const existing = Object.hasOwn(parent, key) ? parent[key] : undefined;
+  if (existing === undefined) {
+    const created: Params = Object.create(null) as Params;
+    parent[key] = created;
+    return created;
+  }
+  return existing !== null && typeof existing === 'object' && !Array.isArray(existing)
+    ? (existing as Params)
+    : null;
+}
+
+/** Names that would reach an object's prototype rather than a field of it. */
+const UNSAFE = new Set(['__proto__', 'constructor', 'prototype']);
+
 function addEntry(params: Params, rawKey: string, value: unknown) {
   const list = rawKey.endsWith('[]');
-  const key = list ? rawKey.slice(0, -2) : rawKey;
-  const previous = params[key];
+  const path = pathOf(list ? rawKey.slice(0, -2) : rawKey);
+  if (path.some((name) => UNSAFE.has(name))) return;
+  let target: Params | null = params;
+  // Rails' nested keys (`subscription[keys][auth]`): a record per bracket.
+  for (const name of path.slice(0, -1)) {
+    target = childRecord(target, name);
+    if (!target) return; // `a=1&a[b]=2`: the nested one cannot be placed; it is dropped
+  }
+  const key = path[path.length - 1]!;
+  const previous = Object.hasOwn(target, key) ? target[key] : undefined;
   if (list || previous !== undefined) {
     const items = Array.isArray(previous) ? previous : previous === undefined ? [] : [previous];
-    params[key] = [...items, value];
+    target[key] = [...items, value];
   } else {
-    params[key] = value;
+    target[key] = value;
   }
 }
 

@@ -77,6 +77,8 @@ const EXPECTED_TABLES = [
   'outbox_deliveries',
   'peer_crawls',
   'posts',
+  'push_outbox',
+  'push_subscriptions',
   'rate_limit_bucket',
   'remote_actors',
   'remote_author_polls',

@@ -7,7 +7,7 @@ import { createLifecycle } from './lifecycle.ts';
 import type { Logger } from './logger.ts';
 import type { NodeContext } from './node-context.ts';
 import { createNodeInfoService } from './node-info.service.ts';
-import { loadOrCreateNodeKeys } from './node-keys.service.ts';
+import { loadOrCreateNodeKeys, loadOrCreateVapidKeys } from './node-keys.service.ts';
 import { createModerationServices } from './moderation/index.ts';
 import { createClientReads } from './client-reads/index.ts';
 import {
@@ -42,6 +42,7 @@ import { createFollowListService, createProfileService } from './profiles/index.
 import { createLinkPreviewService } from './previews/index.ts';
 import { createSearchService } from './search/index.ts';
 import { createNotificationService } from './notifications/index.ts';
+import { createPushSender, createPushSubscriptionService } from './push/index.ts';
 import { createDeliveryService } from './delivery/index.ts';
 import { createAppDelegations } from './delegations/index.ts';
 import { createActionServices } from './actions/index.ts';
@@ -148,6 +149,7 @@ export async function createNodeContext(
   const { config, db, logger } = deps;
   const clock = deps.clock ?? systemClock;
   const keys = await loadOrCreateNodeKeys(db, logger);
+  const vapid = await loadOrCreateVapidKeys(db, logger);
   const lifecycle = createLifecycle();
   const failures = createFailureLog({ logger });
   const metrics = createMetrics({ db, clock });
@@ -321,6 +323,14 @@ export async function createNodeContext(
     search: createSearchService({ db, config, profiles }),
     linkPreviews: createLinkPreviewService({ peers, clock, logger, limits: shared.limits }),
     notifications: createNotificationService({ db, clock, config }),
+    push: {
+      subscriptions: createPushSubscriptionService({
+        db,
+        config,
+        vapidPublicKey: vapid.publicKey,
+      }),
+      sender: createPushSender({ ...base, peers, vapid }),
+    },
     delivery,
     actions,
     appDelegations,

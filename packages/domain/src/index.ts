@@ -37,3 +37,4 @@ export * from './safety/index.ts';
 export * from './security/index.ts';
 export * from './version.ts';
 export * from './views/index.ts';
+export * from './push/index.ts';

@@ -23,6 +23,7 @@ import type { FollowListService, ProfileService } from './profiles/index.ts';
 import type { LinkPreviewService } from './previews/index.ts';
 import type { SearchService } from './search/index.ts';
 import type { NotificationService } from './notifications/index.ts';
+import type { PushSender, PushSubscriptionService } from './push/index.ts';
 import type { DeliveryService } from './delivery/index.ts';
 import type { ActionServices } from './actions/index.ts';
 import type { AppDelegations } from './delegations/index.ts';
@@ -99,6 +100,11 @@ export interface NodeContext {
   linkPreviews: LinkPreviewService;
   /** A user's notifications, unread count, mark read. */
   notifications: NotificationService;
+  /**
+   * Web Push (docs/clients.md): people's subscriptions (apps' and the web app's) and the sender
+   * of the push outbox, which the gateway process's push worker runs.
+   */
+  push: { subscriptions: PushSubscriptionService; sender: PushSender };
   /**
    * The durable outbox: every delivery to another node, sent at once and retried
    * (docs/protocol.md, "Delivery and the outbox").

@@ -1,4 +1,4 @@
-import { createHmac } from 'node:crypto';
+import { createHmac, createPrivateKey, generateKeyPairSync } from 'node:crypto';
 import {
   exportPrivateKeyPkcs8Pem,
   exportPublicKeyPem,
@@ -57,4 +57,46 @@ async function importKeys(publicKeyPem: string, privateKeyPem: string): Promise<
     createHmac('sha256', privateKeyPem).update('swarm media proxy url v1').digest(),
   );
   return { publicKeyPem, publicKey: publicKey.value, privateKey: privateKey.value, mediaSecret };
+}
+
+/**
+ * The node's VAPID key pair (RFC 8292), which identifies it to browsers' push services: an
+ * ECDSA P-256 pair of its own (the signing key above is not reused for another purpose), kept
+ * beside it in `node_key` under the row `vapid`, made on first start like the signing key.
+ * Web Push libraries and the browser's PushManager take the keys as base64url: the public key
+ * as its uncompressed point (65 bytes), the private key as its scalar (32 bytes).
+ */
+export interface VapidKeys {
+  publicKey: string;
+  privateKey: string;
+}
+
+const VAPID_ROW_ID = 'vapid';
+
+export async function loadOrCreateVapidKeys(db: Db, logger: Logger): Promise<VapidKeys> {
+  const existing = await db.prisma.nodeKey.findUnique({ where: { id: VAPID_ROW_ID } });
+  if (existing) return vapidKeysOf(existing.privateKeyPem);
+  const pair = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
+  const privateKeyPem = pair.privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+  const publicKeyPem = pair.publicKey.export({ type: 'spki', format: 'pem' }).toString();
+  await db.prisma.nodeKey.createMany({
+    data: [{ id: VAPID_ROW_ID, publicKeyPem, privateKeyPem }],
+    skipDuplicates: true,
+  });
+  const stored = await db.prisma.nodeKey.findUniqueOrThrow({ where: { id: VAPID_ROW_ID } });
+  if (stored.privateKeyPem === privateKeyPem) logger.info('created this node’s VAPID key pair');
+  return vapidKeysOf(stored.privateKeyPem);
+}
+
+function vapidKeysOf(privateKeyPem: string): VapidKeys {
+  const jwk = createPrivateKey(privateKeyPem).export({ format: 'jwk' });
+  if (jwk.crv !== 'P-256' || !jwk.x || !jwk.y || !jwk.d) {
+    throw new Error('the stored VAPID key is not a P-256 key');
+  }
+  const point = Buffer.concat([
+    Buffer.from([4]),
+    Buffer.from(jwk.x, 'base64url'),
+    Buffer.from(jwk.y, 'base64url'),
+  ]);
+  return { publicKey: point.toString('base64url'), privateKey: jwk.d };
 }

@@ -5,6 +5,7 @@ import { benchIngest } from './ingest.bench.ts';
 import { benchLiveStreams } from './live-streams.bench.ts';
 import { benchPages } from './pages.bench.ts';
 import { benchPostIngest } from './post-ingest.bench.ts';
+import { benchPush } from './push.bench.ts';
 import { benchReads } from './reads.bench.ts';
 import { benchSearch } from './search.bench.ts';
 import { benchStartup } from './startup.bench.ts';
@@ -17,7 +18,7 @@ import { writeReport } from './report.ts';
 // `pnpm bench`: every benchmark, results as JSON + markdown under bench/results/ at the repo
 // root. Speed targets live here, never in timed tests. `pnpm bench ingest gossip` runs only
 // the named ones (reads, pages, swarm-feed, ingest, post-ingest, swarm-sim, gossip, startup, live, search,
-// uploads, streaming, swarm-sim, client-api).
+// uploads, streaming, swarm-sim, client-api, push).
 const resultsDir = fileURLToPath(new URL('../../../bench/results', import.meta.url));
 const only = process.argv.slice(2);
 const wanted = (name: string) => only.length === 0 || only.includes(name);
@@ -115,5 +116,15 @@ if (wanted('uploads')) {
     'uploads',
     'Photo upload processing (4000 × 3000 JPEG)',
     await benchUploads(log),
+  );
+}
+
+if (wanted('push')) {
+  console.log('push: likes to a Web Push endpoint on loopback, one by one and in a burst…');
+  await writeReport(
+    resultsDir,
+    'push',
+    'Web Push: a like to its push at a local endpoint',
+    await benchPush(log),
   );
 }

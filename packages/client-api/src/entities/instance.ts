@@ -91,7 +91,8 @@ export function instanceV1(facts: InstanceFacts) {
   };
 }
 
-export function instanceV2(facts: InstanceFacts) {
+/** `vapidPublicKey`: the node's VAPID key, base64url, which apps subscribe to Web Push with. */
+export function instanceV2(facts: InstanceFacts, vapidPublicKey: string) {
   const baseUrl = baseUrlForDomain(facts.config.domain);
   const { mode } = facts.registrations;
   return {
@@ -105,6 +106,7 @@ export function instanceV2(facts: InstanceFacts) {
     languages: ['en'],
     configuration: {
       urls: { streaming: streamingUrl(baseUrl) },
+      vapid: { public_key: vapidPublicKey },
       ...configuration(facts),
     },
     registrations: {

@@ -1,8 +1,10 @@
-import { Hono } from 'hono';
+import { Hono, type Context } from 'hono';
 import { CLIENT_SCOPES, clientAppInputSchema } from '@swarm/contract';
 import { requireToken, type BearerEnv } from '../bearer.ts';
 import { apiError, refusalAnswer } from '../errors.ts';
 import { readParams } from '../params.ts';
+
+const vapidKey = (c: Context<BearerEnv>) => c.var.deps.node.push.subscriptions.vapidPublicKey;
 
 /**
  * `POST /api/v1/apps`: an app registers itself (no token yet) and gets its client credentials.
@@ -30,7 +32,8 @@ export function appRoutes() {
     }
     const registered = await c.var.deps.auth.clientApps.register(input.data, c.env.clientIp);
     if (!registered.ok) return refusalAnswer(c, registered.reason);
-    return c.json(registered.value);
+    // `vapid_key`: what the app's push service will see pushes signed with (Web Push).
+    return c.json({ ...registered.value, vapid_key: vapidKey(c) });
   });
   app.get('/api/v1/apps/verify_credentials', requireToken([...CLIENT_SCOPES]), (c) => {
     const { app: client } = c.var.grant;
@@ -39,6 +42,7 @@ export function appRoutes() {
       name: client.name,
       website: client.website,
       scopes: client.scopes,
+      vapid_key: vapidKey(c),
     });
   });
   return app;

@@ -13,6 +13,13 @@ export function instanceRoutes() {
     }),
   );
   app.get('/api/v1/instance', async (c) => c.json(instanceV1(await c.var.deps.instanceFacts())));
-  app.get('/api/v2/instance', async (c) => c.json(instanceV2(await c.var.deps.instanceFacts())));
+  app.get('/api/v2/instance', async (c) =>
+    c.json(
+      instanceV2(
+        await c.var.deps.instanceFacts(),
+        c.var.deps.node.push.subscriptions.vapidPublicKey,
+      ),
+    ),
+  );
   return app;
 }

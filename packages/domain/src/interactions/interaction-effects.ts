@@ -6,6 +6,7 @@ import {
   type RemoteActorFields,
   type RemoteActorUpsertOptions,
 } from '../persistence/interactions.sql.ts';
+import { queuePushSql } from '../persistence/push.sql.ts';
 
 /**
  * The database effects of an interaction, shared by the receiver of other nodes' interactions
@@ -242,8 +243,8 @@ export async function notify(
 ): Promise<void> {
   const { actor } = input;
   if (actor.kind === 'local' && actor.userId === input.recipientId) return;
-  // createMany: nothing to read back (create would return the whole row).
-  await tx.notification.createMany({
+  const { id } = await tx.notification.create({
+    select: { id: true },
     data: {
       recipientId: input.recipientId,
       type: input.type,
@@ -261,4 +262,6 @@ export async function notify(
       createdAt: input.at,
     },
   });
+  // Web Push, in the same transaction: the push worker sends it once this commits.
+  await tx.$executeRaw(queuePushSql(id, input.recipientId));
 }

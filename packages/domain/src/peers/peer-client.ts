@@ -19,6 +19,7 @@ import type { Logger } from '../logger.ts';
 import type { NodeKeys } from '../node-keys.service.ts';
 import { SOFTWARE_VERSION } from '../version.ts';
 import type { PeerError } from './peer-errors.ts';
+import { mediaTargetOf, type PeerBytesResult, type PeerStatusResult } from './peer-targets.ts';
 import {
   createNodeHttpTransport,
   type PeerRequest,
@@ -75,29 +76,17 @@ export interface PeerClient {
    * only for loopback hosts in development mode). Throws on a URL that is not one.
    */
   getBytes(url: string, options?: PeerCallOptions & { accept?: string }): Promise<PeerBytesResult>;
-}
-
-/** An answer's bytes and its declared content type (lower-case, without parameters). */
-export type PeerBytesResult =
-  | { ok: true; bytes: Uint8Array; contentType: string; status: number; ms: number }
-  | { ok: false; reason: PeerError; ms: number };
-
-/** The host and URL of an absolute http(s) URL a node may fetch, or why not. */
-export function mediaTargetOf(raw: string): Result<{ domain: string; url: URL }> {
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    return err('not an absolute URL');
-  }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') return err('not an http(s) URL');
-  if (url.username || url.password) return err('a URL with credentials');
-  const domain = parseDomain(url.host);
-  if (!domain.ok) return err(`not a host this node can contact: ${domain.reason}`);
-  const expected = new URL(baseUrlForDomain(domain.value)).protocol;
-  if (url.protocol !== expected) return err(`only ${expected}// URLs are fetched for this host`);
-  url.hash = '';
-  return ok({ domain: domain.value, url });
+  /**
+   * POST `body` to an absolute URL under the same guard, scheme rule, timeout and no redirects;
+   * the answer's body is not read (Web Push: a push service's URL an app gave). Answers the
+   * status, whatever it is; throws on a URL that is not one this node may contact.
+   */
+  postBytes(
+    url: string,
+    body: Uint8Array,
+    headers: Record<string, string>,
+    options?: Pick<PeerCallOptions, 'timeoutMs'>,
+  ): Promise<PeerStatusResult>;
 }
 
 export interface PeerClientDeps {
@@ -292,8 +281,40 @@ export function createPeerClient(deps: PeerClientDeps): PeerClient {
     return { ok: false, reason: error, ms };
   }
 
+  async function postBytes(
+    raw: string,
+    body: Uint8Array,
+    headers: Record<string, string>,
+    options: Pick<PeerCallOptions, 'timeoutMs'> = {},
+  ): Promise<PeerStatusResult> {
+    const started = performance.now();
+    const target = mediaTargetOf(raw);
+    if (!target.ok) throw new TypeError(`peer client: ${target.reason}: ${raw}`);
+    const { domain, url } = target.value;
+    const outcome = await guarded<{ ok: true; status: number }>(
+      domain,
+      options.timeoutMs ?? defaultTimeoutMs,
+      {
+        url,
+        method: 'POST',
+        headers: { 'user-agent': `swarm-node/${SOFTWARE_VERSION}`, ...headers },
+        body,
+        maxBytes: ERROR_BODY_BYTES,
+      },
+      // The answer's body says nothing we act on: drain a little so the connection can be reused.
+      async ({ status }, read) => {
+        await read(ERROR_BODY_BYTES);
+        return { ok: true, status };
+      },
+    );
+    const ms = Math.round(performance.now() - started);
+    if (outcome.ok) return { ok: true, status: outcome.status, ms };
+    return { ok: false, reason: { ...outcome.reason, domain } as PeerError, ms };
+  }
+
   return {
     getBytes,
+    postBytes,
     getJson: (domain, pathWithQuery, schema, options = {}) =>
       exchange({
         method: 'GET',

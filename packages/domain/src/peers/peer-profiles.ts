@@ -253,6 +253,7 @@ export function withPeerProfiles(
 ): PeerClient {
   const client: PeerClient = {
     getBytes: inner.getBytes,
+    postBytes: inner.postBytes,
     async getJson(domain, pathWithQuery, schema, options) {
       const answer = await inner.getJson(domain, pathWithQuery, schema, options);
       // A successful probe of a peer's info tells its profile (our marker), or prompts detection.

@@ -17,3 +17,4 @@ export * from './visibility.sql.ts';
 export * from './remote-posts.sql.ts';
 export * from './stream.sql.ts';
 export * from './client-reads.sql.ts';
+export * from './push.sql.ts';

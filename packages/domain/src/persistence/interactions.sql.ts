@@ -1,6 +1,7 @@
 import { formatActorUrl } from '@swarm/contract';
 import { Prisma } from '@swarm/db';
 import { batchedSql, sqlStatement, type BatchedSql } from './catalog.ts';
+import { pushRowsSql } from './push.sql.ts';
 
 // Remote actors, likes and reposts and the ledger of inbound interactions: the raw statements of
 // interactions/ (the rest of their writes are Prisma queries next to their rules).
@@ -224,6 +225,10 @@ function postInteractionBatch(kind: PostInteraction) {
       JOIN fresh ON ${sameRow}
       LEFT JOIN actor ON actor.actor_url = fresh.actor_url
       WHERE fresh.author_id IS NOT NULL AND fresh.author_id IS DISTINCT FROM fresh.user_id
+      RETURNING id, recipient_id
+    ), pushed AS (
+      -- Web Push: queued with the notification, one row per subscription (push.sql.ts).
+      ${pushRowsSql(Prisma.sql`notified.id`, Prisma.sql`notified.recipient_id`, Prisma.sql`notified,`)}
     )
     SELECT input.ord, live.ord IS NOT NULL AS found,
       EXISTS (SELECT 1 FROM added JOIN fresh ON ${sameRow} WHERE fresh.ord = input.ord) AS added
