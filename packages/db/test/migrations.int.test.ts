@@ -74,6 +74,7 @@ const EXPECTED_TABLES = [
   'peer_crawls',
   'posts',
   'rate_limit_bucket',
+  'read_markers',
   'remote_actors',
   'remote_author_polls',
   'remote_profiles',

@@ -39,6 +39,8 @@ import { createFollowListService, createProfileService } from './profiles/index.
 import { createLinkPreviewService } from './previews/index.ts';
 import { createSearchService } from './search/index.ts';
 import { createNotificationService } from './notifications/index.ts';
+import { createAppAccountService } from './app-accounts/index.ts';
+import { createMarkerService } from './markers/index.ts';
 import { createDeliveryService } from './delivery/index.ts';
 import { createActionServices } from './actions/index.ts';
 import { createAccountOwnershipService, createInboundOwnershipService } from './ownership/index.ts';
@@ -304,6 +306,8 @@ export async function createNodeContext(
     search: createSearchService({ db, config, profiles }),
     linkPreviews: createLinkPreviewService({ peers, clock, logger, limits: shared.limits }),
     notifications: createNotificationService({ db, clock, config }),
+    appAccounts: createAppAccountService({ db, config }),
+    markers: createMarkerService({ db, clock }),
     delivery,
     actions,
     moderation,

@@ -1,5 +1,6 @@
 export * from './actions/index.ts';
 export * from './admin/index.ts';
+export * from './app-accounts/index.ts';
 export * from './boot.ts';
 export * from './clock.ts';
 export * from './config.ts';
@@ -11,6 +12,7 @@ export * from './interactions/index.ts';
 export * from './lifecycle.ts';
 export * from './live/index.ts';
 export * from './logger.ts';
+export * from './markers/index.ts';
 export * from './media/index.ts';
 export * from './messages/index.ts';
 export * from './moderation/index.ts';
