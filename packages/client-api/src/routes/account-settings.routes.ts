@@ -73,9 +73,11 @@ async function updateCredentials(c: Context<BearerEnv>) {
     }
   }
   const s = current.value;
+  // Forms carry line breaks as CRLF; the bio keeps plain newlines, as our pages write it.
+  const note = typeof params.note === 'string' ? params.note.replace(/\r\n?/g, '\n') : undefined;
   const updated = await auth.accounts.updateSettings(userId, {
     displayName: (params.display_name as string | undefined) ?? s.displayName,
-    bio: (params.note as string | undefined) ?? s.bio,
+    bio: note ?? s.bio,
     avatarUrl: s.avatarUrl ?? '',
     headerUrl: s.headerUrl ?? '',
     website: s.website ?? '',
@@ -99,7 +101,12 @@ async function updateCredentials(c: Context<BearerEnv>) {
       declaredLength: file.size,
       body: file.stream(),
     });
-    if (!accepted.ok) return refusalAnswer(c, accepted.reason);
+    // An image the node cannot take is Mastodon's validation failure of that field.
+    if (!accepted.ok) {
+      return accepted.reason.code === 'RATE_LIMITED'
+        ? refusalAnswer(c, accepted.reason)
+        : apiError(c, 422, `Validation failed: ${purpose}: ${accepted.reason.message}`);
+    }
   }
   const person = await deps.usage.person(userId);
   if (!person) return apiError(c, 401, 'The access token is invalid');

@@ -60,6 +60,21 @@ export function accountRoutes() {
     },
   );
 
+  // Several accounts at once (`id[]`), in the order asked; unknown ids are left out.
+  app.get('/api/v1/accounts', async (c) => {
+    const { deps } = c.var;
+    const read = await readParams(c.req.raw);
+    if (!read.ok) return apiError(c, 400, read.reason);
+    const ids = listParam(read.value, 'id') ?? [];
+    const found = await deps.node.appAccounts.byIds(ids);
+    return c.json(
+      ids.flatMap((id) => {
+        const record = found.get(id);
+        return record ? [accountJson(deps, record)] : [];
+      }),
+    );
+  });
+
   app.get('/api/v1/accounts/:id/featured_tags', async (c) => {
     const record = await c.var.deps.node.appAccounts.byId(c.req.param('id'));
     return record ? c.json([]) : notFound(c);
