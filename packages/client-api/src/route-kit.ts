@@ -1,22 +1,15 @@
 import type { Context } from 'hono';
-import { baseUrlForDomain } from '@swarm/contract';
-import type { AccountRecord } from '@swarm/domain';
+import type { AppAccount } from '@swarm/domain';
 import type { BearerEnv } from './bearer.ts';
 import type { ClientApiDeps } from './deps.ts';
-import { recordAccount, type AccountEntityContext } from './entities/account-record.ts';
+import { accountEntity } from './entities/account.ts';
 import { apiError } from './errors.ts';
 
-/** What several route files share: the entity context, the signed-in person, a 404. */
+/** What several route files share: the account entity, the signed-in person, a 404. */
 
-export function entityContext(deps: ClientApiDeps): AccountEntityContext {
-  return {
-    baseUrl: baseUrlForDomain(deps.node.config.domain),
-    src: (url) => deps.node.media.src(url),
-  };
-}
-
-export function accountJson(deps: ClientApiDeps, record: AccountRecord) {
-  return recordAccount(record, entityContext(deps));
+/** Mastodon's Account entity of anyone this node knows (the statuses' entity, one shape). */
+export function accountJson(deps: ClientApiDeps, record: AppAccount) {
+  return accountEntity(record, deps.node.config.domain);
 }
 
 /** The token's person (`requireToken(…, { user: true })` ran first) with their handle. */

@@ -9,6 +9,7 @@ import type { NodeContext } from './node-context.ts';
 import { createNodeInfoService } from './node-info.service.ts';
 import { loadOrCreateNodeKeys } from './node-keys.service.ts';
 import { createModerationServices } from './moderation/index.ts';
+import { createClientReads } from './client-reads/index.ts';
 import {
   createPeerClient,
   createPeerProfiles,
@@ -264,6 +265,7 @@ export async function createNodeContext(
     metrics,
     overrides: deps.remoteContent,
   });
+  const threads = createThreadService(reads);
   const ownership = createAccountOwnershipService({
     ...base,
     peers,
@@ -300,7 +302,15 @@ export async function createNodeContext(
       store: remotePosts,
     }),
     remoteContent,
-    threads: createThreadService(reads),
+    threads,
+    clientReads: createClientReads({
+      db,
+      logger,
+      config,
+      registry: swarm.registry,
+      threads,
+      remotePosts,
+    }),
     profiles,
     followLists: createFollowListService(reads),
     search: createSearchService({ db, config, profiles }),

@@ -2,6 +2,7 @@ export * from './actions/index.ts';
 export * from './admin/index.ts';
 export * from './app-accounts/index.ts';
 export * from './boot.ts';
+export * from './client-reads/index.ts';
 export * from './clock.ts';
 export * from './config.ts';
 export * from './content/index.ts';

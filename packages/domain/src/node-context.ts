@@ -32,6 +32,7 @@ import type { Invalidations, Limits } from './replicas/index.ts';
 import type { MediaProxyService, UploadService } from './media/index.ts';
 import type { LiveHub } from './live/index.ts';
 import type { ModerationServices } from './moderation/index.ts';
+import type { ClientReads } from './client-reads/index.ts';
 
 /** Everything one node needs, built by factories and passed in; tests build several. */
 export interface NodeContext {
@@ -81,6 +82,8 @@ export interface NodeContext {
   remoteContent: RemoteContent;
   /** A post page with its replies, local or fetched from the post's node. */
   threads: ThreadService;
+  /** What the client API reads: statuses by api id, their threads, timelines by api id. */
+  clientReads: ClientReads;
   /** Local and remote profiles (`alice`, `bob@beta.example`). */
   profiles: ProfileService;
   /** Followers and following lists, served to peers and shown to people (issue #14). */

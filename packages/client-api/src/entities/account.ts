@@ -1,35 +1,34 @@
-import type { NodeContact } from '@swarm/domain';
+import { baseUrlForDomain } from '@swarm/contract';
+import type { AccountRecord, NodeContact } from '@swarm/domain';
+import { textAsHtml } from './html.ts';
 
-const HTML_ESCAPES: Record<string, string> = {
-  '&': '&amp;',
-  '<': '&lt;',
-  '>': '&gt;',
-  '"': '&quot;',
-  "'": '&#39;',
-};
+export { textAsHtml } from './html.ts';
 
-/** Plain text as the HTML Mastodon clients render (`note`): escaped, paragraphs, line breaks. */
-export function textAsHtml(text: string): string {
-  const escaped = text.replace(/[&<>"']/g, (ch) => HTML_ESCAPES[ch]!);
-  return escaped
-    .split(/\n{2,}/)
-    .filter((p) => p.trim() !== '')
-    .map((p) => `<p>${p.replace(/\n/g, '<br>')}</p>`)
-    .join('');
+/** The address of a person's profile page on their node (docs/protocol.md: `/@{handle}`). */
+export function profileUrl(handle: string, domain: string): string {
+  return `${baseUrlForDomain(domain)}/@${handle}`;
 }
 
-/** Mastodon's Account entity of a person of this node. */
-export function localAccount(person: NodeContact, baseUrl: string) {
-  const url = `${baseUrl}/@${person.handle}`;
-  // Apps load images from anywhere: a node-relative media path becomes absolute.
-  const absolute = (path: string | null) =>
-    path?.startsWith('/') ? `${baseUrl}${path}` : (path ?? '');
-  const avatar = absolute(person.avatarUrl);
-  const header = absolute(person.headerUrl);
+/** Apps load images from anywhere: a node-relative media path becomes absolute on `baseUrl`. */
+export function absoluteUrl(path: string | null | undefined, baseUrl: string): string {
+  return path?.startsWith('/') ? `${baseUrl}${path}` : (path ?? '');
+}
+
+/**
+ * Mastodon's Account entity of a person, of this node or of another one: `acct` is the handle
+ * alone for people of this node and `handle@domain` for others, `url` their profile page on their
+ * own node. `domain` is this node's.
+ */
+export function accountEntity(person: AccountRecord, domain: string) {
+  const baseUrl = baseUrlForDomain(domain);
+  const isLocal = !person.isRemote && person.domain === domain;
+  const url = profileUrl(person.handle, person.domain);
+  const avatar = absoluteUrl(person.avatarUrl, baseUrl);
+  const header = absoluteUrl(person.headerUrl, baseUrl);
   return {
     id: person.id,
     username: person.handle,
-    acct: person.handle,
+    acct: isLocal ? person.handle : `${person.handle}@${person.domain}`,
     display_name: person.displayName,
     locked: false,
     bot: person.isBot,
@@ -50,6 +49,19 @@ export function localAccount(person: NodeContact, baseUrl: string) {
     emojis: [],
     fields: [],
   };
+}
+
+export type AccountEntity = ReturnType<typeof accountEntity>;
+
+/** A person of this node as an account record (the instance contact, the token's person). */
+function contactRecord(person: NodeContact, domain: string): AccountRecord {
+  return { ...person, isRemote: false, domain };
+}
+
+/** Mastodon's Account entity of a person of this node, `baseUrl` being this node's. */
+export function localAccount(person: NodeContact, baseUrl: string) {
+  const domain = new URL(baseUrl).host;
+  return accountEntity(contactRecord(person, domain), domain);
 }
 
 /** The signed-in person's own Account entity, with the `source` apps edit their profile from. */

@@ -3,7 +3,7 @@ import { baseUrlForDomain } from '@swarm/contract';
 import { FOLLOW_PAGE_LIMIT, addressOf, type FollowSide } from '@swarm/domain';
 import { requireToken, type BearerEnv } from '../bearer.ts';
 import { credentialAccount } from '../entities/account.ts';
-import { relationshipEntity } from '../entities/account-record.ts';
+import { relationshipEntity } from '../entities/relationship.ts';
 import { apiError, refusalAnswer } from '../errors.ts';
 import { pageLimit, setLinkHeader, textParam, listParam } from '../paging.ts';
 import { readParams } from '../params.ts';

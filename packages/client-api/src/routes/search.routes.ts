@@ -1,6 +1,6 @@
 import { Hono, type Context } from 'hono';
 import { baseUrlForDomain, parseHandleAddress } from '@swarm/contract';
-import type { AccountRecord, PostView } from '@swarm/domain';
+import type { AppAccount, PostView } from '@swarm/domain';
 import type { BearerEnv } from '../bearer.ts';
 import { scopesAllow } from '@swarm/auth';
 import { apiError } from '../errors.ts';
@@ -91,7 +91,7 @@ export function searchRoutes(statuses: SearchStatuses) {
       if (address?.ok && !resolve) addresses.unshift(`${address.value.handle}@${address.value.domain}`);
       const records = await node.appAccounts.byAddresses(addresses);
       const seen = new Set<string>();
-      const list: AccountRecord[] = [];
+      const list: AppAccount[] = [];
       for (const a of addresses) {
         const record = records.get(a.toLowerCase());
         if (record && !seen.has(record.id)) {

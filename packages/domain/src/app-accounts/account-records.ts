@@ -8,7 +8,8 @@ import { SHOWN_ACCOUNT } from '../views/visibility.ts';
  * (suspended, waiting for approval) are not found.
  */
 
-export interface AccountRecord {
+/** A person as apps see them (the client read model's account record, plus two fields). */
+export interface AppAccount {
   /** The user's id here, or the remote actor's. */
   id: string;
   handle: string;
@@ -69,11 +70,11 @@ const actorSelect = {
 type UserRow = Prisma.UserGetPayload<{ select: typeof userSelect }>;
 type ActorRow = Prisma.RemoteActorGetPayload<{ select: typeof actorSelect }>;
 
-function fromUser(row: UserRow, self: string): AccountRecord {
+function fromUser(row: UserRow, self: string): AppAccount {
   return { ...row, domain: self, isRemote: false };
 }
 
-function fromActor(row: ActorRow): AccountRecord {
+function fromActor(row: ActorRow): AppAccount {
   const profile = row.profile;
   return {
     id: row.id,
@@ -99,9 +100,9 @@ export async function accountsByIds(
   prisma: Db['prisma'],
   ids: readonly string[],
   self: string,
-): Promise<Map<string, AccountRecord>> {
+): Promise<Map<string, AppAccount>> {
   const wanted = [...new Set(ids.filter(isAccountId))].slice(0, ACCOUNT_IDS_MAX);
-  const found = new Map<string, AccountRecord>();
+  const found = new Map<string, AppAccount>();
   if (wanted.length === 0) return found;
   const [users, actors] = await Promise.all([
     prisma.user.findMany({ where: { id: { in: wanted }, ...SHOWN_ACCOUNT }, select: userSelect }),
@@ -120,7 +121,7 @@ export async function accountsByAddresses(
   prisma: Db['prisma'],
   addresses: readonly string[],
   self: string,
-): Promise<Map<string, AccountRecord>> {
+): Promise<Map<string, AppAccount>> {
   const local: string[] = [];
   const remote: { handle: string; nodeDomain: string }[] = [];
   for (const address of addresses.slice(0, ACCOUNT_IDS_MAX * 50)) {
@@ -149,7 +150,7 @@ export async function accountsByAddresses(
         })
       : [],
   ]);
-  const found = new Map<string, AccountRecord>();
+  const found = new Map<string, AppAccount>();
   for (const row of users) found.set(`${row.handle}@${self}`.toLowerCase(), fromUser(row, self));
   for (const row of actors) {
     found.set(`${row.handle}@${row.nodeDomain}`.toLowerCase(), fromActor(row));
@@ -158,6 +159,6 @@ export async function accountsByAddresses(
 }
 
 /** `handle@domain` of a record, as the domain's address-taking services read it. */
-export function addressOf(account: Pick<AccountRecord, 'handle' | 'domain'>): string {
+export function addressOf(account: Pick<AppAccount, 'handle' | 'domain'>): string {
   return `${account.handle}@${account.domain}`;
 }

@@ -3,7 +3,7 @@ import type { NodeConfig } from '../config.ts';
 import {
   accountsByAddresses,
   accountsByIds,
-  type AccountRecord,
+  type AppAccount,
 } from './account-records.ts';
 import { actorKeyOf, followPage, type FollowPage, type FollowPageQuery, type FollowSide } from './follow-pages.ts';
 import { relationshipsOf, type Relationship } from './relationships.ts';
@@ -14,10 +14,10 @@ import { relationshipsOf, type Relationship } from './relationships.ts';
  * Reads this node's database only: resolving someone not stored yet is the profiles' job.
  */
 export interface AppAccountService {
-  byId(id: string): Promise<AccountRecord | null>;
-  byIds(ids: readonly string[]): Promise<Map<string, AccountRecord>>;
+  byId(id: string): Promise<AppAccount | null>;
+  byIds(ids: readonly string[]): Promise<Map<string, AppAccount>>;
   /** By `handle@domain` (or a local handle), lower-cased keys. */
-  byAddresses(addresses: readonly string[]): Promise<Map<string, AccountRecord>>;
+  byAddresses(addresses: readonly string[]): Promise<Map<string, AppAccount>>;
   relationships(
     viewer: { id: string; handle: string },
     ids: readonly string[],

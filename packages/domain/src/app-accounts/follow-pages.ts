@@ -1,7 +1,7 @@
 import { localActorKey, type Db, type Prisma } from '@swarm/db';
 import { decodeFollowCursor, encodeFollowCursor } from '../profiles/follow-lists.ts';
 import { listedFollowSide } from '../views/visibility.ts';
-import { accountsByIds, type AccountRecord } from './account-records.ts';
+import { accountsByIds, type AppAccount } from './account-records.ts';
 
 /**
  * A person's followers or following for apps, local or remote alike, from the follows this node
@@ -24,7 +24,7 @@ export interface FollowPageQuery {
 }
 
 export interface FollowPage {
-  accounts: AccountRecord[];
+  accounts: AppAccount[];
   /** Cursors of the last and first entry, for `max_id` and `min_id` links; null when empty. */
   oldest: string | null;
   newest: string | null;
@@ -112,7 +112,7 @@ export async function followPage(
 /** The key follows use for a record. */
 export async function actorKeyOf(
   prisma: Db['prisma'],
-  account: Pick<AccountRecord, 'id' | 'isRemote'>,
+  account: Pick<AppAccount, 'id' | 'isRemote'>,
 ): Promise<string | null> {
   if (!account.isRemote) return localActorKey(account.id);
   const row = await prisma.remoteActor.findUnique({

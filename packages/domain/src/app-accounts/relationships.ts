@@ -1,6 +1,6 @@
 import { localActorKey, type Db } from '@swarm/db';
 import { addressKey } from '../views/visibility.ts';
-import type { AccountRecord } from './account-records.ts';
+import type { AppAccount } from './account-records.ts';
 
 /**
  * What a person has to do with others, as apps ask it in one call for a list of accounts:
@@ -23,7 +23,7 @@ export interface Relationship {
 /** The actor key follows use for a record: `local:<id>` or the remote actor's URL. */
 async function actorKeys(
   prisma: Db['prisma'],
-  accounts: readonly AccountRecord[],
+  accounts: readonly AppAccount[],
 ): Promise<Map<string, string>> {
   const keys = new Map<string, string>();
   const remoteIds = accounts.filter((a) => a.isRemote).map((a) => a.id);
@@ -41,7 +41,7 @@ async function actorKeys(
 export async function relationshipsOf(
   prisma: Db['prisma'],
   viewer: { id: string; handle: string },
-  accounts: readonly AccountRecord[],
+  accounts: readonly AppAccount[],
   self: string,
 ): Promise<Relationship[]> {
   if (accounts.length === 0) return [];

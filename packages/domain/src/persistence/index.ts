@@ -15,3 +15,4 @@ export * from './ownership.sql.ts';
 export * from './search.sql.ts';
 export * from './visibility.sql.ts';
 export * from './remote-posts.sql.ts';
+export * from './client-reads.sql.ts';

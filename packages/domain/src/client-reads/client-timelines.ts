@@ -1,0 +1,222 @@
+import { localActorKey, type Prisma, type PrismaClient } from '@swarm/db';
+import { LISTED, TIMELINE_LIVE, TOP_LEVEL } from '../content/content.service.ts';
+import { clientTagPageSql, type TagScope } from '../persistence/client-reads.sql.ts';
+import type { RegistryService } from '../registry/index.ts';
+import { LISTED_ACCOUNT, LISTED_REMOTE_ACTOR, viewerFilter } from '../views/visibility.ts';
+import type { ApiIdPage, ClientViewer, StatusRecord } from './client-records.ts';
+import { loadStatusRecords } from './status-loader.ts';
+
+/**
+ * Timelines as apps page them: by `api_id` (`max_id`, `since_id`, `min_id`), from this node's
+ * database only, with the rules of the pages' feeds (feeds/feed.service.ts): the home timeline
+ * is the viewer's own posts and reposts and those of people they follow; the public one this
+ * node's listed public posts and the copies of other nodes' public posts kept here; mutes and
+ * blocks of views/visibility.ts leave posts out. The pages' feeds page by time and are left as
+ * they are.
+ */
+
+export type PublicScope = TagScope;
+
+export interface ClientTimelines {
+  home(viewer: ClientViewer, page: ApiIdPage): Promise<StatusRecord[]>;
+  public(
+    viewer: ClientViewer | null,
+    query: { scope: PublicScope; onlyMedia: boolean },
+    page: ApiIdPage,
+  ): Promise<StatusRecord[]>;
+  tag(
+    viewer: ClientViewer | null,
+    query: { tag: string; scope: PublicScope; onlyMedia: boolean },
+    page: ApiIdPage,
+  ): Promise<StatusRecord[]>;
+}
+
+/** Rows read at most per page: a viewer who muted nearly everyone gets a short page, cheaply. */
+export const CLIENT_SCAN_MAX_ROWS = 400;
+const SCAN_BATCH = 40;
+
+/** Copies listed in timelines: written from what their node sent (feeds' rule). */
+const COPY_SHOWN = { fetchedAt: { not: null } } as const satisfies Prisma.PostWhereInput;
+
+const WITH_MEDIA = { media: { some: {} } } as const satisfies Prisma.PostWhereInput;
+
+/** The ids of a page: strictly between the cursors; `min_id` reads upward from its id. */
+function idRange(page: ApiIdPage): { where: Prisma.PostWhereInput; ascending: boolean } {
+  const ascending = page.minId !== undefined && page.sinceId === undefined;
+  const above = page.sinceId ?? page.minId;
+  const apiId: Prisma.BigIntFilter = {};
+  if (page.maxId !== undefined) apiId.lt = page.maxId;
+  if (above !== undefined) apiId.gt = above;
+  return { where: Object.keys(apiId).length > 0 ? { apiId } : {}, ascending };
+}
+
+const scanSelect = {
+  id: true,
+  apId: true,
+  author: { select: { handle: true } },
+  remoteAuthor: { select: { handle: true, nodeDomain: true } },
+  repostOf: {
+    select: {
+      author: { select: { handle: true } },
+      remoteAuthor: { select: { handle: true, nodeDomain: true } },
+    },
+  },
+} as const satisfies Prisma.PostSelect;
+type ScanRow = Prisma.PostGetPayload<{ select: typeof scanSelect }>;
+
+/** Who wrote a scanned row and, for a repost, who reposted: what mutes and blocks compare. */
+function shapeOf(row: ScanRow, self: string) {
+  const who = (r: Pick<ScanRow, 'author' | 'remoteAuthor'>) =>
+    r.author
+      ? { handle: r.author.handle, domain: self }
+      : r.remoteAuthor
+        ? { handle: r.remoteAuthor.handle, domain: r.remoteAuthor.nodeDomain }
+        : null;
+  const own = who(row);
+  const original = row.repostOf ? who(row.repostOf) : null;
+  if (!own || (row.repostOf && !original)) return null;
+  return original ? { author: original, repostedBy: own } : { author: own, repostedBy: null };
+}
+
+export function createClientTimelines(deps: {
+  prisma: PrismaClient;
+  self: string;
+  registry: Pick<RegistryService, 'blockedDomains'>;
+}): ClientTimelines {
+  const { prisma, self, registry } = deps;
+
+  /**
+   * `page.limit` rows of `where` that `keep` keeps, in the page's order, read batch after batch
+   * up to CLIENT_SCAN_MAX_ROWS; then the records, newest first.
+   */
+  async function pageOf(
+    viewer: ClientViewer | null,
+    where: Prisma.PostWhereInput,
+    page: ApiIdPage,
+    keep: (shape: NonNullable<ReturnType<typeof shapeOf>>) => boolean,
+  ): Promise<StatusRecord[]> {
+    const range = idRange(page);
+    const kept: string[] = [];
+    let skip = 0;
+    for (;;) {
+      const take = skip === 0 ? page.limit : Math.max(page.limit, SCAN_BATCH);
+      const rows = await prisma.post.findMany({
+        where: { AND: [where, range.where] },
+        orderBy: { apiId: range.ascending ? 'asc' : 'desc' },
+        skip,
+        take,
+        select: scanSelect,
+      });
+      skip += rows.length;
+      for (const row of rows) {
+        const shape = shapeOf(row, self);
+        if (shape && keep(shape) && kept.length < page.limit) kept.push(row.id);
+      }
+      if (rows.length < take || kept.length >= page.limit || skip >= CLIENT_SCAN_MAX_ROWS) break;
+    }
+    const records = await loadStatusRecords(prisma, { rowIds: kept, viewer, self });
+    return records.sort((a, b) => (a.apiId < b.apiId ? 1 : a.apiId > b.apiId ? -1 : 0));
+  }
+
+  return {
+    async home(viewer, page) {
+      const [follows, blocked, filter] = await Promise.all([
+        prisma.follow.findMany({
+          where: { followerKey: localActorKey(viewer.id) },
+          select: {
+            followeeUserId: true,
+            followeeRemoteActorId: true,
+            followeeRemoteActor: { select: { nodeDomain: true } },
+          },
+        }),
+        registry.blockedDomains(),
+        viewerFilter(prisma, { viewer, self, operatorMutes: false }),
+      ]);
+      const followees = follows.flatMap((f) => (f.followeeUserId ? [f.followeeUserId] : []));
+      const remotes = follows.flatMap((f) =>
+        f.followeeRemoteActorId &&
+        f.followeeRemoteActor &&
+        f.followeeRemoteActor.nodeDomain !== self &&
+        !blocked.has(f.followeeRemoteActor.nodeDomain)
+          ? [f.followeeRemoteActorId]
+          : [],
+      );
+      return pageOf(
+        viewer,
+        {
+          OR: [
+            { authorId: viewer.id, apId: null },
+            { authorId: { in: followees }, author: LISTED_ACCOUNT, apId: null },
+            { remoteAuthorId: { in: remotes }, apId: { not: null }, ...COPY_SHOWN },
+          ],
+          deletedAt: null,
+          // Top-level posts and reposts, as the home page shows (replies live on their threads).
+          replyToId: null,
+        },
+        page,
+        (shape) => !filter.hides(shape),
+      );
+    },
+
+    async public(viewer, query, page) {
+      const [blocked, filter] = await Promise.all([
+        registry.blockedDomains(),
+        viewerFilter(prisma, { viewer, self, operatorMutes: query.scope !== 'local' }),
+      ]);
+      const local = { ...TIMELINE_LIVE, ...LISTED, ...TOP_LEVEL };
+      const copies = {
+        apId: { not: null },
+        deletedAt: null,
+        remoteAuthor: LISTED_REMOTE_ACTOR,
+        ...COPY_SHOWN,
+        ...LISTED,
+        ...TOP_LEVEL,
+      } as const satisfies Prisma.PostWhereInput;
+      const scoped: Prisma.PostWhereInput =
+        query.scope === 'local'
+          ? local
+          : query.scope === 'remote'
+            ? copies
+            : { OR: [local, copies] };
+      return pageOf(
+        viewer,
+        query.onlyMedia ? { AND: [scoped, WITH_MEDIA] } : scoped,
+        page,
+        (shape) => !filter.hides(shape) && !blocked.has(shape.author.domain),
+      );
+    },
+
+    async tag(viewer, query, page) {
+      const [blocked, filter] = await Promise.all([
+        registry.blockedDomains(),
+        viewerFilter(prisma, { viewer, self, operatorMutes: query.scope !== 'local' }),
+      ]);
+      const range = idRange(page);
+      const rows = await prisma.$queryRaw<{ id: string }[]>(
+        clientTagPageSql(
+          query.tag,
+          page.maxId ?? null,
+          page.sinceId ?? page.minId ?? null,
+          range.ascending,
+          query.scope,
+          query.onlyMedia,
+          // Muted and blocked authors are left out after the query: read a little more.
+          Math.min(page.limit * 2, CLIENT_SCAN_MAX_ROWS),
+        ),
+      );
+      const records = await loadStatusRecords(prisma, {
+        rowIds: rows.map((r) => r.id),
+        viewer,
+        self,
+      });
+      return records
+        .filter(
+          (r) =>
+            !filter.hides({ author: r.account, repostedBy: null }) &&
+            !blocked.has(r.account.domain),
+        )
+        .slice(0, page.limit)
+        .sort((a, b) => (a.apiId < b.apiId ? 1 : a.apiId > b.apiId ? -1 : 0));
+    },
+  };
+}
