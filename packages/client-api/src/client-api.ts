@@ -10,6 +10,9 @@ import type {
 import { apiError } from './errors.ts';
 import { accountSettingsRoutes } from './routes/account-settings.routes.ts';
 import { accountRoutes } from './routes/accounts.routes.ts';
+import { accountStatusRoutes } from './routes/account-statuses.routes.ts';
+import { notificationRoutes } from './routes/notifications.routes.ts';
+import { searchRoutes } from './routes/search.routes.ts';
 import { emptyRoutes } from './routes/empties.routes.ts';
 import { markerRoutes } from './routes/markers.routes.ts';
 import { reportRoutes } from './routes/reports.routes.ts';
@@ -69,7 +72,10 @@ export function createClientApi(composition: ClientApiComposition): ClientApi {
   app.route('/', appRoutes());
   app.route('/', oauthRoutes());
   app.route('/', accountSettingsRoutes());
+  app.route('/', accountStatusRoutes());
   app.route('/', accountRoutes());
+  app.route('/', notificationRoutes());
+  app.route('/', searchRoutes());
   app.route('/', safetyRoutes());
   app.route('/', markerRoutes());
   app.route('/', reportRoutes());

@@ -1,4 +1,5 @@
 import type { Context } from 'hono';
+import { scopesAllow } from '@swarm/auth';
 import type { AppAccount } from '@swarm/domain';
 import type { BearerEnv } from './bearer.ts';
 import type { ClientApiDeps } from './deps.ts';
@@ -23,6 +24,29 @@ export async function tokenPerson(
     select: { id: true, handle: true, showNsfw: true },
   });
   return user;
+}
+
+/**
+ * The viewer of a read that is public but says more to a person (their follows' posts): null
+ * without a token; a token sent is checked (401 unknown, 403 scope not covered).
+ */
+export async function optionalViewer(
+  c: Context<BearerEnv>,
+  accepted: readonly string[],
+): Promise<{ id: string; handle: string; showNsfw: boolean } | null | Response> {
+  const header = c.req.header('authorization');
+  if (!header) return null;
+  const token = /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1];
+  const grant = token ? await c.var.deps.auth.clientTokens.authenticate(token) : null;
+  if (!grant) return apiError(c, 401, 'The access token is invalid');
+  if (!scopesAllow(grant.scopes, accepted)) {
+    return apiError(c, 403, 'This action is outside the authorized scopes');
+  }
+  if (!grant.userId) return null;
+  return c.var.deps.node.db.prisma.user.findUnique({
+    where: { id: grant.userId },
+    select: { id: true, handle: true, showNsfw: true },
+  });
 }
 
 export const notFound = (c: Context) => apiError(c, 404, 'Record not found');

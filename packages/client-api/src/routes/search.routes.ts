@@ -2,11 +2,11 @@ import { Hono, type Context } from 'hono';
 import { baseUrlForDomain, parseHandleAddress } from '@swarm/contract';
 import type { AppAccount, PostView } from '@swarm/domain';
 import type { BearerEnv } from '../bearer.ts';
-import { scopesAllow } from '@swarm/auth';
+import { statusEntities } from '../entities/status.ts';
 import { apiError } from '../errors.ts';
 import { pageLimit, textParam } from '../paging.ts';
 import { readParams } from '../params.ts';
-import { accountJson } from '../route-kit.ts';
+import { accountJson, optionalViewer } from '../route-kit.ts';
 
 /**
  * `GET /api/v2/search` (docs/clients.md "Search") over the domain's search (people, posts,
@@ -26,11 +26,7 @@ function addressFromUrl(q: string): string | null {
   return match ? `${match[2]}@${match[1]!.toLowerCase()}` : null;
 }
 
-export interface SearchStatuses {
-  (c: Context<BearerEnv>, posts: PostView[], viewerId: string | null): Promise<unknown[]>;
-}
-
-export function searchRoutes(statuses: SearchStatuses) {
+export function searchRoutes() {
   const app = new Hono<BearerEnv>();
   app.get('/api/v2/search', async (c) => {
     const { deps } = c.var;
@@ -48,22 +44,8 @@ export function searchRoutes(statuses: SearchStatuses) {
     const offset = offsetText && /^\d{1,4}$/.test(offsetText) ? Number(offsetText) : 0;
 
     // The token is optional here (public search), but checked when sent.
-    const header = c.req.header('authorization');
-    let viewer: { id: string; handle: string; showNsfw: boolean } | null = null;
-    if (header) {
-      const token = /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1];
-      const grant = token ? await deps.auth.clientTokens.authenticate(token) : null;
-      if (!grant) return apiError(c, 401, 'The access token is invalid');
-      if (!scopesAllow(grant.scopes, ['read:search'])) {
-        return apiError(c, 403, 'This action is outside the authorized scopes');
-      }
-      if (grant.userId) {
-        viewer = await node.db.prisma.user.findUnique({
-          where: { id: grant.userId },
-          select: { id: true, handle: true, showNsfw: true },
-        });
-      }
-    }
+    const viewer = await optionalViewer(c, ['read:search']);
+    if (viewer instanceof Response) return viewer;
     if (resolve && !viewer) {
       return apiError(c, 401, 'Search with resolve needs an access token of a person');
     }
@@ -110,9 +92,37 @@ export function searchRoutes(statuses: SearchStatuses) {
         }))
       : [];
     const statusList = wants('statuses')
-      ? await statuses(c, found.posts.slice(offset, offset + limit), viewer?.id ?? null)
+      ? await statusesOf(c, found.posts.slice(offset, offset + limit), viewer)
       : [];
     return c.json({ accounts, statuses: statusList, hashtags });
   });
   return app;
+}
+
+/**
+ * The posts the domain's search found, as statuses: a local post by its row id, a copy by its
+ * swarm id (`swarm:{domain}:{postId}`, the copy's `ap_id`); the read model checks each.
+ */
+async function statusesOf(
+  c: Context<BearerEnv>,
+  posts: readonly PostView[],
+  viewer: { id: string; handle: string } | null,
+) {
+  const { node } = c.var.deps;
+  if (posts.length === 0) return [];
+  const remote = posts.filter((p) => p.isRemote).map((p) => p.id);
+  const copies = remote.length
+    ? await node.db.prisma.post.findMany({
+        where: { apId: { in: remote } },
+        select: { id: true, apId: true },
+      })
+    : [];
+  const rowOf = new Map(copies.map((r) => [r.apId!, r.id]));
+  const records = [];
+  for (const post of posts) {
+    const rowId = post.isRemote ? rowOf.get(post.id) : post.id;
+    const record = rowId ? await node.clientReads.statusByRow(viewer, rowId) : null;
+    if (record) records.push(record);
+  }
+  return statusEntities(records, node.config.domain);
 }

@@ -6,6 +6,8 @@ import {
   type AppAccount,
 } from './account-records.ts';
 import { actorKeyOf, followPage, type FollowPage, type FollowPageQuery, type FollowSide } from './follow-pages.ts';
+import { accountPostRows, type AccountPostsQuery } from './account-posts.ts';
+import { likedPostRows } from './liked-posts.ts';
 import { relationshipsOf, type Relationship } from './relationships.ts';
 
 /**
@@ -24,6 +26,17 @@ export interface AppAccountService {
   ): Promise<Relationship[]>;
   /** Null when the account is not found. */
   follows(id: string, side: FollowSide, query: FollowPageQuery): Promise<FollowPage | null>;
+  /** The account's posts the viewer may see, as row ids (account-posts.ts). */
+  posts(
+    viewer: { id: string; handle: string } | null,
+    account: Pick<AppAccount, 'id' | 'isRemote'>,
+    query: AccountPostsQuery,
+  ): Promise<{ rowIds: string[]; apiIds: bigint[] }>;
+  /** The posts the person liked, the latest like first (liked-posts.ts). */
+  liked(
+    userId: string,
+    query: { maxId?: string | undefined; minId?: string | undefined; limit: number },
+  ): Promise<{ rowIds: string[]; oldest: string | null; newest: string | null }>;
 }
 
 export function createAppAccountService(deps: {
@@ -51,6 +64,8 @@ export function createAppAccountService(deps: {
       });
       return relationshipsOf(prisma, viewer, accounts, self);
     },
+    posts: (viewer, account, query) => accountPostRows(prisma, viewer, account, query, self),
+    liked: (userId, query) => likedPostRows(prisma, userId, query),
     async follows(id, side, query) {
       const account = (await byIds([id])).get(id);
       if (!account) return null;
