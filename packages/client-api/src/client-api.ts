@@ -20,6 +20,8 @@ import { safetyRoutes } from './routes/safety.routes.ts';
 import { appRoutes } from './routes/apps.routes.ts';
 import { instanceRoutes } from './routes/instance.routes.ts';
 import { oauthRoutes } from './routes/oauth.routes.ts';
+import { statusRoutes } from './routes/statuses.routes.ts';
+import { timelineRoutes } from './routes/timelines.routes.ts';
 
 /**
  * The Mastodon-compatible client API (docs/clients.md), mounted by the web app for the paths of
@@ -74,6 +76,8 @@ export function createClientApi(composition: ClientApiComposition): ClientApi {
   app.route('/', accountSettingsRoutes());
   app.route('/', accountStatusRoutes());
   app.route('/', accountRoutes());
+  app.route('/', statusRoutes());
+  app.route('/', timelineRoutes());
   app.route('/', notificationRoutes());
   app.route('/', searchRoutes());
   app.route('/', safetyRoutes());

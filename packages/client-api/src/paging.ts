@@ -1,55 +1,84 @@
-import type { Context } from 'hono';
+import { baseUrlForDomain, type Result } from '@swarm/contract';
+import type { ApiIdPage } from '@swarm/domain';
+import { formatApiId, parseApiId } from './ids.ts';
 import type { Params } from './params.ts';
 
 /**
- * Paging as Mastodon apps do it (docs/clients.md "Paging"): `limit` (a default and a maximum per
- * list; out-of-range values are clamped, as Mastodon does), `max_id` (older), `since_id` (newer,
- * newest first), `min_id` (the oldest of the newer ones), and a `Link` header with `next` (older)
- * and `prev` (newer) URLs that apps follow as they are.
+ * Paging as Mastodon apps do it: `limit` (clamped to the endpoint's maximum, as Mastodon does),
+ * and `max_id` / `since_id` / `min_id` over `api_id`s; the answer's `Link` header names the next
+ * page (`max_id` of the last item) and the previous one (`min_id` of the first), on this node's
+ * address with the request's other parameters kept.
  */
 
-export function pageLimit(params: Params, bounds: { default: number; max: number }): number {
+export interface LimitBounds {
+  default: number;
+  max: number;
+}
+
+export const TIMELINE_LIMIT: LimitBounds = { default: 20, max: 40 };
+export const ACCOUNT_LIST_LIMIT: LimitBounds = { default: 40, max: 80 };
+
+const INTEGER = /^-?\d{1,9}$/;
+
+/** `limit` as given (a number or a decimal string), clamped; a value that is no number: 422. */
+export function readLimit(params: Params, bounds: LimitBounds): Result<number> {
   const raw = params.limit;
-  const n = typeof raw === 'string' && /^\d{1,6}$/.test(raw) ? Number(raw) : bounds.default;
-  return Math.min(Math.max(n, 1), bounds.max);
+  if (raw === undefined || raw === '') return { ok: true, value: bounds.default };
+  const value =
+    typeof raw === 'number'
+      ? raw
+      : typeof raw === 'string' && INTEGER.test(raw)
+        ? Number(raw)
+        : NaN;
+  if (!Number.isInteger(value)) return { ok: false, reason: 'limit must be a whole number' };
+  return { ok: true, value: Math.min(Math.max(1, value), bounds.max) };
 }
 
-/** A string parameter, or undefined when absent or not a single string. */
-export function textParam(params: Params, name: string): string | undefined {
-  const value = params[name];
-  return typeof value === 'string' && value !== '' ? value : undefined;
+/** The paging of an `api_id` list; an id in no form of ours is a 422 (it cannot page anything). */
+export function readApiIdPage(params: Params, bounds: LimitBounds): Result<ApiIdPage> {
+  const limit = readLimit(params, bounds);
+  if (!limit.ok) return limit;
+  const page: ApiIdPage = { limit: limit.value };
+  for (const [name, key] of [
+    ['max_id', 'maxId'],
+    ['since_id', 'sinceId'],
+    ['min_id', 'minId'],
+  ] as const) {
+    const raw = params[name];
+    if (raw === undefined || raw === '') continue;
+    const id = parseApiId(typeof raw === 'number' ? String(raw) : raw);
+    if (id === null) return { ok: false, reason: `${name} is not an id of this node` };
+    page[key] = id;
+  }
+  return { ok: true, value: page };
 }
 
-/** Sets `Link` for a page whose oldest and newest items have these cursors. */
-export function setLinkHeader(
-  c: Context,
-  baseUrl: string,
-  cursors: { oldest: string | null; newest: string | null },
-  limit: number,
-  keep: Record<string, string | string[]> = {},
-) {
-  const request = new URL(c.req.url);
-  const link = (name: 'max_id' | 'min_id', value: string) => {
-    const url = new URL(request.pathname, baseUrl);
-    for (const [key, v] of Object.entries(keep)) {
-      for (const item of Array.isArray(v) ? v : [v]) {
-        url.searchParams.append(Array.isArray(v) ? `${key}[]` : key, item);
-      }
-    }
-    url.searchParams.set('limit', String(limit));
-    url.searchParams.set(name, value);
-    return url.href;
+/** The `Link` header of a page whose items run from `first` to `last` (null when empty). */
+export function linkHeader(
+  domain: string,
+  request: Request,
+  cursors: { next: string; prev: string } | null,
+): string | null {
+  if (!cursors) return null;
+  const url = new URL(request.url);
+  const base = `${baseUrlForDomain(domain)}${url.pathname}`;
+  const kept = [...url.searchParams.entries()].filter(
+    ([key]) => !['max_id', 'since_id', 'min_id'].includes(key),
+  );
+  const link = (key: string, value: string) => {
+    const query = new URLSearchParams([...kept, [key, value]]);
+    return `<${base}?${query.toString()}>`;
   };
-  const parts: string[] = [];
-  if (cursors.oldest) parts.push(`<${link('max_id', cursors.oldest)}>; rel="next"`);
-  if (cursors.newest) parts.push(`<${link('min_id', cursors.newest)}>; rel="prev"`);
-  if (parts.length) c.header('Link', parts.join(', '));
+  return `${link('max_id', cursors.next)}; rel="next", ${link('min_id', cursors.prev)}; rel="prev"`;
 }
 
-/** A list parameter (`types[]=a&types[]=b`, `types=a`, or a JSON array). */
-export function listParam(params: Params, name: string): string[] | undefined {
-  const value = params[name];
-  if (value === undefined) return undefined;
-  const items = Array.isArray(value) ? value : [value];
-  return items.filter((v): v is string => typeof v === 'string').slice(0, 100);
+/** The cursors of a page of statuses, newest first. */
+export function statusCursors(
+  items: readonly { apiId: bigint }[],
+): { next: string; prev: string } | null {
+  if (items.length === 0) return null;
+  return {
+    next: formatApiId(items[items.length - 1]!.apiId),
+    prev: formatApiId(items[0]!.apiId),
+  };
 }

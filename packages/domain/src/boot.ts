@@ -265,7 +265,7 @@ export async function createNodeContext(
     metrics,
     overrides: deps.remoteContent,
   });
-  const threads = createThreadService(reads);
+  const threads = createThreadService({ ...reads, store: remotePosts });
   const ownership = createAccountOwnershipService({
     ...base,
     peers,
@@ -309,7 +309,6 @@ export async function createNodeContext(
       config,
       registry: swarm.registry,
       threads,
-      remotePosts,
     }),
     profiles,
     followLists: createFollowListService(reads),

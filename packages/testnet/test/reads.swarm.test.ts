@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { authServicesOf, type AuthServices, type SessionUser } from '@swarm/auth';
 import type { PostView } from '@swarm/domain';
 import {
@@ -153,7 +153,17 @@ describe('remote profiles', () => {
 });
 
 describe('remote threads', () => {
-  it('shows a remote post with its replies, ours from our own rows', async () => {
+  const toBeta = () => net.network.requests.filter((r) => r.domain === BETA).length;
+  /** Posts made for one test leave both nodes again, so later feeds are as before. */
+  const made: string[] = [];
+  afterEach(async () => {
+    await alpha.node.db.prisma.post.deleteMany({
+      where: { apId: { in: made.map((id) => `swarm:${BETA}:${id}`) } },
+    });
+    await beta.node.db.prisma.post.deleteMany({ where: { id: { in: made.splice(0) } } });
+  });
+
+  it('shows a stored remote post from the database, and refreshes a stale copy in the background', async () => {
     const id = `swarm:${BETA}:${ids.b1}`;
     // alice replied to b1 here (a copy row of b1, her reply pointing at it) and beta has a
     // copy of her reply: it must show once, as hers.
@@ -185,16 +195,28 @@ describe('remote threads', () => {
         createdAt: minutesAgo(5),
       },
     });
-    net.clock.advance(2_000); // beta's 1 s read cache
 
-    const thread = await callerAs(alice).threads.get({ id });
-    expect(thread.isSwarm).toBe(true);
-    expect(thread.post).toMatchObject({
+    // The copy is fresh: the page is the database's, beta is not asked.
+    const asked = toBeta();
+    const fresh = await callerAs(alice).threads.get({ id });
+    expect(toBeta()).toBe(asked);
+    expect(fresh.isSwarm).toBe(true);
+    expect(fresh.post).toMatchObject({
       id,
       content: 'b1',
       author: { address: `bob@${BETA}` },
       isRemote: true,
     });
+    expect(contents(fresh.replies)).toEqual(['alice-reply']);
+
+    // Stale: answered from the database at once, read again behind it for the next view.
+    net.clock.advance(11 * 60_000);
+    const stale = await callerAs(alice).threads.get({ id });
+    expect(contents(stale.replies)).toEqual(['alice-reply']);
+    await alpha.node.threads.settled();
+    expect(toBeta()).toBeGreaterThan(asked);
+
+    const thread = await callerAs(alice).threads.get({ id });
     expect(contents(thread.replies)).toEqual(['bea-reply', 'alice-reply']);
     expect(thread.replies[0]).toMatchObject({
       author: { address: `bea@${BETA}`, isRemote: true },
@@ -205,21 +227,40 @@ describe('remote threads', () => {
       author: { address: 'alice', isRemote: false },
       viewer: { isOwn: true },
     });
+
+    // Beta down: the stored thread still shows, and nobody waits for beta.
+    net.network.drop(BETA);
+    const down = await callerAs(null).threads.get({ id });
+    expect(contents(down.replies)).toEqual(['bea-reply', 'alice-reply']);
   });
 
-  it('reads the { post } form, and still answers when the replies cannot be read', async () => {
-    const single = await (await beta.request(`/api/swarm/posts/${ids.b1}`)).json();
+  it('reads a post with no copy while the page waits, in the { post } form, and keeps it', async () => {
+    const b3 = await post(beta, 'bob', 'b3', 3);
+    made.push(b3);
+    const id = `swarm:${BETA}:${b3}`;
+    const single = await (await beta.request(`/api/swarm/posts/${b3}`)).json();
+    net.clock.advance(2_000); // beta's 1 s read cache
     net.network.garbage(BETA, JSON.stringify({ post: single }));
-    const thread = await callerAs(alice).threads.get({ id: `swarm:${BETA}:${ids.b1}` });
-    expect(thread.post.content).toBe('b1');
-    expect(contents(thread.replies)).toEqual(['alice-reply']); // ours; beta's list was garbage
+    const thread = await callerAs(alice).threads.get({ id });
+    expect(thread.post.content).toBe('b3');
+    expect(thread.replies).toEqual([]); // beta's replies list was garbage
+    const kept = await alpha.node.db.prisma.post.findUniqueOrThrow({ where: { apId: id } });
+    expect(kept.content).toBe('b3');
+
+    net.network.drop(BETA);
+    expect((await callerAs(alice).threads.get({ id })).post.content).toBe('b3');
   });
 
-  it('maps an unknown remote post to NOT_FOUND and a dead node to BAD_GATEWAY', async () => {
+  it('maps an unknown remote post to NOT_FOUND and a dead node to BAD_GATEWAY when nothing is stored', async () => {
     const get = (id: string) => codeOf(callerAs(alice).threads.get({ id }));
     expect(await get(`swarm:${BETA}:00000000-0000-4000-8000-000000000000`)).toBe('NOT_FOUND');
+    const b4 = await post(beta, 'bob', 'b4', 2);
+    made.push(b4);
     net.network.drop(BETA);
-    expect(await get(`swarm:${BETA}:${ids.b1}`)).toBe('BAD_GATEWAY');
+    expect(await get(`swarm:${BETA}:${b4}`)).toBe('BAD_GATEWAY');
+    expect(await alpha.node.db.prisma.post.count({ where: { apId: `swarm:${BETA}:${b4}` } })).toBe(
+      0,
+    );
   });
 });
 

@@ -5,7 +5,7 @@ import { requireToken, type BearerEnv } from '../bearer.ts';
 import { statusEntities } from '../entities/status.ts';
 import { apiError } from '../errors.ts';
 import { formatApiId, parseApiId } from '../ids.ts';
-import { pageLimit, setLinkHeader, textParam } from '../paging.ts';
+import { pageLimit, setLinkHeader, textParam } from '../list-paging.ts';
 import { readParams, type Params } from '../params.ts';
 import { notFound, optionalViewer } from '../route-kit.ts';
 

@@ -5,7 +5,7 @@ import { requireToken, type BearerEnv } from '../bearer.ts';
 import { credentialAccount } from '../entities/account.ts';
 import { relationshipEntity } from '../entities/relationship.ts';
 import { apiError, refusalAnswer } from '../errors.ts';
-import { pageLimit, setLinkHeader, textParam, listParam } from '../paging.ts';
+import { pageLimit, setLinkHeader, textParam, listParam } from '../list-paging.ts';
 import { readParams } from '../params.ts';
 import { accountJson, notFound, tokenPerson } from '../route-kit.ts';
 

@@ -3,7 +3,7 @@ import { MARKER_TIMELINES, type MarkerTimeline } from '@swarm/domain';
 import { requireToken, type BearerEnv } from '../bearer.ts';
 import { parseApiId } from '../ids.ts';
 import { apiError } from '../errors.ts';
-import { listParam } from '../paging.ts';
+import { listParam } from '../list-paging.ts';
 import { readParams } from '../params.ts';
 
 /**

@@ -10,7 +10,7 @@ import { requireToken, type BearerEnv } from '../bearer.ts';
 import { statusEntity } from '../entities/status.ts';
 import { apiError } from '../errors.ts';
 import { formatApiId, parseApiId } from '../ids.ts';
-import { listParam, pageLimit, setLinkHeader, textParam } from '../paging.ts';
+import { listParam, pageLimit, setLinkHeader, textParam } from '../list-paging.ts';
 import { readParams } from '../params.ts';
 import { accountJson, notFound } from '../route-kit.ts';
 

@@ -3,7 +3,7 @@ import { addressOf } from '@swarm/domain';
 import { requireToken, type BearerEnv } from '../bearer.ts';
 import { apiError, refusalAnswer } from '../errors.ts';
 import { parseApiId } from '../ids.ts';
-import { listParam, textParam } from '../paging.ts';
+import { listParam, textParam } from '../list-paging.ts';
 import { readParams } from '../params.ts';
 import { accountJson, notFound } from '../route-kit.ts';
 

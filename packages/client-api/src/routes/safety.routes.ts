@@ -2,7 +2,7 @@ import { Hono } from 'hono';
 import { baseUrlForDomain } from '@swarm/contract';
 import { requireToken, type BearerEnv } from '../bearer.ts';
 import { apiError } from '../errors.ts';
-import { pageLimit, setLinkHeader, textParam } from '../paging.ts';
+import { pageLimit, setLinkHeader, textParam } from '../list-paging.ts';
 import { readParams } from '../params.ts';
 import { accountJson } from '../route-kit.ts';
 

@@ -4,7 +4,7 @@ import type { AppAccount, PostView } from '@swarm/domain';
 import type { BearerEnv } from '../bearer.ts';
 import { statusEntities } from '../entities/status.ts';
 import { apiError } from '../errors.ts';
-import { pageLimit, textParam } from '../paging.ts';
+import { pageLimit, textParam } from '../list-paging.ts';
 import { readParams } from '../params.ts';
 import { accountJson, optionalViewer } from '../route-kit.ts';
 

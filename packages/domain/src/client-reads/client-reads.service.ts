@@ -1,8 +1,7 @@
-import type { Db } from '@swarm/db';
+import { localActorKey, type Db } from '@swarm/db';
 import type { ThreadService } from '../feeds/index.ts';
 import type { Logger } from '../logger.ts';
 import type { RegistryService } from '../registry/index.ts';
-import type { RemotePostStore } from '../remote-posts/index.ts';
 import type { AccountRecord, ClientViewer, StatusRecord } from './client-records.ts';
 import { createClientTimelines, type ClientTimelines } from './client-timelines.ts';
 import { actorsOf, type ActorPage } from './status-actors.ts';
@@ -29,6 +28,8 @@ export interface ClientReads {
   statusByRow(viewer: ClientViewer | null, rowId: string): Promise<StatusRecord | null>;
   /** Rows as records in the order given, without the visibility check (the caller did it). */
   statusesByRows(viewer: ClientViewer | null, rowIds: readonly string[]): Promise<StatusRecord[]>;
+  /** The viewer's own repost of the post in row `rowId` (its reblog status), if any. */
+  repostOf(viewer: ClientViewer, rowId: string): Promise<StatusRecord | null>;
   /** The row id of `apiId` when the viewer may read it. */
   readableRow(viewer: ClientViewer | null, apiId: bigint): Promise<string | null>;
   context(viewer: ClientViewer | null, rowId: string): Promise<StatusContext>;
@@ -51,7 +52,6 @@ export interface ClientReadsDeps {
   config: { domain: string };
   registry: Pick<RegistryService, 'blockedDomains'>;
   threads: Pick<ThreadService, 'get'>;
-  remotePosts: Pick<RemotePostStore, 'store'>;
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -72,13 +72,17 @@ export function createClientReads(deps: ClientReadsDeps): ClientReads {
       return (await load(viewer, [rowId]))[0] ?? null;
     },
     statusesByRows: load,
+    async repostOf(viewer, rowId) {
+      const repost = await prisma.repost.findUnique({
+        where: { postId_actorKey: { postId: rowId, actorKey: localActorKey(viewer.id) } },
+        select: { repostPostId: true },
+      });
+      if (!repost?.repostPostId) return null;
+      return (await load(viewer, [repost.repostPostId]))[0] ?? null;
+    },
     readableRow: (viewer, apiId) => readableRow(prisma, viewer, apiId, self),
     context: (viewer, rowId) =>
-      statusContext(
-        { prisma, self, logger: deps.logger, threads: deps.threads, store: deps.remotePosts },
-        viewer,
-        rowId,
-      ),
+      statusContext({ prisma, self, logger: deps.logger, threads: deps.threads }, viewer, rowId),
     favouritedBy: (rowId, page) =>
       actorsOf(prisma, { kind: 'likes', postId: rowId, self, ...page }),
     rebloggedBy: (rowId, page) =>

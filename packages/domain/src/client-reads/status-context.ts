@@ -1,7 +1,6 @@
 import type { PrismaClient } from '@swarm/db';
 import type { ThreadService } from '../feeds/index.ts';
 import type { Logger } from '../logger.ts';
-import type { RemotePostStore } from '../remote-posts/index.ts';
 import { viewerFilter } from '../views/visibility.ts';
 import type { ClientViewer, StatusRecord } from './client-records.ts';
 import { readableRowId } from './status-access.ts';
@@ -10,9 +9,9 @@ import { loadStatusRecords } from './status-loader.ts';
 /**
  * A status's thread for apps (`GET /api/v1/statuses/:id/context`): its ancestors, root first,
  * and its descendants in reading order, from this node's database. A copy of another node's
- * post is read from its node first, through the thread service and its budgets (no page waits
- * longer than a post page would), and what the read brought is stored as copies, so every post
- * answered has an id apps can open. Both sides are bounded.
+ * post goes through the thread service first, as its post page does: it stores what the post's
+ * node answers (in the background when a copy is here, within the visitors' budgets), so the
+ * replies read there get rows, and ids apps can open. Both sides are bounded.
  */
 
 /** Parents followed up from a post, at most. */
@@ -30,27 +29,20 @@ export interface ContextDeps {
   self: string;
   logger: Logger;
   threads: Pick<ThreadService, 'get'>;
-  store: Pick<RemotePostStore, 'store'>;
 }
 
+/**
+ * A copy's thread through the thread service, which stores what its node answers: a copy
+ * already here is answered at once and refreshed in the background when old, so the context
+ * reads the database right after without waiting on the post's node.
+ */
 async function refreshRemoteThread(deps: ContextDeps, viewer: ClientViewer | null, rowId: string) {
-  const { prisma, threads, store, logger } = deps;
+  const { prisma, threads, logger } = deps;
   const row = await prisma.post.findUnique({ where: { id: rowId }, select: { apId: true } });
   if (!row?.apId) return;
   const page = await threads.get(viewer ? { ...viewer, showNsfw: true } : null, row.apId);
-  if (!page.ok) {
+  if (!page.ok)
     logger.debug({ post: row.apId, reason: page.reason.message }, 'remote thread not read');
-    return;
-  }
-  // The post first: its replies' copies point at its row.
-  const remoteReplies = page.value.replies.filter((reply) => reply.isRemote);
-  await store.store([{ view: page.value.post }], 'read');
-  for (let i = 0; i < remoteReplies.length; i += 100) {
-    await store.store(
-      remoteReplies.slice(i, i + 100).map((view) => ({ view })),
-      'read',
-    );
-  }
 }
 
 export async function statusContext(

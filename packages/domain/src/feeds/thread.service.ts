@@ -39,10 +39,12 @@ import type { SeenPosts } from './seen-posts.ts';
 import type { PeerServiceDeps } from '../peers/service-deps.ts';
 
 /**
- * A post page: the post and its replies, oldest first. Ours come from the database (replies
- * written here and copies of replies peers delivered); a `swarm:{domain}:{id}` post is fetched
- * from its node (`GET /api/swarm/posts/[id]`, bare or `{ post }`, and `GET /api/swarm/replies`),
- * and our own users' replies to it are added from here, so a reply still being delivered shows.
+ * A post page: the post and its replies, oldest first, read from the database (docs/architecture.md
+ * "Stored remote content"). A `swarm:{domain}:{id}` post with a copy here is shown from the copy
+ * and the replies stored beside it (copies peers pushed, replies written here); when the copy is
+ * older than `THREAD_FRESH_MS` it is read again from its node in the background, within the
+ * visitors' budget, for the next view. Only a post with no copy yet is read while the page waits
+ * (`GET /api/swarm/posts/[id]`, bare or `{ post }`, and `GET /api/swarm/replies`), then stored.
  */
 
 export interface ThreadPage {
@@ -53,14 +55,29 @@ export interface ThreadPage {
 
 export interface ThreadService {
   get(viewer: Viewer | null, id: string): Promise<Result<ThreadPage, ReadError>>;
+  /** Resolves when the background refreshes started so far are done (tests, shutdown). */
+  settled(): Promise<void>;
 }
 
-export interface ThreadServiceDeps extends Omit<PeerServiceDeps, 'clock'> {
+/** Where posts read from their node are kept (remote-posts' store, a level above). */
+export interface ThreadPostStore {
+  store(posts: readonly { view: PostView }[], source: 'read'): Promise<unknown>;
+}
+
+/** A stored copy younger than this is shown without asking its node again. */
+export const THREAD_FRESH_MS = 10 * 60_000;
+/** Background refreshes running at once, at most (more are skipped until a later view). */
+export const THREAD_REFRESH_MAX = 8;
+/** Threads whose replies from third nodes are remembered, at most. */
+export const THREAD_LISTED_MAX = 1_000;
+
+export interface ThreadServiceDeps extends PeerServiceDeps {
   /** Remote posts are read through it (one request per post in flight, budgets). */
   visitors: VisitorFetchGate;
   registry: Pick<RegistryService, 'isBlocked'>;
   /** Told of the remote post shown (see seen-posts.ts). */
   seen?: Pick<SeenPosts, 'remember'>;
+  store: ThreadPostStore;
 }
 
 const OLDEST_FIRST = [
@@ -69,7 +86,7 @@ const OLDEST_FIRST = [
 ] as const satisfies Prisma.PostOrderByWithRelationInput[];
 
 export function createThreadService(deps: ThreadServiceDeps): ThreadService {
-  const { db, logger, config, visitors, registry, seen } = deps;
+  const { db, logger, config, clock, visitors, registry, seen, store } = deps;
   const prisma = db.prisma;
   const self = config.domain;
 
@@ -81,21 +98,15 @@ export function createThreadService(deps: ThreadServiceDeps): ThreadService {
 
   const notFound = (id: string) => readError('POST_NOT_FOUND', `There is no post ${id}.`);
 
-  async function local(viewer: Viewer | null, id: string): Promise<Result<ThreadPage, ReadError>> {
-    // Our ids are UUIDs: anything else cannot be ours (and must not reach a uuid column).
-    if (!uuidSchema.safeParse(id).success) return notFound(id);
-    const row = await prisma.post.findFirst({
-      where: { id, apId: null, deletedAt: null, repostOfId: null, author: SHOWN_ACCOUNT },
-      select: postViewSelect,
-    });
-    const post = row && rowToPostView(row, self);
-    if (!row?.authorId || !post) return notFound(id);
-    const visible = await visibilityFor(prisma, viewer, row.authorId, true, self);
-    if (!(await prisma.post.count({ where: { id, ...visible } }))) return notFound(id);
-    // Replies from anyone (local and peers' copies) that are visible by id, or the viewer's own.
+  /**
+   * The replies stored beside post row `rowId` (ours, and copies of other nodes' replies), oldest
+   * first: the public ones and the viewer's own, without people the viewer muted or blocked or
+   * who blocked the viewer.
+   */
+  async function storedReplies(viewer: Viewer | null, rowId: string): Promise<PostView[]> {
     const replyRows = await prisma.post.findMany({
       where: {
-        replyToId: id,
+        replyToId: rowId,
         deletedAt: null,
         ...SHOWN_POST_AUTHOR,
         AND: [
@@ -111,24 +122,52 @@ export function createThreadService(deps: ThreadServiceDeps): ThreadService {
       take: REPLIES_PAGE_SIZE,
       select: postViewSelect,
     });
-    // Replies by people the viewer muted or blocked, or who blocked the viewer, are left out.
     const filter = await viewerFilter(prisma, { viewer, self, operatorMutes: false });
-    const replies = views(replyRows).filter((reply) => !filter.hides(reply));
-    const shown = await withViewerState(prisma, viewer, [post, ...replies]);
-    return ok({ post: shown[0]!, replies: shown.slice(1), isSwarm: false });
+    return views(replyRows).filter((reply) => !filter.hides(reply));
   }
 
-  async function remote(
+  async function page(
     viewer: Viewer | null,
-    viewId: string,
-    where: { domain: string; postId: string },
-  ): Promise<Result<ThreadPage, ReadError>> {
-    const { domain, postId } = where;
-    const who = { anonymous: viewer === null };
-    if (await registry.isBlocked(domain)) {
-      return readError('PEER_UNAVAILABLE', `This node does not talk to ${domain} (blocked).`);
+    post: PostView,
+    rowId: string,
+    listed: readonly PostView[] = [],
+  ) {
+    const stored = await storedReplies(viewer, rowId);
+    let replies = stored;
+    if (listed.length > 0) {
+      const filter = await viewerFilter(prisma, { viewer, self, operatorMutes: false });
+      const ids = new Set(stored.map((reply) => reply.id));
+      replies = [...stored, ...listed.filter((r) => !ids.has(r.id) && !filter.hides(r))].sort(
+        (a, b) => Date.parse(a.createdAt) - Date.parse(b.createdAt),
+      );
     }
-    const [postAnswer, repliesAnswer, copy] = await Promise.all([
+    const isSwarm = post.isRemote;
+    const shown = await withViewerState(prisma, viewer, [post, ...replies]);
+    return ok({ post: shown[0]!, replies: shown.slice(1), isSwarm });
+  }
+
+  async function local(viewer: Viewer | null, id: string): Promise<Result<ThreadPage, ReadError>> {
+    // Our ids are UUIDs: anything else cannot be ours (and must not reach a uuid column).
+    if (!uuidSchema.safeParse(id).success) return notFound(id);
+    const row = await prisma.post.findFirst({
+      where: { id, apId: null, deletedAt: null, repostOfId: null, author: SHOWN_ACCOUNT },
+      select: postViewSelect,
+    });
+    const post = row && rowToPostView(row, self);
+    if (!row?.authorId || !post) return notFound(id);
+    const visible = await visibilityFor(prisma, viewer, row.authorId, true, self);
+    if (!(await prisma.post.count({ where: { id, ...visible } }))) return notFound(id);
+    return page(viewer, post, id);
+  }
+
+  /** The post and the replies its node lists (those by its own users), read now. */
+  async function readFromNode(
+    where: { domain: string; postId: string },
+    viewId: string,
+    who: { anonymous: boolean },
+  ): Promise<Result<{ post: PostView; replies: PostView[] }, ReadError>> {
+    const { domain, postId } = where;
+    const [postAnswer, repliesAnswer] = await Promise.all([
       visitors.getJson(domain, SWARM_PATHS.post(postId), z.unknown(), who),
       visitors.getJson(
         domain,
@@ -136,7 +175,6 @@ export function createThreadService(deps: ThreadServiceDeps): ThreadService {
         peerRepliesResponseSchema,
         who,
       ),
-      prisma.post.findUnique({ where: { apId: viewId }, select: { id: true } }),
     ]);
     if (!postAnswer.ok) {
       return gatedReadError(postAnswer, domain, {
@@ -151,13 +189,10 @@ export function createThreadService(deps: ThreadServiceDeps): ThreadService {
       logger.info({ peer: domain, postId, reason }, 'remote post unreadable');
       return readError('PEER_UNAVAILABLE', peerUnavailableMessage(domain));
     }
-
-    await seen?.remember([post]);
-
-    // Replies the peer lists, except those written here: ours come from our own rows.
-    let remoteReplies: PostView[] = [];
+    let replies: PostView[] = [];
     if (repliesAnswer.ok) {
-      remoteReplies = repliesAnswer.value.replies.flatMap((reply) => {
+      // Ours come from our own rows.
+      replies = repliesAnswer.value.replies.flatMap((reply) => {
         const view = replyToView(reply, domain, viewId, self);
         return view && view.author.isRemote ? [view] : [];
       });
@@ -172,25 +207,113 @@ export function createThreadService(deps: ThreadServiceDeps): ThreadService {
         'replies of a remote post unavailable',
       );
     }
-    const ownRows = copy
-      ? await prisma.post.findMany({
-          where: {
-            replyToId: copy.id,
-            apId: null,
-            authorId: { not: null },
-            deletedAt: null,
-            author: SHOWN_ACCOUNT,
-          },
-          orderBy: OLDEST_FIRST,
-          take: REPLIES_PAGE_SIZE,
-          select: postViewSelect,
-        })
-      : [];
-    const filter = await viewerFilter(prisma, { viewer, self, operatorMutes: false });
-    const replies = [...remoteReplies, ...views(ownRows)]
-      .filter((reply) => !filter.hides(reply))
-      .sort((a, b) => Date.parse(a.createdAt) - Date.parse(b.createdAt));
-    const shown = await withViewerState(prisma, viewer, [post, ...replies]);
+    return ok({ post, replies });
+  }
+
+  /**
+   * Replies by people of a third node, as the post's node listed them: that node cannot speak
+   * for them, so they are never stored as copies, only remembered here (least recently read out
+   * first) and shown beside the stored ones.
+   */
+  const listedElsewhere = new Map<string, PostView[]>();
+
+  async function keep(
+    viewId: string,
+    domain: string,
+    read: { post: PostView; replies: PostView[] },
+  ) {
+    const own = read.replies.filter((reply) => reply.author.domain === domain);
+    const others = read.replies.filter((reply) => reply.author.domain !== domain);
+    listedElsewhere.delete(viewId);
+    if (others.length > 0) {
+      listedElsewhere.set(viewId, others);
+      if (listedElsewhere.size > THREAD_LISTED_MAX) {
+        listedElsewhere.delete(listedElsewhere.keys().next().value!);
+      }
+    }
+    await store.store(
+      [read.post, ...own].map((view) => ({ view })),
+      'read',
+    );
+  }
+
+  const refreshing = new Map<string, Promise<void>>();
+
+  /** Reads a stale copy's post and replies again for the next view; the page does not wait. */
+  function refreshLater(
+    where: { domain: string; postId: string },
+    viewId: string,
+    who: { anonymous: boolean },
+  ) {
+    if (refreshing.has(viewId) || refreshing.size >= THREAD_REFRESH_MAX) return;
+    const job = readFromNode(where, viewId, who)
+      .then((read) => (read.ok ? keep(viewId, where.domain, read.value) : undefined))
+      .catch((err: unknown) => logger.warn({ err, post: viewId }, 'thread refresh failed'))
+      .finally(() => refreshing.delete(viewId));
+    refreshing.set(viewId, job);
+  }
+
+  /** Followers-only copies (pushed to this node) are for the author's followers here. */
+  async function mayRead(
+    viewer: Viewer | null,
+    copy: { visibility: string; remoteAuthorId: string | null },
+  ) {
+    if (copy.visibility !== 'followers') return true;
+    if (!viewer || !copy.remoteAuthorId) return false;
+    const follows = await prisma.follow.count({
+      where: {
+        followerUserId: viewer.id,
+        followeeRemoteActorId: copy.remoteAuthorId,
+        state: 'accepted',
+      },
+    });
+    return follows > 0;
+  }
+
+  async function remote(
+    viewer: Viewer | null,
+    viewId: string,
+    where: { domain: string; postId: string },
+  ): Promise<Result<ThreadPage, ReadError>> {
+    const { domain, postId } = where;
+    const who = { anonymous: viewer === null };
+    if (await registry.isBlocked(domain)) {
+      return readError('PEER_UNAVAILABLE', `This node does not talk to ${domain} (blocked).`);
+    }
+    const stored = () =>
+      prisma.post.findUnique({
+        where: { apId: viewId },
+        select: {
+          ...postViewSelect,
+          id: true,
+          fetchedAt: true,
+          visibility: true,
+          remoteAuthorId: true,
+        },
+      });
+    let copy = await stored();
+    if (copy?.deletedAt) return notFound(postId);
+    if (copy && !(await mayRead(viewer, copy))) return notFound(postId);
+    // A placeholder copy (made from what a page showed, no content yet) is read like a missing one.
+    const usable = copy && (copy.content !== '' || copy.media.length > 0) ? copy : null;
+    if (usable) {
+      const post = rowToPostView(usable, self);
+      if (post) {
+        const age = clock.now().getTime() - (usable.fetchedAt?.getTime() ?? 0);
+        if (age > THREAD_FRESH_MS) refreshLater(where, viewId, who);
+        return page(viewer, post, usable.id, listedElsewhere.get(viewId));
+      }
+    }
+
+    const read = await readFromNode(where, viewId, who);
+    if (!read.ok) return read;
+    await seen?.remember([read.value.post]);
+    await keep(viewId, domain, read.value);
+    copy = await stored();
+    const post = copy && !copy.deletedAt && rowToPostView(copy, self);
+    if (copy && post) return page(viewer, post, copy.id, listedElsewhere.get(viewId));
+    // Not kept (refused by the store): shown as read, without replies written here.
+    const shown = await withViewerState(prisma, viewer, [read.value.post, ...read.value.replies]);
     return ok({ post: shown[0]!, replies: shown.slice(1), isSwarm: true });
   }
 
@@ -203,6 +326,9 @@ export function createThreadService(deps: ThreadServiceDeps): ThreadService {
       return domain === self
         ? local(viewer, postId)
         : remote(viewer, formatSwarmPostId(parsed.value), parsed.value);
+    },
+    async settled() {
+      while (refreshing.size > 0) await Promise.all(refreshing.values());
     },
   };
 }
