@@ -234,8 +234,24 @@ describe("a person's statuses", () => {
     expect(status!.account).toMatchObject({ id: ids.bob, acct: `bob@${b.domain}` });
   }, 150_000);
 
-  it('favourites: the person’s own likes, a token needed', async () => {
+  it('favourites: the person’s own likes, newest first; the author is notified', async () => {
     expect(await alice.v1.favourites.list()).toEqual([]);
+    const carolPosts = await alice.v1.accounts.$select(ids.carol).statuses.list();
+    const [newest, , oldest] = carolPosts;
+    await alice.v1.statuses.$select(oldest!.id).favourite();
+    await alice.v1.statuses.$select(newest!.id).favourite();
+    const liked = await alice.v1.favourites.list();
+    expect(liked.map((s) => s.id)).toEqual([newest!.id, oldest!.id]);
+    expect(liked[0]!.favourited).toBe(true);
+    const paged = await bearer('/api/v1/favourites?limit=1');
+    expect(((await paged.json()) as { id: string }[]).map((s) => s.id)).toEqual([newest!.id]);
+    const page2 = (await (await bearer(nextLink(paged)!)).json()) as { id: string }[];
+    expect(page2.map((s) => s.id)).toEqual([oldest!.id]);
+    const forCarol = await carol.v1.notifications.list({ types: ['favourite'] });
+    expect(forCarol.map((n) => [n.account?.acct, n.status?.id])).toEqual([
+      ['alice', newest!.id],
+      ['alice', oldest!.id],
+    ]);
     expect((await fetch(`${a.url}/api/v1/favourites`)).status).toBe(401);
   });
 });
