@@ -61,10 +61,7 @@ const random = () => encodeBase64urlNoPadding(crypto.getRandomValues(new Uint8Ar
 const invalid = (field: string, message: string) =>
   err(refusal('INVALID_REQUEST', message, { field }));
 
-export function createDeveloperAppService(deps: {
-  db: Db;
-  clock: AuthClock;
-}): DeveloperAppService {
+export function createDeveloperAppService(deps: { db: Db; clock: AuthClock }): DeveloperAppService {
   const { prisma } = deps.db;
 
   async function list(userId: string): Promise<DeveloperAppView[]> {
@@ -95,7 +92,10 @@ export function createDeveloperAppService(deps: {
       const name = (input.name ?? '').trim();
       if (name === '') return invalid('name', 'Give the application a name.');
       if (name.length > CLIENT_APP_LIMITS.nameChars) {
-        return invalid('name', `The name may have at most ${CLIENT_APP_LIMITS.nameChars} characters.`);
+        return invalid(
+          'name',
+          `The name may have at most ${CLIENT_APP_LIMITS.nameChars} characters.`,
+        );
       }
       const website = (input.website ?? '').trim();
       if (website !== '' && !/^https?:\/\/\S+$/i.test(website)) {
@@ -154,7 +154,9 @@ export function createDeveloperAppService(deps: {
     },
 
     async remove(userId, appId) {
-      const { count } = await prisma.clientApp.deleteMany({ where: { id: appId, ownerId: userId } });
+      const { count } = await prisma.clientApp.deleteMany({
+        where: { id: appId, ownerId: userId },
+      });
       return count > 0;
     },
   };

@@ -46,7 +46,10 @@ async function trpc(node: RestartableNode, cookie: string, path: string, body: u
     headers: { origin: node.url, 'content-type': 'application/json', cookie },
     body: JSON.stringify(body),
   });
-  return { status: response.status, body: (await response.json()) as { result?: { data: unknown } } };
+  return {
+    status: response.status,
+    body: (await response.json()) as { result?: { data: unknown } },
+  };
 }
 
 /** An app and token made in Settings → Development, as a bot's author does. */
@@ -115,8 +118,7 @@ describe('a token made in Settings → Development', () => {
     const again = await fetch(`${a.url}/trpc/settings.developerApps`, {
       headers: { cookie: aliceCookie, origin: a.url },
     });
-    const newest = ((await again.json()) as { result: { data: { id: string }[] } }).result
-      .data[0]!;
+    const newest = ((await again.json()) as { result: { data: { id: string }[] } }).result.data[0]!;
     const deleted = await trpc(a, aliceCookie, 'settings.deleteDeveloperApp', {
       appId: newest.id,
     });
@@ -159,7 +161,9 @@ describe('local accounts', () => {
         error: 'Record not found',
       });
     }
-    expect((await errorOf(await bearer(aliceToken, '/api/v1/accounts/lookup?acct=nobody'))).status).toBe(404);
+    expect(
+      (await errorOf(await bearer(aliceToken, '/api/v1/accounts/lookup?acct=nobody'))).status,
+    ).toBe(404);
     expect((await errorOf(await bearer(aliceToken, '/api/v1/accounts/lookup'))).status).toBe(422);
     expect(await masto.v1.accounts.$select(carolId).featuredTags.list()).toEqual([]);
   });
@@ -279,20 +283,23 @@ describe('remote accounts', () => {
       .toBe(true);
     // B counts alice among bob's followers.
     await expect
-      .poll(async () => {
-        const page = (await (await fetch(`${b.url}/api/swarm/users/bob/followers`)).json()) as {
-          entries?: { handle: string }[];
-        };
-        return page.entries?.map((e) => e.handle);
-      }, { timeout: 60_000 })
+      .poll(
+        async () => {
+          const page = (await (await fetch(`${b.url}/api/swarm/users/bob/followers`)).json()) as {
+            entries?: { handle: string }[];
+          };
+          return page.entries?.map((e) => e.handle);
+        },
+        { timeout: 60_000 },
+      )
       .toEqual([`alice@${a.domain}`]);
     const me = await masto.v1.accounts.verifyCredentials();
-    expect(
-      (await masto.v1.accounts.$select(me.id).following.list()).map((x) => x.acct),
-    ).toContain(`bob@${b.domain}`);
-    expect(
-      (await masto.v1.accounts.$select(bobId).followers.list()).map((x) => x.acct),
-    ).toEqual(['alice']);
+    expect((await masto.v1.accounts.$select(me.id).following.list()).map((x) => x.acct)).toContain(
+      `bob@${b.domain}`,
+    );
+    expect((await masto.v1.accounts.$select(bobId).followers.list()).map((x) => x.acct)).toEqual([
+      'alice',
+    ]);
     expect(await masto.v1.accounts.$select(bobId).unfollow()).toMatchObject({
       following: false,
       requested: false,

@@ -103,9 +103,7 @@ describe('notifications', () => {
     // bob follows alice from B, through B's client API: A hears of it.
     const aliceOnB = await bobOnB.v1.accounts.lookup({ acct: `alice@${a.domain}` });
     await bobOnB.v1.accounts.$select(aliceOnB.id).follow();
-    await expect
-      .poll(async () => (await alice.v1.notifications.list()).length, ARRIVAL)
-      .toBe(3);
+    await expect.poll(async () => (await alice.v1.notifications.list()).length, ARRIVAL).toBe(3);
     const list = await alice.v1.notifications.list();
     expect(list.map((n) => [n.type, n.account?.acct])).toEqual([
       ['follow', `bob@${b.domain}`],
@@ -161,10 +159,7 @@ describe('notifications', () => {
     }
     await alice.v1.notifications.$select(mentionId).dismiss();
     expect((await bearer(`/api/v1/notifications/${mentionId}`)).status).toBe(404);
-    expect((await alice.v1.notifications.list()).map((n) => n.type)).toEqual([
-      'follow',
-      'follow',
-    ]);
+    expect((await alice.v1.notifications.list()).map((n) => n.type)).toEqual(['follow', 'follow']);
     const dismissAgain = await fetch(`${a.url}/api/v1/notifications/${mentionId}/dismiss`, {
       method: 'POST',
       headers: { authorization: `Bearer ${aliceToken}` },
@@ -192,9 +187,7 @@ describe("a person's statuses", () => {
       .$select(ids.carol)
       .statuses.list({ excludeReplies: true });
     expect(noReplies).toHaveLength(3);
-    expect(
-      await alice.v1.accounts.$select(ids.carol).statuses.list({ pinned: true }),
-    ).toEqual([]);
+    expect(await alice.v1.accounts.$select(ids.carol).statuses.list({ pinned: true })).toEqual([]);
     const paged = await bearer(`/api/v1/accounts/${ids.carol}/statuses?limit=2`);
     const page1 = (await paged.json()) as { id: string }[];
     const next = nextLink(paged);
@@ -203,9 +196,7 @@ describe("a person's statuses", () => {
     expect(page2).toHaveLength(2);
     expect(BigInt(page2[0]!.id)).toBeLessThan(BigInt(page1[1]!.id));
     // Anyone may read public posts; an unknown account is 404.
-    expect(
-      (await fetch(`${a.url}/api/v1/accounts/${ids.carol}/statuses`)).status,
-    ).toBe(200);
+    expect((await fetch(`${a.url}/api/v1/accounts/${ids.carol}/statuses`)).status).toBe(200);
     expect(
       (await fetch(`${a.url}/api/v1/accounts/00000000-0000-4000-8000-000000000000/statuses`))
         .status,

@@ -72,7 +72,10 @@ describe('the Development page', () => {
     await robo.visit(node.url, '/settings/development');
     await robo.page.getByLabel('Application name').fill('   ');
     await robo.page.getByRole('button', { name: 'Create application' }).click();
-    await robo.page.getByRole('alert').filter({ hasText: 'Give the application a name.' }).waitFor();
+    await robo.page
+      .getByRole('alert')
+      .filter({ hasText: 'Give the application a name.' })
+      .waitFor();
   });
 
   it('the token opens the client API; the bot switch shows as `bot`', async () => {

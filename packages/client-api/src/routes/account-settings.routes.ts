@@ -33,24 +33,20 @@ export function accountSettingsRoutes() {
     requireToken(['write:accounts'], { user: true }),
     updateCredentials,
   );
-  app.get(
-    '/api/v1/preferences',
-    requireToken(['read:accounts'], { user: true }),
-    async (c) => {
-      const user = await c.var.deps.node.db.prisma.user.findUnique({
-        where: { id: c.var.grant.userId! },
-        select: { showNsfw: true },
-      });
-      if (!user) return apiError(c, 401, 'The access token is invalid');
-      return c.json({
-        'posting:default:visibility': 'public',
-        'posting:default:sensitive': false,
-        'posting:default:language': null,
-        'reading:expand:media': user.showNsfw ? 'show_all' : 'default',
-        'reading:expand:spoilers': false,
-      });
-    },
-  );
+  app.get('/api/v1/preferences', requireToken(['read:accounts'], { user: true }), async (c) => {
+    const user = await c.var.deps.node.db.prisma.user.findUnique({
+      where: { id: c.var.grant.userId! },
+      select: { showNsfw: true },
+    });
+    if (!user) return apiError(c, 401, 'The access token is invalid');
+    return c.json({
+      'posting:default:visibility': 'public',
+      'posting:default:sensitive': false,
+      'posting:default:language': null,
+      'reading:expand:media': user.showNsfw ? 'show_all' : 'default',
+      'reading:expand:spoilers': false,
+    });
+  });
   return app;
 }
 

@@ -99,34 +99,30 @@ export function accountRoutes() {
     unblock: ['write:blocks', 'follow'],
   } as const;
   for (const [action, scopes] of Object.entries(ACTIONS)) {
-    app.post(
-      `/api/v1/accounts/:id/${action}`,
-      requireToken(scopes, { user: true }),
-      async (c) => {
-        const { node } = c.var.deps;
-        const person = await tokenPerson(c);
-        if (!person) return apiError(c, 401, 'The access token is invalid');
-        const record = await node.appAccounts.byId(c.req.param('id'));
-        if (!record) return notFound(c);
-        const address = addressOf(record);
-        const userId = person.id;
-        const done =
-          action === 'follow'
-            ? await node.actions.interactions.follow(userId, { address })
-            : action === 'unfollow'
-              ? await node.actions.interactions.unfollow(userId, { address })
-              : action === 'mute'
-                ? await node.moderation.safety.mute(userId, address)
-                : action === 'unmute'
-                  ? await node.moderation.safety.unmute(userId, address)
-                  : action === 'block'
-                    ? await node.moderation.safety.block(userId, address)
-                    : await node.moderation.safety.unblock(userId, address);
-        if (!done.ok) return refusalAnswer(c, done.reason);
-        const [relationship] = await node.appAccounts.relationships(person, [record.id]);
-        return c.json(relationshipEntity(relationship!));
-      },
-    );
+    app.post(`/api/v1/accounts/:id/${action}`, requireToken(scopes, { user: true }), async (c) => {
+      const { node } = c.var.deps;
+      const person = await tokenPerson(c);
+      if (!person) return apiError(c, 401, 'The access token is invalid');
+      const record = await node.appAccounts.byId(c.req.param('id'));
+      if (!record) return notFound(c);
+      const address = addressOf(record);
+      const userId = person.id;
+      const done =
+        action === 'follow'
+          ? await node.actions.interactions.follow(userId, { address })
+          : action === 'unfollow'
+            ? await node.actions.interactions.unfollow(userId, { address })
+            : action === 'mute'
+              ? await node.moderation.safety.mute(userId, address)
+              : action === 'unmute'
+                ? await node.moderation.safety.unmute(userId, address)
+                : action === 'block'
+                  ? await node.moderation.safety.block(userId, address)
+                  : await node.moderation.safety.unblock(userId, address);
+      if (!done.ok) return refusalAnswer(c, done.reason);
+      const [relationship] = await node.appAccounts.relationships(person, [record.id]);
+      return c.json(relationshipEntity(relationship!));
+    });
   }
   return app;
 }

@@ -43,7 +43,11 @@ export function markerRoutes() {
       positions[timeline] = id.toString();
     }
     if (Object.keys(positions).length === 0) {
-      return apiError(c, 422, 'Validation failed: give home[last_read_id] or notifications[last_read_id]');
+      return apiError(
+        c,
+        422,
+        'Validation failed: give home[last_read_id] or notifications[last_read_id]',
+      );
     }
     const markers = await c.var.deps.node.markers.set(c.var.grant.userId!, positions);
     return c.json(Object.fromEntries(markers.map((m) => [m.timeline, markerEntity(m)])));

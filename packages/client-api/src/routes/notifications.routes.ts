@@ -124,14 +124,18 @@ export function notificationRoutes() {
 
   app.get('/api/v1/notifications/:id', read, async (c) => {
     const apiId = parseApiId(c.req.param('id'));
-    const row = apiId ? await c.var.deps.node.notifications.appGet(c.var.grant.userId!, apiId) : null;
+    const row = apiId
+      ? await c.var.deps.node.notifications.appGet(c.var.grant.userId!, apiId)
+      : null;
     const [shown] = row ? await render(c, [row]) : [];
     return shown ? c.json(shown) : notFound(c);
   });
 
   app.post('/api/v1/notifications/:id/dismiss', write, async (c) => {
     const apiId = parseApiId(c.req.param('id'));
-    const done = apiId ? await c.var.deps.node.notifications.dismiss(c.var.grant.userId!, apiId) : false;
+    const done = apiId
+      ? await c.var.deps.node.notifications.dismiss(c.var.grant.userId!, apiId)
+      : false;
     return done ? c.json({}) : notFound(c);
   });
   return app;

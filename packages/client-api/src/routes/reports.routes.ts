@@ -52,7 +52,10 @@ export function reportRoutes() {
       reportedIds = [first];
     }
     const category = CATEGORY[textParam(params, 'category') ?? 'other'] ?? 'other';
-    const forward = params.forward === undefined ? true : !['false', '0', false].includes(params.forward as string);
+    const forward =
+      params.forward === undefined
+        ? true
+        : !['false', '0', false].includes(params.forward as string);
     const comment = typeof params.comment === 'string' ? params.comment : '';
     const filed = await node.moderation.reports.file(c.var.grant.userId!, {
       ...(postId ? { postId } : { target: addressOf(account) }),

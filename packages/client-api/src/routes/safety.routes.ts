@@ -40,7 +40,12 @@ export function safetyRoutes() {
           return record ? [accountJson(deps, record)] : [];
         });
         const next = offset + limit < addresses.length ? String(offset + limit) : null;
-        setLinkHeader(c, baseUrlForDomain(deps.node.config.domain), { oldest: next, newest: null }, limit);
+        setLinkHeader(
+          c,
+          baseUrlForDomain(deps.node.config.domain),
+          { oldest: next, newest: null },
+          limit,
+        );
         return c.json(accounts);
       },
     );

@@ -70,7 +70,8 @@ export function searchRoutes() {
     let accounts: ReturnType<typeof accountJson>[] = [];
     if (wants('accounts')) {
       const addresses = found.people.map((p) => `${p.handle}@${p.domain}`);
-      if (address?.ok && !resolve) addresses.unshift(`${address.value.handle}@${address.value.domain}`);
+      if (address?.ok && !resolve)
+        addresses.unshift(`${address.value.handle}@${address.value.domain}`);
       const records = await node.appAccounts.byAddresses(addresses);
       const seen = new Set<string>();
       const list: AppAccount[] = [];

@@ -1,11 +1,13 @@
 import type { Db } from '@swarm/db';
 import type { NodeConfig } from '../config.ts';
+import { accountsByAddresses, accountsByIds, type AppAccount } from './account-records.ts';
 import {
-  accountsByAddresses,
-  accountsByIds,
-  type AppAccount,
-} from './account-records.ts';
-import { actorKeyOf, followPage, type FollowPage, type FollowPageQuery, type FollowSide } from './follow-pages.ts';
+  actorKeyOf,
+  followPage,
+  type FollowPage,
+  type FollowPageQuery,
+  type FollowSide,
+} from './follow-pages.ts';
 import { accountPostRows, type AccountPostsQuery } from './account-posts.ts';
 import { likedPostRows } from './liked-posts.ts';
 import { relationshipsOf, type Relationship } from './relationships.ts';

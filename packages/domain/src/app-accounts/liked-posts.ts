@@ -41,10 +41,7 @@ export async function likedPostRows(
           : {},
         after
           ? {
-              OR: [
-                { createdAt: { gt: after.at } },
-                { createdAt: after.at, id: { gt: after.id } },
-              ],
+              OR: [{ createdAt: { gt: after.at } }, { createdAt: after.at, id: { gt: after.id } }],
             }
           : {},
       ],

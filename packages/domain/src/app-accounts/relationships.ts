@@ -59,7 +59,10 @@ export async function relationshipsOf(
       where: { followeeKey: me, followerKey: { in: others }, state: 'accepted' },
       select: { followerKey: true },
     }),
-    prisma.userMute.findMany({ where: { userId: viewer.id }, select: { kind: true, target: true } }),
+    prisma.userMute.findMany({
+      where: { userId: viewer.id },
+      select: { kind: true, target: true },
+    }),
     prisma.userBlock.findMany({ where: { userId: viewer.id }, select: { blockedAddress: true } }),
     localIds.length
       ? prisma.userBlock.findMany({

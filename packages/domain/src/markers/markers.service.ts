@@ -36,7 +36,14 @@ export function createMarkerService(deps: { db: Db; clock: Clock }): MarkerServi
     updatedAt: Date;
   }): Marker[] =>
     isTimeline(row.timeline)
-      ? [{ timeline: row.timeline, lastReadId: row.lastReadId, version: row.version, updatedAt: row.updatedAt }]
+      ? [
+          {
+            timeline: row.timeline,
+            lastReadId: row.lastReadId,
+            version: row.version,
+            updatedAt: row.updatedAt,
+          },
+        ]
       : [];
   return {
     async get(userId, timelines) {

@@ -91,10 +91,7 @@ export function createNotificationAppReads(deps: { db: Db; self: string }) {
           ...(query.kinds ? { type: { in: [...query.kinds] } } : {}),
           ...(query.accountId !== undefined
             ? {
-                OR: [
-                  { actorUserId: query.accountId },
-                  { actorRemoteActorId: query.accountId },
-                ],
+                OR: [{ actorUserId: query.accountId }, { actorRemoteActorId: query.accountId }],
               }
             : {}),
         },
