@@ -215,7 +215,10 @@ describe('local accounts', () => {
     }
     // A full page links to the next one, which may be empty (as on Mastodon).
     expect(pages.filter((p) => p.length > 0)).toEqual([['dave'], ['carol']]);
-    const garbage = await bearer(aliceToken, `/api/v1/accounts/${me.id}/followers?max_id=%00x`);
+    const garbage = await bearer(
+      aliceToken,
+      `/api/v1/accounts/${me.id}/followers?max_id=not-a-cursor`,
+    );
     expect(garbage.status).toBe(200);
     expect(await garbage.json()).toEqual([]);
   });
@@ -286,9 +289,9 @@ describe('remote accounts', () => {
       .poll(
         async () => {
           const page = (await (await fetch(`${b.url}/api/swarm/users/bob/followers`)).json()) as {
-            entries?: { handle: string }[];
+            followers?: { handle: string }[];
           };
-          return page.entries?.map((e) => e.handle);
+          return page.followers?.map((e) => e.handle);
         },
         { timeout: 60_000 },
       )
