@@ -7,7 +7,12 @@ import {
   signUserAction,
   verifyUserAction,
 } from '@swarm/contract';
-import { POST_PUSH_MAX_NODES, REPUSH_INTERVAL_MS } from '@swarm/domain';
+import {
+  POLL_POLICY,
+  POST_PUSH_MAX_NODES,
+  REPUSH_INTERVAL_MS,
+  createRemoteContentWorker,
+} from '@swarm/domain';
 import {
   ALPHA as A,
   BETA as B,
@@ -384,5 +389,37 @@ describe('a new post of alice', () => {
     expect(targets).toHaveLength(POST_PUSH_MAX_NODES);
     expect(targets).toContain(B);
     expect(new Set(targets).size).toBe(POST_PUSH_MAX_NODES);
+  });
+
+  it('beta polls her only to fill gaps: alpha pushes, so a poll that finds nothing new waits POLL_POLICY.pushedMs', async () => {
+    const worker = createRemoteContentWorker({ node: beta.node });
+    const row = () =>
+      beta.node.db.prisma.remoteAuthorPoll.findFirstOrThrow({
+        where: { remoteActor: { handle: 'alice', nodeDomain: A } },
+      });
+    try {
+      await worker.pollAll(); // the backfill: says nothing of lost pushes
+      expect((await row()).intervalMs).toBeLessThanOrEqual(POLL_POLICY.maxMs);
+      net.clock.set((await row()).nextPollAt);
+      await worker.pollAll();
+      const after = await row();
+      expect(after.intervalMs).toBe(POLL_POLICY.pushedMs);
+      expect(after.nextPollAt.getTime() - net.clock.now().getTime()).toBe(POLL_POLICY.pushedMs);
+
+      // A post the pushes did not bring (its push was lost): polled as often as anyone again.
+      const lost = await asAlice().posts.create({ content: 'a push that never arrived' });
+      await prisma().outboxDelivery.updateMany({
+        where: { interactionId: lost.post.id, kind: 'post' },
+        data: { status: 'cancelled' },
+      });
+      net.clock.set(after.nextPollAt);
+      await worker.pollAll();
+      expect((await row()).intervalMs).toBeLessThanOrEqual(POLL_POLICY.maxMs);
+      expect(
+        await beta.node.db.prisma.post.count({ where: { apId: `swarm:${A}:${lost.post.id}` } }),
+      ).toBe(1);
+    } finally {
+      await worker.stop();
+    }
   });
 });

@@ -6,6 +6,20 @@ const ago = (ms: number) => new Date(now.getTime() - ms);
 const DAY = 24 * 60 * 60_000;
 
 describe('poll interval policy', () => {
+  it('reads an author whose node pushes only to fill gaps, until a read finds what pushes missed', () => {
+    const quiet = { intervalMs: POLL_POLICY.initialMs, newestPostAt: ago(1_000), now };
+    expect(intervalAfterSuccess({ ...quiet, newPosts: 0, pushes: true })).toBe(
+      POLL_POLICY.pushedMs,
+    );
+    const missed = intervalAfterSuccess({
+      ...quiet,
+      intervalMs: POLL_POLICY.pushedMs,
+      newPosts: 1,
+      pushes: true,
+    });
+    expect(missed).toBe(POLL_POLICY.recentCapMs);
+  });
+
   it('halves the interval when a read found new posts, never below the minimum', () => {
     const after = (intervalMs: number) =>
       intervalAfterSuccess({ intervalMs, newPosts: 3, newestPostAt: ago(1_000), now });

@@ -8,6 +8,7 @@ import {
   seedFollowedPollsSql,
 } from '../persistence/remote-posts.sql.ts';
 import { mapBounded } from '../registry/bounded.ts';
+import { parseCapabilities } from '../registry/capabilities.ts';
 import type { RegistryService } from '../registry/index.ts';
 import type { PeerReads, RemoteReadMetrics } from './poller-ports.ts';
 import {
@@ -105,7 +106,10 @@ export function createRemotePoller(deps: {
     return 'failed';
   }
 
-  async function pollOne(row: Row): Promise<{ result: 'ok' | 'failed'; created: number }> {
+  async function pollOne(
+    row: Row,
+    pushes: boolean,
+  ): Promise<{ result: 'ok' | 'failed'; created: number }> {
     const { handle, nodeDomain: domain } = row.remoteActor;
     const read = await reads.read(
       domain,
@@ -125,7 +129,14 @@ export function createRemotePoller(deps: {
       // The first read is the backfill: what it finds is not a sign of a busy author.
       const newPosts = row.lastPolledAt ? outcome.created.length : 0;
       const intervalMs = intervalAfterSuccess(
-        { intervalMs: row.intervalMs, newPosts, newestPostAt, now },
+        // The backfill says nothing of lost pushes either.
+        {
+          intervalMs: row.intervalMs,
+          newPosts,
+          newestPostAt,
+          now,
+          pushes: pushes && !!row.lastPolledAt,
+        },
         policy,
       );
       await prisma.remoteAuthorPoll.updateMany({
@@ -150,6 +161,32 @@ export function createRemotePoller(deps: {
     }
   }
 
+  /** The nodes, among those of these people, that push their users' posts to followers' nodes. */
+  async function pushingDomains(remoteActorIds: string[]): Promise<Set<string>> {
+    const nodes = await prisma.swarmNode.findMany({
+      where: {
+        domain: {
+          in: (
+            await prisma.remoteActor.findMany({
+              where: { id: { in: remoteActorIds } },
+              select: { nodeDomain: true },
+              distinct: ['nodeDomain'],
+            })
+          ).map((a) => a.nodeDomain),
+        },
+      },
+      select: { domain: true, capabilities: true, protocolProfile: true },
+    });
+    return new Set(
+      nodes
+        .filter(
+          (n) =>
+            n.protocolProfile !== 'origin' && parseCapabilities(n.capabilities).includes('posts'),
+        )
+        .map((n) => n.domain),
+    );
+  }
+
   return {
     async reconcile() {
       const added = await prisma.$executeRaw(seedFollowedPollsSql(clock.now(), policy.initialMs));
@@ -168,7 +205,7 @@ export function createRemotePoller(deps: {
       );
       report.claimed = claimed.length;
       if (claimed.length === 0) return report;
-      const [rows, blocked] = await Promise.all([
+      const [rows, blocked, pushing] = await Promise.all([
         prisma.remoteAuthorPoll.findMany({
           where: { remoteActorId: { in: claimed.map((c) => c.remoteActorId) } },
           orderBy: { nextPollAt: 'asc' },
@@ -182,6 +219,7 @@ export function createRemotePoller(deps: {
           },
         }),
         registry.blockedDomains(),
+        pushingDomains(claimed.map((c) => c.remoteActorId)),
       ]);
       await mapBounded(rows, options.concurrency, async (row) => {
         if (blocked.has(row.remoteActor.nodeDomain)) {
@@ -194,7 +232,7 @@ export function createRemotePoller(deps: {
           metrics?.observeRemoteRead('poll', 'skipped');
           return;
         }
-        const outcome = await pollOne(row);
+        const outcome = await pollOne(row, pushing.has(row.remoteActor.nodeDomain));
         report[outcome.result] += 1;
         report.created += outcome.created;
         metrics?.observeRemoteRead('poll', outcome.result);
