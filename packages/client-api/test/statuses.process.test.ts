@@ -1,11 +1,19 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort, nodeOnPort, smallPng, type RestartableNode } from '@swarm/testnet';
+import {
+  freePort,
+  nodeOnPort,
+  signUp,
+  smallPng,
+  tokenFor,
+  trpc,
+  uploadImage,
+  type RestartableNode,
+} from '@swarm/testnet';
 import { createRestAPIClient, MastoHttpError, type mastodon } from 'masto';
 import generator from 'megalodon';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { signUp, tokenFor, trpc, uploadImage } from './app-tokens.ts';
 
 // Statuses and timelines of the client API (docs/clients.md "Statuses", "Timelines") through
 // the front door: two nodes started as the README says, A and B, people on each with app tokens,

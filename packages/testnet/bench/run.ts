@@ -1,4 +1,5 @@
 import { fileURLToPath } from 'node:url';
+import { benchClientApi } from './client-api.bench.ts';
 import { benchGossip } from './gossip-report.ts';
 import { benchIngest } from './ingest.bench.ts';
 import { benchLiveStreams } from './live-streams.bench.ts';
@@ -15,7 +16,7 @@ import { writeReport } from './report.ts';
 // `pnpm bench`: every benchmark, results as JSON + markdown under bench/results/ at the repo
 // root. Speed targets live here, never in timed tests. `pnpm bench ingest gossip` runs only
 // the named ones (reads, pages, swarm-feed, ingest, post-ingest, swarm-sim, gossip, startup, live, search,
-// uploads, swarm-sim).
+// uploads, swarm-sim, client-api).
 const resultsDir = fileURLToPath(new URL('../../../bench/results', import.meta.url));
 const only = process.argv.slice(2);
 const wanted = (name: string) => only.length === 0 || only.includes(name);
@@ -33,6 +34,16 @@ if (wanted('pages')) {
     'pages',
     'Server-rendered pages (embedded node, PGlite, demo content)',
     await benchPages(log),
+  );
+}
+
+if (wanted('client-api')) {
+  console.log('client-api: the home timeline through the app API vs the tRPC read, one node…');
+  await writeReport(
+    resultsDir,
+    'client-api',
+    'Home timeline through the client API (ratio: vs the tRPC read, same run)',
+    await benchClientApi(log),
   );
 }
 

@@ -9,3 +9,4 @@ export * from './node-process.ts';
 export * from './ops-harness.ts';
 export * from './front-door.ts';
 export * from './image-fixtures.ts';
+export * from './app-tokens.ts';

@@ -4,7 +4,7 @@ import { clientTagPageSql, type TagScope } from '../persistence/client-reads.sql
 import type { RegistryService } from '../registry/index.ts';
 import { LISTED_ACCOUNT, LISTED_REMOTE_ACTOR, viewerFilter } from '../views/visibility.ts';
 import type { ApiIdPage, ClientViewer, StatusRecord } from './client-records.ts';
-import { loadStatusRecords } from './status-loader.ts';
+import { completeRecords, loadStatusRecords, rowRecord, statusRowSelect } from './status-loader.ts';
 
 /**
  * Timelines as apps page them: by `api_id` (`max_id`, `since_id`, `min_id`), from this node's
@@ -50,33 +50,15 @@ function idRange(page: ApiIdPage): { where: Prisma.PostWhereInput; ascending: bo
   return { where: Object.keys(apiId).length > 0 ? { apiId } : {}, ascending };
 }
 
-const scanSelect = {
-  id: true,
-  apId: true,
-  author: { select: { handle: true } },
-  remoteAuthor: { select: { handle: true, nodeDomain: true } },
-  repostOf: {
-    select: {
-      author: { select: { handle: true } },
-      remoteAuthor: { select: { handle: true, nodeDomain: true } },
-    },
-  },
-} as const satisfies Prisma.PostSelect;
-type ScanRow = Prisma.PostGetPayload<{ select: typeof scanSelect }>;
-
-/** Who wrote a scanned row and, for a repost, who reposted: what mutes and blocks compare. */
-function shapeOf(row: ScanRow, self: string) {
-  const who = (r: Pick<ScanRow, 'author' | 'remoteAuthor'>) =>
-    r.author
-      ? { handle: r.author.handle, domain: self }
-      : r.remoteAuthor
-        ? { handle: r.remoteAuthor.handle, domain: r.remoteAuthor.nodeDomain }
-        : null;
-  const own = who(row);
-  const original = row.repostOf ? who(row.repostOf) : null;
-  if (!own || (row.repostOf && !original)) return null;
-  return original ? { author: original, repostedBy: own } : { author: own, repostedBy: null };
+/** Who wrote a record and, for a reblog, who reblogged: what mutes and blocks compare. */
+function shapeOf(record: StatusRecord) {
+  return record.reblog
+    ? { author: record.reblog.account, repostedBy: record.account }
+    : { author: record.account, repostedBy: null };
 }
+
+const newestFirst = (a: StatusRecord, b: StatusRecord) =>
+  a.apiId < b.apiId ? 1 : a.apiId > b.apiId ? -1 : 0;
 
 export function createClientTimelines(deps: {
   prisma: PrismaClient;
@@ -87,16 +69,17 @@ export function createClientTimelines(deps: {
 
   /**
    * `page.limit` rows of `where` that `keep` keeps, in the page's order, read batch after batch
-   * up to CLIENT_SCAN_MAX_ROWS; then the records, newest first.
+   * up to CLIENT_SCAN_MAX_ROWS (the rows are read whole: a page where nothing is hidden is one
+   * query); then the records complete, newest first.
    */
   async function pageOf(
     viewer: ClientViewer | null,
     where: Prisma.PostWhereInput,
     page: ApiIdPage,
-    keep: (shape: NonNullable<ReturnType<typeof shapeOf>>) => boolean,
+    keep: (shape: ReturnType<typeof shapeOf>) => boolean,
   ): Promise<StatusRecord[]> {
     const range = idRange(page);
-    const kept: string[] = [];
+    const kept: StatusRecord[] = [];
     let skip = 0;
     for (;;) {
       const take = skip === 0 ? page.limit : Math.max(page.limit, SCAN_BATCH);
@@ -105,17 +88,17 @@ export function createClientTimelines(deps: {
         orderBy: { apiId: range.ascending ? 'asc' : 'desc' },
         skip,
         take,
-        select: scanSelect,
+        select: statusRowSelect,
       });
       skip += rows.length;
       for (const row of rows) {
-        const shape = shapeOf(row, self);
-        if (shape && keep(shape) && kept.length < page.limit) kept.push(row.id);
+        const record = rowRecord(row, self);
+        if (record && keep(shapeOf(record)) && kept.length < page.limit) kept.push(record);
       }
       if (rows.length < take || kept.length >= page.limit || skip >= CLIENT_SCAN_MAX_ROWS) break;
     }
-    const records = await loadStatusRecords(prisma, { rowIds: kept, viewer, self });
-    return records.sort((a, b) => (a.apiId < b.apiId ? 1 : a.apiId > b.apiId ? -1 : 0));
+    const records = await completeRecords(prisma, kept, viewer, self);
+    return records.sort(newestFirst);
   }
 
   return {
@@ -216,7 +199,7 @@ export function createClientTimelines(deps: {
             !blocked.has(r.account.domain),
         )
         .slice(0, page.limit)
-        .sort((a, b) => (a.apiId < b.apiId ? 1 : a.apiId > b.apiId ? -1 : 0));
+        .sort(newestFirst);
     },
   };
 }

@@ -326,6 +326,17 @@ async function fillViewer(
   }
 }
 
+/** Mentions and the viewer's state filled in (records built by `rowRecord`). */
+export async function completeRecords(
+  prisma: PrismaClient,
+  records: StatusRecord[],
+  viewer: ClientViewer | null,
+  self: string,
+): Promise<StatusRecord[]> {
+  await Promise.all([fillMentions(prisma, records, self), fillViewer(prisma, viewer, records)]);
+  return records;
+}
+
 /** Rows in the order given (missing or unshowable ones left out), as full records. */
 export async function loadStatusRecords(
   prisma: PrismaClient,
@@ -342,9 +353,5 @@ export async function loadStatusRecords(
     const record = row ? rowRecord(row, input.self) : null;
     return record ? [record] : [];
   });
-  await Promise.all([
-    fillMentions(prisma, records, input.self),
-    fillViewer(prisma, input.viewer, records),
-  ]);
-  return records;
+  return completeRecords(prisma, records, input.viewer, input.self);
 }

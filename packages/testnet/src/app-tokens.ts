@@ -1,23 +1,23 @@
 import { randomBytes } from 'node:crypto';
-import type { RestartableNode } from '@swarm/testnet';
+import type { RestartableNode } from './node-process.ts';
 
-// People and app tokens on a running node through the front door, for tests that need a
+// People and app tokens on a running node through the front door, for tests and benches that need a
 // signed-in app rather than the OAuth flow itself (that is oauth.process.test.ts): sign-up by
 // the page's form, an app registered by `POST /api/v1/apps`, the consent form posted with the
 // person's session, the code exchanged at `/oauth/token`. Nodes run with
 // `ADDRESS_HEADER=X-Forwarded-For` so each sign-up and registration has its own address.
 
-export const PASSWORD = 'correct horse battery staple';
+export const APP_TEST_PASSWORD = 'correct horse battery staple';
 const REDIRECT = 'com.example.statuses:/callback';
 let nextAddress = 1;
-export const clientAddress = () => `203.0.113.${nextAddress++ % 250}`;
+export const appTestAddress = () => `203.0.113.${nextAddress++ % 250}`;
 
 /** Signs `handle` up on `node`; their session cookie. */
 export async function signUp(node: RestartableNode, handle: string): Promise<string> {
   const response = await fetch(`${node.url}/signup`, {
     method: 'POST',
-    headers: { accept: 'text/html', origin: node.url, 'x-forwarded-for': clientAddress() },
-    body: new URLSearchParams({ handle, displayName: `${handle} D.`, password: PASSWORD }),
+    headers: { accept: 'text/html', origin: node.url, 'x-forwarded-for': appTestAddress() },
+    body: new URLSearchParams({ handle, displayName: `${handle} D.`, password: APP_TEST_PASSWORD }),
     redirect: 'manual',
   });
   if (response.status !== 303) throw new Error(`sign-up of ${handle}: ${response.status}`);
@@ -32,7 +32,7 @@ export async function tokenFor(
 ): Promise<string> {
   const registered = await fetch(`${node.url}/api/v1/apps`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-forwarded-for': clientAddress() },
+    headers: { 'content-type': 'application/json', 'x-forwarded-for': appTestAddress() },
     body: JSON.stringify({ client_name: 'Statuses test', redirect_uris: REDIRECT, scopes }),
   });
   const app = (await registered.json()) as { client_id: string; client_secret: string };
