@@ -66,7 +66,7 @@ describe('the Development page', () => {
     await listed.getByRole('heading', { name: 'Weather bot' }).waitFor();
     expect(await listed.textContent()).toContain('read write follow');
     expect(await robo.page.getByTestId('access-token').count()).toBe(0);
-  });
+  }, 90_000);
 
   it('refuses a blank name on the page', async () => {
     await robo.visit(node.url, '/settings/development');
@@ -98,7 +98,7 @@ describe('the Development page', () => {
     expect(updated.status).toBe(200);
     await robo.visit(node.url, '/settings');
     expect(await robo.page.getByLabel('This account is a bot').isChecked()).toBe(false);
-  });
+  }, 90_000);
 
   it('deleting the application ends its token', async () => {
     await robo.visit(node.url, '/settings/development');
@@ -109,5 +109,5 @@ describe('the Development page', () => {
       headers: { authorization: `Bearer ${token}` },
     });
     expect(response.status).toBe(401);
-  });
+  }, 60_000);
 });
