@@ -60,6 +60,8 @@ describe('the Development page', () => {
     expect(token).toMatch(/^[A-Za-z0-9_-]{40,}$/);
     expect(await robo.page.getByTestId('client-secret').textContent()).toMatch(/^\S{40,}$/);
     await robo.shot('created');
+    // The form keeps its default scopes for the next application.
+    expect(await robo.page.getByLabel(/^read/).isChecked()).toBe(true);
     // Listed without its secrets; a reload shows them no more.
     await robo.visit(node.url, '/settings/development', 'listed');
     const listed = robo.page.getByTestId('developer-apps');
