@@ -252,6 +252,7 @@ describe('settings procedures', () => {
       website: null,
       isNsfw: false,
       showNsfw: false,
+      isBot: false,
     });
     const update = {
       displayName: ' Bob B. ',
