@@ -4,28 +4,28 @@ import type { NodeContext, Refusal, SignedBody, SignedKind } from '@swarm/domain
 
 /**
  * The one place where an app's act needs its person's signature (docs/clients.md "Signatures").
- * A person's key lives in their browser, so the node cannot sign for an app today:
+ * A person's key lives in their browser; an app acts under the delegation that browser signed at
+ * consent (docs/protocol.md "App delegations"), with the key the node holds for the app:
  *
- * - a post goes out unsigned, as a post of someone without a key does (its followers' nodes
- *   take it on the node's signature, docs/protocol.md "Post delivery"): `null` here;
- * - a like or repost of another node's post, and their undoing, must carry the person's
- *   signature: refused with a 422 until the person delegates signing to the app.
- *
- * When delegations land (`node.appDelegations.signPost` / `signInteraction` with the grant), they
- * are wired here and nowhere else.
+ * - a like or repost of another node's post, and their undoing, are signed by
+ *   `node.appDelegations.signInteraction` for the token's grant; without a usable delegation
+ *   (no key in the browser at consent, scopes without the action, revoked) a 422 says why;
+ * - a post still goes out unsigned here (`null`): signing it needs the prepared post
+ *   (`posts.prepare`, then `node.appDelegations.signPost(grant, prepared)` and `signed` in
+ *   `posts.create`), which the statuses route does not make yet.
  */
 
 export type AppAct =
   { kind: 'interaction'; action: SignedKind; userId: string; postId: string } | { kind: 'post' };
 
 export const APP_CANNOT_SIGN =
-  'This app cannot act toward other nodes yet: likes and reposts of posts on other nodes are ' +
-  "signed with your key, which stays in your browser. Use this node's pages for them.";
+  'This app cannot act toward other nodes yet: likes and reposts of posts on other nodes need ' +
+  'your signature, or your delegation to the app signed in your browser when you allowed it.';
 
 /** The signature an act carries: null when none is needed (or none can be made, for posts). */
 export async function signForApp(
   node: NodeContext,
-  _grant: TokenGrant,
+  grant: TokenGrant,
   act: AppAct,
 ): Promise<Result<SignedBody | null, Refusal>> {
   if (act.kind === 'post') return ok(null);
@@ -36,8 +36,17 @@ export async function signForApp(
   if (!prepared.ok) {
     // A person without a key cannot sign in any case: the app's answer is the same.
     if (prepared.reason.code !== 'INVALID_REQUEST') return prepared;
-  } else if (prepared.value.local) {
-    return ok(null);
+    return { ok: false, reason: { code: 'INVALID_REQUEST', message: APP_CANNOT_SIGN } };
   }
-  return { ok: false, reason: { code: 'INVALID_REQUEST', message: APP_CANNOT_SIGN } };
+  if (prepared.value.local) return ok(null);
+  const { local: _remote, ...toSign } = prepared.value;
+  const signed = await node.appDelegations.signInteraction(
+    { userId: act.userId, appId: grant.app.id },
+    toSign,
+  );
+  if (signed.ok) return signed;
+  return {
+    ok: false,
+    reason: { code: 'INVALID_REQUEST', message: `${APP_CANNOT_SIGN} ${signed.reason.message}` },
+  };
 }

@@ -22,6 +22,7 @@ export * from './message-crypto.ts';
 export * from './ops-schemas.ts';
 export * from './origin-profile.ts';
 export * from './post-push-schemas.ts';
+export * from './delegation-schemas.ts';
 export * from './security-headers.ts';
 export * from './hashtags.ts';
 export * from './social-schemas.ts';

@@ -15,7 +15,8 @@ import {
  * Capabilities named by the spec, plus `messages` (docs/protocol.md), `reports`, the account
  * ownership endpoints `deletions` and `moves` (issue #15, docs/protocol.md), `unrepost` (the
  * undoing of a repost, user-signed) and `posts` (new posts pushed to `POST /api/swarm/inbox`,
- * docs/protocol.md "Post delivery"). Unknown values from peers are kept.
+ * docs/protocol.md "Post delivery") and `delegations` (app-key signatures under a user's
+ * delegation, docs/protocol.md "App delegations"). Unknown values from peers are kept.
  */
 export const CAPABILITIES = [
   'handles',
@@ -27,6 +28,7 @@ export const CAPABILITIES = [
   'moves',
   'unrepost',
   'posts',
+  'delegations',
 ] as const;
 export type Capability = (typeof CAPABILITIES)[number];
 

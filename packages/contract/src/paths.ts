@@ -24,4 +24,6 @@ export const SWARM_PATHS = {
   moves: '/api/swarm/moves',
   /** New posts pushed to the nodes of the author's followers (capability `posts`; the origin's too). */
   inbox: '/api/swarm/inbox',
+  /** The state of an app delegation a user of this node signed (capability `delegations`). */
+  delegation: (id: string) => `/api/swarm/delegations/${encodeURIComponent(id)}`,
 } as const;

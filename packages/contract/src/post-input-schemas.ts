@@ -58,6 +58,11 @@ export const postSignedSchema = z.object({
   id: z.uuid({ message: 'the signed post id is the one prepare answered' }),
   createdAt: timestampSchema,
   signature: signatureSchema,
+  /**
+   * When an app posts (docs/protocol.md "App delegations"): the id of the author's delegation
+   * whose app key made `signature` (one of this node's, answered by `appDelegations.signPost`).
+   */
+  delegationId: z.uuid().optional(),
 });
 export type PostSigned = z.output<typeof postSignedSchema>;
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { delegationSchema } from './delegation-schemas.ts';
 import { postIdSchema, remoteHandleSchema } from './ids.ts';
 import { domainSchema } from './node-domain.ts';
 import {
@@ -101,6 +102,12 @@ export const postPushSchema = z.object({
    * Absent when the author has no signing key; required by receivers that pinned their did.
    */
   postSignature: z.string().min(1).max(512).optional(),
+  /**
+   * When an app posted for the author: the author's delegation to the app key that made
+   * `postSignature` (docs/protocol.md "App delegations"). Sent only to nodes that list
+   * `delegations`.
+   */
+  postDelegation: delegationSchema.optional(),
 });
 export type PostPush = z.output<typeof postPushSchema>;
 

@@ -194,6 +194,8 @@ export const USER_ACTIONS = [
   'import',
   // A post pushed to the nodes of the author's followers (docs/protocol.md "Post delivery").
   'post',
+  // A user's delegation to an app key (docs/protocol.md "App delegations").
+  'delegate',
 ] as const;
 export type UserAction = (typeof USER_ACTIONS)[number];
 

@@ -53,6 +53,7 @@ const EXPECTED_TABLES = [
   '_prisma_migrations',
   'account_tombstones',
   'admin_api_tokens',
+  'app_delegations',
   'audit_log',
   'client_apps',
   'follows',

@@ -43,6 +43,7 @@ import { createNotificationService } from './notifications/index.ts';
 import { createAppAccountService } from './app-accounts/index.ts';
 import { createMarkerService } from './markers/index.ts';
 import { createDeliveryService } from './delivery/index.ts';
+import { createAppDelegations } from './delegations/index.ts';
 import { createActionServices } from './actions/index.ts';
 import { createAccountOwnershipService, createInboundOwnershipService } from './ownership/index.ts';
 import { createMessageService } from './messages/index.ts';
@@ -215,12 +216,15 @@ export async function createNodeContext(
     options: { maxStreams: config.liveStreamsMax, maxPerUser: config.liveStreamsPerUser },
     domain: config.domain,
   });
+  // App keys the person signs: the client API's actions are signed with them (docs/protocol.md).
+  const appDelegations = createAppDelegations({ db, clock, self: config.domain });
   const actions = createActionServices({
     ...base,
     peers,
     delivery,
     uploads,
     reads: { seen, reader },
+    delegations: appDelegations,
   });
   const registryAdmin = createRegistryAdminService({ ...base, ...swarm });
   const moderation = createModerationServices({
@@ -319,6 +323,7 @@ export async function createNodeContext(
     markers: createMarkerService({ db, clock }),
     delivery,
     actions,
+    appDelegations,
     moderation,
     ownership,
     inboundOwnership,

@@ -1,4 +1,5 @@
 export * from './actions/index.ts';
+export * from './delegations/index.ts';
 export * from './admin/index.ts';
 export * from './app-accounts/index.ts';
 export * from './boot.ts';

@@ -25,6 +25,7 @@ import type { SearchService } from './search/index.ts';
 import type { NotificationService } from './notifications/index.ts';
 import type { DeliveryService } from './delivery/index.ts';
 import type { ActionServices } from './actions/index.ts';
+import type { AppDelegations } from './delegations/index.ts';
 import type { MessageService } from './messages/index.ts';
 import type { AccountOwnershipService, InboundOwnershipService } from './ownership/index.ts';
 import type { FailureLog, HealthService, NodeMetrics, RequestContext } from './ops/index.ts';
@@ -105,6 +106,11 @@ export interface NodeContext {
   delivery: DeliveryService;
   /** What a signed-in user does: posts, likes, reposts, follows, locally and to other nodes. */
   actions: ActionServices;
+  /**
+   * App keys the person signs (docs/protocol.md "App delegations"): consent, signing an app's
+   * interactions and posts (`signInteraction`, `signPost`), the published state, revocation.
+   */
+  appDelegations: AppDelegations;
   /** Direct messages: end-to-end encrypted envelopes, stored and relayed (issue #5). */
   messages: MessageService;
   /** Mutes and blocks, reports, registrations, suspension and the audit log (issue #15). */

@@ -93,6 +93,7 @@ export function inboxRoutes() {
         profile: verifiedProfile(c),
         push: parsed.data,
         rawPost: (raw as Record<string, unknown>).post,
+        rawDelegation: (raw as Record<string, unknown>).postDelegation,
       });
       if (!outcome.ok) return sendRefusal(c, outcome.reason);
       return c.json(outcome.value, 200);

@@ -1,6 +1,14 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { infoQuerySchema, nodeInfoSchema } from '@swarm/contract';
-import { createRouter } from '../router.ts';
+import {
+  delegationStatusSchema,
+  errorBodySchema,
+  infoQuerySchema,
+  nodeInfoSchema,
+  refusal,
+  uuidSchema,
+} from '@swarm/contract';
+import { sendRefusal } from '../errors.ts';
+import { createRouter, jsonContent } from '../router.ts';
 
 const getInfo = createRoute({
   method: 'get',
@@ -36,6 +44,22 @@ const getNodeKey = createRoute({
   },
 });
 
+/**
+ * The state of an app delegation one of this node's people signed (docs/protocol.md "App
+ * delegations", "Revocation"): receivers of an app's action ask it, at most every 5 minutes per
+ * delegation. Public: a delegation travels with every action signed under it anyway.
+ */
+const getDelegation = createRoute({
+  method: 'get',
+  path: '/api/swarm/delegations/{id}',
+  summary: "An app delegation's state: active, revoked or expired",
+  request: { params: z.object({ id: z.string().min(1).max(100) }) },
+  responses: {
+    200: jsonContent(delegationStatusSchema, 'The state now'),
+    404: jsonContent(errorBodySchema, 'No signed delegation with this id here (NOT_FOUND)'),
+  },
+});
+
 export function infoRoutes() {
   const app = createRouter();
   app.openapi(getInfo, async (c) => {
@@ -51,6 +75,14 @@ export function infoRoutes() {
     const info = await c.get('node').nodeInfo.get();
     const { domain, name, description, publicKey, softwareVersion } = info;
     return c.json({ domain, name, description, publicKey, softwareVersion }, 200);
+  });
+  app.openapi(getDelegation, async (c) => {
+    const { id } = c.req.valid('param');
+    const status = uuidSchema.safeParse(id).success
+      ? await c.get('node').appDelegations.status(id)
+      : null;
+    if (!status) return sendRefusal(c, refusal('NOT_FOUND', `There is no delegation ${id} here.`));
+    return c.json(status, 200);
   });
   return app;
 }

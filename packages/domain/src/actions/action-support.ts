@@ -1,5 +1,6 @@
 import { isHttpUrl, type Result } from '@swarm/contract';
 import { localActorKey, type Db } from '@swarm/db';
+import type { AppDelegations } from '../delegations/index.ts';
 import type { DeliveryService } from '../delivery/index.ts';
 import type { EffectActor } from '../interactions/interaction-effects.ts';
 import { refuse, type Refusal } from '../refusal.ts';
@@ -17,6 +18,8 @@ export interface ActionDeps extends PeerServiceDeps {
    * them), and the peer-read cache, dropped for a peer once something changed there.
    */
   reads?: { seen: Pick<SeenPosts, 'lookup'>; reader: Pick<PeerReader, 'forget'> };
+  /** App delegations (docs/protocol.md "App delegations"): without it, app-signed bodies are refused. */
+  delegations?: Pick<AppDelegations, 'usable'>;
 }
 
 /** The acting user, fresh from the database (the session's copy may be minutes old). */

@@ -5,7 +5,13 @@ import { commitIfOk, refuse } from '../refusal.ts';
 import { schedulePoll } from '../remote-posts/index.ts';
 import type { ActionResult } from '../views/index.ts';
 import { localEffectActor, localKey, wireUrlMember } from './action-support.ts';
-import { nothing, repeated, type InteractionKit, type Repeat } from './interaction-kit.ts';
+import {
+  nothing,
+  repeated,
+  type InteractionKit,
+  type PersonInput,
+  type Repeat,
+} from './interaction-kit.ts';
 import type { Refusal } from '../refusal.ts';
 
 /** A local user follows someone: here (accepted at once), or on another node (pending). */
@@ -14,7 +20,7 @@ export function createFollowAction(kit: InteractionKit) {
   const self = kit.self;
   return async function follow(
     userId: string,
-    input: { address: string },
+    input: PersonInput,
   ): Promise<Result<ActionResult, Refusal>> {
     const begun = await kit.beginOnPerson(userId, () => kit.targets.person(input.address));
     if (!begun.ok) return begun;
@@ -38,6 +44,27 @@ export function createFollowAction(kit: InteractionKit) {
       return ok(nothing);
     }
     const interactionId = randomUUID();
+    const plain = {
+      targetHandle: followee.handle,
+      follow: {
+        followerHandle: user.handle,
+        followerDisplayName: user.displayName,
+        ...wireUrlMember('followerAvatarUrl', user.avatarUrl),
+        followerBio: user.bio,
+        followerNodeDomain: self,
+        interactionId,
+        timestamp: formatTimestamp(at),
+      },
+    };
+    // An app's follow goes signed by its key under the person's delegation, or not at all.
+    const body = input.sign
+      ? await kit.appSigned(input.sign, {
+          action: 'follow',
+          targetDomain: followee.domain,
+          body: plain,
+        })
+      : ok(plain);
+    if (!body.ok) return body;
     const outcome = await commitIfOk(db, async (tx): Promise<Result<string, Repeat>> => {
       const added = await addFollow(tx, {
         follower: actor,
@@ -70,18 +97,7 @@ export function createFollowAction(kit: InteractionKit) {
         kind: 'follow',
         interactionId,
         createdById: user.id,
-        body: {
-          targetHandle: followee.handle,
-          follow: {
-            followerHandle: user.handle,
-            followerDisplayName: user.displayName,
-            ...wireUrlMember('followerAvatarUrl', user.avatarUrl),
-            followerBio: user.bio,
-            followerNodeDomain: self,
-            interactionId,
-            timestamp: formatTimestamp(at),
-          },
-        },
+        body: body.value,
       });
       return ok(queued);
     });

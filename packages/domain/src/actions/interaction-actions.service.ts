@@ -7,7 +7,11 @@ import { refuse } from '../refusal.ts';
 import type { ActionResult } from '../views/index.ts';
 import type { ActionDeps } from './action-support.ts';
 import { createFollowAction } from './follow-action.ts';
-import { createInteractionKit, type InteractionInput } from './interaction-kit.ts';
+import {
+  createInteractionKit,
+  type InteractionInput,
+  type PersonInput,
+} from './interaction-kit.ts';
 import { createLikeAction } from './like-action.ts';
 import { createRepostAction } from './repost-action.ts';
 import { NO_SIGNING_KEY, type SignedKind } from './signed-interaction.ts';
@@ -16,8 +20,13 @@ import { createUnlikeAction } from './unlike-action.ts';
 import type { Refusal } from '../refusal.ts';
 import { createUnrepostAction } from './unrepost-action.ts';
 
-export type { InteractionInput } from './interaction-kit.ts';
-export type { SignedBody, SignedKind } from './signed-interaction.ts';
+export type { InteractionInput, PersonInput } from './interaction-kit.ts';
+export type {
+  AppSigner,
+  PreparedForSigning,
+  SignedBody,
+  SignedKind,
+} from './signed-interaction.ts';
 
 /**
  * Likes, reposts, their undos and follows by a local user, on this node's posts and people or on
@@ -45,8 +54,9 @@ export interface InteractionActions {
   unlike(userId: string, input: InteractionInput): Promise<Result<ActionResult, Refusal>>;
   repost(userId: string, input: InteractionInput): Promise<Result<ActionResult, Refusal>>;
   unrepost(userId: string, input: InteractionInput): Promise<Result<ActionResult, Refusal>>;
-  follow(userId: string, input: { address: string }): Promise<Result<ActionResult, Refusal>>;
-  unfollow(userId: string, input: { address: string }): Promise<Result<ActionResult, Refusal>>;
+  /** `sign`: an app's follow, signed by `(p) => appDelegations.signInteraction(grant, p)`. */
+  follow(userId: string, input: PersonInput): Promise<Result<ActionResult, Refusal>>;
+  unfollow(userId: string, input: PersonInput): Promise<Result<ActionResult, Refusal>>;
 }
 
 export function createInteractionActions(deps: ActionDeps): InteractionActions {

@@ -9,6 +9,7 @@ import {
   createSignedInteractions,
   type CheckedSigned,
   type RemoteTarget,
+  type AppSigner,
   type SignedBody,
   type SignedInteractions,
   type SignedKind,
@@ -23,6 +24,12 @@ export interface InteractionInput {
    * on a remote post whose node cannot be asked now and that no read here just showed.
    */
   authorAddress?: string | null;
+}
+
+/** A follow or unfollow: the person's address; `sign` when an app asks (signed-interaction.ts). */
+export interface PersonInput {
+  address: string;
+  sign?: AppSigner | undefined;
 }
 
 export const nothing: ActionResult = { delivery: null };
@@ -112,7 +119,13 @@ export function createInteractionKit(deps: ActionDeps): InteractionKit {
   const prisma = db.prisma;
   const self = config.domain;
   const targets = createTargetResolver(deps);
-  const signed = createSignedInteractions({ db, clock, self });
+  const signed = createSignedInteractions({
+    db,
+    clock,
+    self,
+    peers: deps.peers,
+    delegations: deps.delegations,
+  });
   const applyToPost = createPostInteractions(db);
 
   /** After an action reached (or is queued for) `domain`: reads ask it again, not the cache. */

@@ -220,6 +220,14 @@ export function createPostActions(deps: ActionDeps): PostActions {
       // A signed post keeps the id and time its author signed.
       const reserved = input.signed ? await checkReserved(prisma, user, input.signed, now) : null;
       if (reserved && !reserved.ok) return reserved;
+      // An app's post: signed by the key of the person's delegation, which must allow posting.
+      const delegationId = input.signed?.delegationId;
+      const delegated = delegationId
+        ? deps.delegations
+          ? await deps.delegations.usable(user.id, delegationId, 'post')
+          : refuse('FORBIDDEN', 'This node does not sign for apps.')
+        : null;
+      if (delegated && !delegated.ok) return delegated;
       const postId = reserved?.value.id ?? randomUUID();
       const createdAt = reserved?.value.createdAt ?? now;
       const actor = localEffectActor(user);
@@ -295,11 +303,20 @@ export function createPostActions(deps: ActionDeps): PostActions {
           if (!pushed) {
             return refuse('INVALID_REQUEST', 'An unlisted post is not pushed: send it unsigned.');
           }
-          const valid = await verifyPostSignature(user, self, pushed, input.signed.signature);
+          const valid = await verifyPostSignature(
+            user,
+            self,
+            pushed,
+            input.signed.signature,
+            delegated?.value.appKeyDid,
+          );
           if (!valid.ok) return valid;
           await tx.post.update({
             where: { id: postId },
-            data: { postSignature: input.signed.signature },
+            data: {
+              postSignature: input.signed.signature,
+              postDelegation: delegated ? JSON.stringify(delegated.value.document) : null,
+            },
           });
         }
         const deliveries: string[] = [];
@@ -385,8 +402,15 @@ export function createPostActions(deps: ActionDeps): PostActions {
             self,
             at: now,
             postSignature: input.signed?.signature ?? null,
+            postDelegation: delegated?.value.document ?? null,
           });
-          pushedTo = await queuePostPushes(tx, delivery, { authorId: user.id, postId, self, body });
+          pushedTo = await queuePostPushes(tx, delivery, {
+            authorId: user.id,
+            postId,
+            self,
+            body,
+            delegated: Boolean(delegated),
+          });
         }
         return ok(deliveries);
       });

@@ -24,7 +24,13 @@ export const POST_PUSH_MAX_NODES = 100;
 export const POST_PUSH_SCAN_NODES = 1_000;
 
 /** The nodes a post of `authorId` is pushed to: most followers there first, then by name. */
-export async function pushTargetsOf(tx: Tx, authorId: string, self: string): Promise<string[]> {
+export async function pushTargetsOf(
+  tx: Tx,
+  authorId: string,
+  self: string,
+  /** An app wrote it: only nodes that take delegations (the others would refuse its signature). */
+  delegated = false,
+): Promise<string[]> {
   const groups = await tx.remoteActor.groupBy({
     by: ['nodeDomain'],
     where: {
@@ -45,7 +51,9 @@ export async function pushTargetsOf(tx: Tx, authorId: string, self: string): Pro
     nodes
       .filter(
         (n) =>
-          n.protocolProfile !== 'origin' && parseCapabilities(n.capabilities).includes('posts'),
+          n.protocolProfile !== 'origin' &&
+          parseCapabilities(n.capabilities).includes('posts') &&
+          (!delegated || parseCapabilities(n.capabilities).includes('delegations')),
       )
       .map((n) => n.domain),
   );
@@ -59,6 +67,8 @@ export function postPushBody(input: {
   self: string;
   at: Date;
   postSignature: string | null;
+  /** The author's delegation to the app key that made `postSignature`, when an app posted. */
+  postDelegation?: Record<string, unknown> | null;
   counts?: { likesCount: number; repostsCount: number; repliesCount: number };
 }): Record<string, unknown> {
   const { author } = input;
@@ -75,6 +85,9 @@ export function postPushBody(input: {
     nodeDomain: input.self,
     timestamp: formatTimestamp(input.at),
     ...(input.postSignature ? { postSignature: input.postSignature } : {}),
+    ...(input.postSignature && input.postDelegation
+      ? { postDelegation: input.postDelegation }
+      : {}),
   };
 }
 
@@ -82,9 +95,15 @@ export function postPushBody(input: {
 export async function queuePostPushes(
   tx: Tx,
   delivery: Pick<DeliveryService, 'enqueue'>,
-  input: { authorId: string; postId: string; self: string; body: Record<string, unknown> },
+  input: {
+    authorId: string;
+    postId: string;
+    self: string;
+    body: Record<string, unknown>;
+    delegated?: boolean;
+  },
 ): Promise<string[]> {
-  const targets = await pushTargetsOf(tx, input.authorId, input.self);
+  const targets = await pushTargetsOf(tx, input.authorId, input.self, input.delegated);
   for (const targetDomain of targets) {
     await delivery.enqueue(tx, {
       targetDomain,

@@ -45,6 +45,7 @@ const rowSelect = {
   isNsfw: true,
   visibility: true,
   postSignature: true,
+  postDelegation: true,
   pushedLevel: true,
   likesCount: true,
   repostsCount: true,
@@ -124,13 +125,22 @@ export function createPostRepush(deps: Pick<ActionDeps, 'db' | 'clock' | 'config
         self,
         at: clock.now(),
         postSignature: row.postSignature,
+        postDelegation: row.postDelegation
+          ? (JSON.parse(row.postDelegation) as Record<string, unknown>)
+          : null,
         counts: {
           likesCount: row.likesCount,
           repostsCount: row.repostsCount,
           repliesCount: row.repliesCount,
         },
       });
-      await queuePostPushes(tx, delivery, { authorId: row.authorId, postId: id, self, body });
+      await queuePostPushes(tx, delivery, {
+        authorId: row.authorId,
+        postId: id,
+        self,
+        body,
+        delegated: row.postDelegation !== null,
+      });
       return ok(true);
     });
     return done.ok && done.value;

@@ -56,9 +56,11 @@ export async function verifyPostSignature(
   self: string,
   post: Record<string, unknown>,
   signature: string,
+  /** An app's post: the app key of the person's delegation signed it, not the person's key. */
+  appKeyDid?: string,
 ): Promise<Result<void, Refusal>> {
   if (!user.did) return refuse('INVALID_REQUEST', NO_SIGNING_KEY);
-  const key = await didKeyToPublicKey(user.did);
+  const key = await didKeyToPublicKey(appKeyDid ?? user.did);
   if (!key.ok) return refuse('INVALID_REQUEST', `Your registered key is unusable: ${key.reason}.`);
   const valid = await verifyUserAction({
     publicKey: key.value,

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import {
   LIMITS,
+  canonicalJson,
   didKeyToPublicKey,
   formatTimestamp,
   isWithinClockWindow,
@@ -12,9 +13,13 @@ import {
   unrepostBodySchema,
   uuidSchema,
   verifyUserAction,
+  type Delegation,
   type Result,
 } from '@swarm/contract';
 import type { Db } from '@swarm/db';
+import type { AppDelegations } from '../delegations/index.ts';
+import type { PeerClient } from '../peers/index.ts';
+import { withCapability } from '../registry/capabilities.ts';
 import type { Clock } from '../clock.ts';
 import { refuse } from '../refusal.ts';
 import { actorFields, type ActingUser } from './action-support.ts';
@@ -33,6 +38,11 @@ export type SignedKind = 'like' | 'unlike' | 'repost' | 'unrepost';
 export interface SignedBody {
   body: Record<string, unknown>;
   signature: string;
+  /**
+   * Present when an app's key signed it (`appDelegations.signInteraction`): the person's
+   * delegation to that key, sent as the body's `delegation` member, inside what the key signed.
+   */
+  delegation?: Delegation | undefined;
 }
 
 export type RemoteTarget = Extract<PostTarget, { kind: 'remote' }>;
@@ -64,7 +74,28 @@ const BODY_SCHEMAS = {
 export const NO_SIGNING_KEY =
   'Your account has no signing key yet: sign in again in your browser to create one.';
 
+/** What an action prepared for an app's key: the spec's body, its action and its target node. */
+export interface PreparedForSigning {
+  action: 'follow' | 'unfollow';
+  targetDomain: string;
+  body: Record<string, unknown>;
+}
+
+/**
+ * Signs for an app (`(p) => node.appDelegations.signInteraction(grant, p)`): follows and
+ * unfollows are built inside the action, so an app's call passes this instead of a body.
+ */
+export type AppSigner = (prepared: PreparedForSigning) => Promise<Result<SignedBody, Refusal>>;
+
 export interface SignedInteractions {
+  /**
+   * A follow or unfollow an app asked for, signed with its key under the user's delegation:
+   * the wire body, or a refusal (the target node takes no delegations, the app may not).
+   */
+  appSigned(
+    sign: AppSigner,
+    prepared: PreparedForSigning,
+  ): Promise<Result<Record<string, unknown>, Refusal>>;
   /** What the browser signs: the spec's body for this action, with a fresh id and time. */
   bodyFor(kind: SignedKind, user: ActingUser, target: RemoteTarget): Record<string, unknown>;
   verifySigned(
@@ -79,6 +110,8 @@ export function createSignedInteractions(deps: {
   db: Db;
   clock: Clock;
   self: string;
+  peers: Pick<PeerClient, 'getJson'>;
+  delegations?: Pick<AppDelegations, 'usable'> | undefined;
 }): SignedInteractions {
   const { clock, self } = deps;
   const prisma = deps.db.prisma;
@@ -128,7 +161,12 @@ export function createSignedInteractions(deps: {
       );
     }
     if (!user.did) return refuse('INVALID_REQUEST', NO_SIGNING_KEY);
-    const raw: Record<string, unknown> = { ...signed.body, signature: signed.signature };
+    const { signature: _s, delegation: _d, ...unsigned } = signed.body;
+    const raw: Record<string, unknown> = {
+      ...unsigned,
+      ...(signed.delegation ? { delegation: signed.delegation } : {}),
+      signature: signed.signature,
+    };
     if (JSON.stringify(raw).length > LIMITS.interactionBodyBytes) {
       return refuse('INVALID_REQUEST', `The signed ${kind} is too large.`);
     }
@@ -164,17 +202,28 @@ export function createSignedInteractions(deps: {
         `The signed ${kind} is older than 5 minutes or dated in the future: prepare it again.`,
       );
     }
-    const key = await didKeyToPublicKey(user.did);
-    if (!key.ok)
-      return refuse('INVALID_REQUEST', `Your registered key is unusable: ${key.reason}.`);
+    const signer = signed.delegation
+      ? await appKeyOf(user, kind, target.domain, signed.delegation)
+      : await didKeyToPublicKey(user.did);
+    if (!signer.ok) {
+      const reason = signer.reason;
+      return typeof reason === 'string'
+        ? refuse('INVALID_REQUEST', `Your registered key is unusable: ${reason}.`)
+        : { ok: false, reason };
+    }
     const valid = await verifyUserAction({
-      publicKey: key.value,
+      publicKey: signer.value,
       action: kind,
       targetDomain: target.domain,
       body: raw,
     });
     if (!valid) {
-      return refuse('UNAUTHORIZED', `The signature of this ${kind} does not match your key.`);
+      return refuse(
+        'UNAUTHORIZED',
+        signed.delegation
+          ? `The app's signature of this ${kind} does not match its key.`
+          : `The signature of this ${kind} does not match your key.`,
+      );
     }
     const used = await prisma.outboxDelivery.findFirst({
       where: { interactionId: inner.interactionId },
@@ -198,7 +247,55 @@ export function createSignedInteractions(deps: {
     return ok({ raw, interactionId: inner.interactionId });
   }
 
-  return { bodyFor, verifySigned };
+  /**
+   * The app key of a delegation of the user's, usable for `kind` now (this node's own record,
+   * not the body's copy), sent only to a node that takes delegations: one that does not would
+   * refuse the app key's signature, so the action is refused here with a clear sentence.
+   */
+  async function appKeyOf(
+    user: ActingUser,
+    kind: SignedKind,
+    domain: string,
+    delegation: Delegation,
+  ): Promise<Result<CryptoKey, Refusal | string>> {
+    if (!deps.delegations) return refuse('FORBIDDEN', 'This node does not sign for apps.');
+    const usable = await deps.delegations.usable(user.id, delegation.id, kind);
+    if (!usable.ok) return usable;
+    if (canonicalJson(usable.value.document) !== canonicalJson(delegation)) {
+      return refuse('INVALID_REQUEST', `The ${kind} carries another delegation than yours.`);
+    }
+    const takes = await takesDelegations(domain);
+    if (!takes.ok) return takes;
+    return didKeyToPublicKey(usable.value.appKeyDid);
+  }
+
+  async function takesDelegations(domain: string): Promise<Result<void, Refusal>> {
+    const { told } = await withCapability(
+      { db: deps.db, peers: deps.peers },
+      [domain],
+      'delegations',
+    );
+    if (told.length > 0) return ok(undefined);
+    return refuse(
+      'FORBIDDEN',
+      `${domain} does not take actions signed by apps (no "delegations" capability): do it from this node's pages instead.`,
+    );
+  }
+
+  async function appSigned(
+    sign: AppSigner,
+    prepared: PreparedForSigning,
+  ): Promise<Result<Record<string, unknown>, Refusal>> {
+    const takes = await takesDelegations(prepared.targetDomain);
+    if (!takes.ok) return takes;
+    const signed = await sign(prepared);
+    if (!signed.ok) return signed;
+    const { body, delegation, signature } = signed.value;
+    if (!delegation) return refuse('FORBIDDEN', 'An app signs only under your delegation.');
+    return ok({ ...body, delegation, signature });
+  }
+
+  return { bodyFor, verifySigned, appSigned };
 }
 
 /** The actor part of a signed body, whichever kind it is. */

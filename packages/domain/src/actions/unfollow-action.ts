@@ -5,7 +5,7 @@ import { commitIfOk } from '../refusal.ts';
 import { dropPollIfUnfollowed } from '../remote-posts/index.ts';
 import type { ActionResult } from '../views/index.ts';
 import { localKey } from './action-support.ts';
-import { nothing, type InteractionKit } from './interaction-kit.ts';
+import { nothing, type InteractionKit, type PersonInput } from './interaction-kit.ts';
 import type { Refusal } from '../refusal.ts';
 
 /** A local user stops following someone: here, or on another node (unless never sent). */
@@ -14,7 +14,7 @@ export function createUnfollowAction(kit: InteractionKit) {
   const self = kit.self;
   return async function unfollow(
     userId: string,
-    input: { address: string },
+    input: PersonInput,
   ): Promise<Result<ActionResult, Refusal>> {
     const begun = await kit.beginOnPerson(userId, () => kit.targets.known(input.address));
     if (!begun.ok) return begun;
@@ -30,6 +30,24 @@ export function createUnfollowAction(kit: InteractionKit) {
     const followeeKey = followee.actorUrl;
     const at = clock.now();
     const interactionId = randomUUID();
+    const plain = {
+      targetHandle: followee.handle,
+      unfollow: {
+        followerHandle: user.handle,
+        followerNodeDomain: self,
+        interactionId,
+        timestamp: formatTimestamp(at),
+      },
+    };
+    // Signed before the transaction (the app key's signature needs no database).
+    const body = input.sign
+      ? await kit.appSigned(input.sign, {
+          action: 'unfollow',
+          targetDomain: followee.domain,
+          body: plain,
+        })
+      : ok(plain);
+    if (!body.ok) return body;
     const outcome = await commitIfOk(db, async (tx) => {
       const removed = await removeFollow(tx, { followerKey, followeeKey });
       if (!removed) return ok(null);
@@ -40,15 +58,7 @@ export function createUnfollowAction(kit: InteractionKit) {
           kind: 'unfollow',
           interactionId,
           createdById: user.id,
-          body: {
-            targetHandle: followee.handle,
-            unfollow: {
-              followerHandle: user.handle,
-              followerNodeDomain: self,
-              interactionId,
-              timestamp: formatTimestamp(at),
-            },
-          },
+          body: body.value,
         }),
       );
       return ok(sent);

@@ -40,7 +40,9 @@ export type { DeliveryCounts, DeliveryListQuery } from './delivery-views.ts';
  * (`delete-reply`, to origin peers only).
  */
 export type DeliveryKind =
-  Exclude<UserAction, 'encryption-key' | 'export' | 'import'> | 'report' | 'delete-reply';
+  | Exclude<UserAction, 'encryption-key' | 'export' | 'import' | 'delegate'>
+  | 'report'
+  | 'delete-reply';
 
 export interface DeliveryRequest {
   targetDomain: string;

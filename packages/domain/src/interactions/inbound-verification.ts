@@ -11,6 +11,7 @@ import { createBatchedStatement } from '../persistence/batched-statement.ts';
 import { interactionLookUpSql } from '../persistence/interactions.sql.ts';
 import { importDidKey } from '../peers/key-cache.ts';
 import { createUserDids } from '../security/user-dids.ts';
+import { createDelegationChecks } from '../delegations/index.ts';
 import type { RemoteActorFields } from '../persistence/interactions.sql.ts';
 import type {
   InboundInteractionDeps,
@@ -86,6 +87,9 @@ export function createInboundVerification(
     result: (row) => ({ did: (row.did as string | null) ?? null, seen: row.seen === true }),
   });
 
+  /** App-key signatures under a user's delegation (docs/protocol.md "App delegations"). */
+  const delegations = createDelegationChecks({ peers, clock });
+
   /** True when `did` names a key that verifies the user signature. */
   async function signedBy(did: string, action: UserAction, raw: unknown): Promise<boolean> {
     const key = await importDidKey(did);
@@ -130,9 +134,42 @@ export function createInboundVerification(
       }
       return ok({ didToPin: undefined, seen: false });
     }
+    // An app's signature: the delegation must hold up before its user's did is even looked at,
+    // and then the did proves the delegation instead of the body.
+    const rawDelegation = (raw as Record<string, unknown>).delegation;
+    const delegated = rawDelegation !== undefined;
+    if (delegated) {
+      const pre = await delegations.precheck({
+        actor,
+        action,
+        targetDomain: config.domain,
+        rawDelegation,
+        signedObject: raw,
+      });
+      if (!pre.ok) return fail(pre.reason.code, pre.reason.message);
+    }
+    const proves = (did: string) =>
+      delegated
+        ? delegations.signedByUser(did, rawDelegation, actor.domain)
+        : signedBy(did, action, raw);
+    const proved = await provedDid(input, proves);
+    if (!proved.ok || !delegated) return proved;
+    const holds = await delegations.holds(
+      actor.domain,
+      String((rawDelegation as Record<string, unknown>).id),
+    );
+    return holds.ok ? proved : fail(holds.reason.code, holds.reason.message);
+  }
+
+  /** The user's did proves the request (pinned, or what their node now publishes). */
+  async function provedDid(
+    input: AdmitInput,
+    proves: (did: string) => Promise<boolean>,
+  ): Promise<Result<Admitted, InboundInteractionError>> {
+    const { actor } = input;
     const who = `${actor.handle}@${actor.domain}`;
     const { did: pinned, seen } = await lookUp({ actor, interactionId: input.interactionId });
-    if (pinned && (await signedBy(pinned, action, raw))) return ok({ didToPin: undefined, seen });
+    if (pinned && (await proves(pinned))) return ok({ didToPin: undefined, seen });
 
     // No did pinned yet (it is pinned on first sight, once a signature proves it), or the pinned
     // one fails: the user may have rotated their key, so ask the actor's node (rate-limited).
@@ -145,7 +182,7 @@ export function createInboundVerification(
           `The user signature cannot be checked: ${current.reason}.`,
         );
       }
-    } else if (current.value !== pinned && (await signedBy(current.value, action, raw))) {
+    } else if (current.value !== pinned && (await proves(current.value))) {
       if (pinned) logger.info({ actor: who }, 'user did re-pinned: the user rotated their key');
       return ok({ didToPin: { did: current.value, replaces: pinned }, seen });
     }

@@ -9,6 +9,7 @@ import {
 import type { PeerServiceDeps } from '../peers/service-deps.ts';
 import { refuse, type Refusal } from '../refusal.ts';
 import { createUserDids } from '../security/user-dids.ts';
+import { createDelegationChecks } from '../delegations/index.ts';
 import { createInboxAuthorSignature, type InboxDidPin } from './inbox-author-signature.ts';
 import { viewPostId } from '../feeds/post-views.ts';
 import { pushedPostView, type AnyPostPush } from './inbox-post-view.ts';
@@ -23,7 +24,9 @@ import type { RemotePostStore } from './remote-post-store.ts';
  * enter the database).
  */
 
-export type InboxRefusal = Refusal<'FORBIDDEN' | 'INVALID_SIGNATURE' | 'NOT_FOLLOWED'>;
+export type InboxRefusal = Refusal<
+  'FORBIDDEN' | 'INVALID_SIGNATURE' | 'NOT_FOLLOWED' | 'RATE_LIMITED'
+>;
 
 export interface InboxPush {
   /** The verified sender (node signature: headers, or the origin's body signature). */
@@ -32,6 +35,8 @@ export interface InboxPush {
   push: AnyPostPush;
   /** The `post` member exactly as received: what the author's signature covers. */
   rawPost: unknown;
+  /** `postDelegation` exactly as received, when an app posted (docs/protocol.md "App delegations"). */
+  rawDelegation?: unknown;
 }
 
 export interface PostInbox {
@@ -55,6 +60,7 @@ export function createPostInbox(deps: PostInboxDeps): PostInbox {
   const self = config.domain;
   const authorSignature = createInboxAuthorSignature({
     userDids: createUserDids({ peers, clock }),
+    delegations: createDelegationChecks({ peers, clock }),
     logger,
   });
 
@@ -129,6 +135,7 @@ export function createPostInbox(deps: PostInboxDeps): PostInbox {
       rawPost: input.rawPost,
       postSignature: 'postSignature' in push ? push.postSignature : undefined,
       claimedDid: 'did' in push.author ? push.author.did : undefined,
+      rawDelegation: profile === 'swarm' ? input.rawDelegation : undefined,
     });
     if (!signed.ok) return signed;
 

@@ -29,13 +29,24 @@ function returnUrl(request: AuthorizationRequest, answer: Record<string, string>
 
 export const load: PageServerLoad = async ({ locals, url }) => {
   const checked = await locals.auth.oauth.checkAuthorization(Object.fromEntries(url.searchParams));
-  if (!checked.ok) return { problem: checked.reason.description };
+  if (!checked.ok) {
+    return { problem: checked.reason.description, delegation: null, delegationProblem: null };
+  }
   if (!locals.session) redirect(303, loginPath(url));
   const { user } = locals.session;
+  // App keys the person signs (docs/protocol.md "App delegations"): when the scopes let the app
+  // act, the node makes a key for this grant and this page's script signs the delegation to it
+  // with the person's key before Allow is posted. Without a key the app still gets its token.
+  const prepared = await locals.node.appDelegations.prepare(user.id, {
+    appId: checked.value.app.id,
+    scopes: checked.value.scopes,
+  });
   return {
     app: appOf(checked.value),
     account: { handle: user.handle, displayName: user.displayName },
     domain: locals.node.config.domain,
+    delegation: prepared.ok ? prepared.value : null,
+    delegationProblem: prepared.ok ? null : prepared.reason.message,
   };
 };
 
@@ -54,6 +65,16 @@ export const actions: Actions = {
       const denied = { error: 'access_denied', error_description: 'The person refused.' };
       if (grant.redirectUri === OOB_REDIRECT_URI) return { app, denied: true };
       return { app, returnTo: returnUrl(grant, denied) };
+    }
+    const delegationId = form.get('delegationId');
+    const signature = form.get('delegationSignature');
+    if (typeof delegationId === 'string' && typeof signature === 'string' && signature) {
+      const confirmed = await locals.node.appDelegations.confirm(locals.session.user.id, {
+        appId: grant.app.id,
+        delegationId,
+        signature,
+      });
+      if (!confirmed.ok) return { problem: confirmed.reason.message };
     }
     const code = await locals.auth.oauth.issueCode(locals.session.user.id, grant);
     if (grant.redirectUri === OOB_REDIRECT_URI) return { app, code };

@@ -28,6 +28,8 @@ export const actions: Actions = {
     const name = String(form.get('name') ?? '');
     try {
       await locals.api.settings.revokeApp({ appId });
+      // Its delegations end with it, for good (docs/protocol.md "App delegations").
+      await locals.node.appDelegations.revoke({ userId: locals.session.user.id, appId });
     } catch (error) {
       if (!(error instanceof TRPCError)) throw error;
       return fail(getHTTPStatusCodeFromError(error), { error: error.message });

@@ -1,0 +1,511 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { SessionUser } from '@swarm/auth';
+import {
+  SWARM_PATHS,
+  formatTimestamp,
+  generateSigningKeyPair,
+  importPrivateKeyPem,
+  publicKeyToDidKey,
+  signNodeRequest,
+  signUserAction,
+  type Delegation,
+  type DelegableAction,
+} from '@swarm/contract';
+import { DELEGATION_STATUS_TTL_MS, type AppGrant } from '@swarm/domain';
+import {
+  ALPHA as A,
+  BETA as B,
+  createTestNetwork,
+  insertKeyedUser,
+  sessionUserByHandle,
+  signedInCaller,
+  type KeyedUser,
+  type NetworkNode,
+  type TestNetwork,
+} from './harness.ts';
+
+// App keys the user signs (docs/protocol.md "App delegations"), across two nodes of our
+// profile over real gateways: alice on alpha allowed an app; her browser signed the delegation
+// to the key alpha made for it; the app's like, follow and post reach beta signed by that key.
+// Then what beta refuses, each without writing anything: a delegation signed by someone else,
+// an expired one, a revoked one (seen once beta's cached state is older than five minutes), an
+// action outside it, and a body the app key did not sign.
+
+let net: TestNetwork;
+let alpha: NetworkNode;
+let beta: NetworkNode;
+let alice: KeyedUser;
+let bob: SessionUser;
+
+const LIKE = SWARM_PATHS.interaction('like');
+const REPOST = SWARM_PATHS.interaction('repost');
+
+/** An app alice allowed with `scopes`, its token, and her delegation signed "in her browser". */
+async function allowApp(scopes: string[], who: KeyedUser = alice) {
+  const prisma = alpha.node.db.prisma;
+  const app = await prisma.clientApp.create({
+    data: {
+      name: `App ${randomUUID().slice(0, 6)}`,
+      redirectUris: ['urn:ietf:wg:oauth:2.0:oob'],
+      scopes: scopes.join(' '),
+      clientId: randomUUID(),
+      secretHash: createHash('sha256').update(randomUUID()).digest(),
+    },
+  });
+  await prisma.oAuthToken.create({
+    data: {
+      tokenHash: createHash('sha256').update(randomUUID()).digest(),
+      appId: app.id,
+      userId: who.user.id,
+      scopes: scopes.join(' '),
+    },
+  });
+  const grant: AppGrant = { userId: who.user.id, appId: app.id };
+  const prepared = await alpha.node.appDelegations.prepare(who.user.id, { appId: app.id, scopes });
+  if (!prepared.ok || !prepared.value) throw new Error('expected a delegation to sign');
+  const signature = await signUserAction({ privateKey: who.privateKey, ...prepared.value });
+  const confirmed = await alpha.node.appDelegations.confirm(who.user.id, {
+    appId: app.id,
+    delegationId: String(prepared.value.body.id),
+    signature,
+  });
+  if (!confirmed.ok) throw new Error(confirmed.reason.message);
+  return { grant, delegation: confirmed.value };
+}
+
+async function bobPosts(content: string) {
+  const { post } = await signedInCaller(beta.node, bob).posts.create({ content });
+  return { id: post.id, remoteId: `swarm:${B}:${post.id}` };
+}
+
+/** The body alpha prepares for alice's like or repost of a post of beta. */
+async function prepared(kind: 'like' | 'repost', remoteId: string) {
+  const answer = await alpha.node.actions.interactions.prepare(alice.user.id, {
+    kind,
+    postId: remoteId,
+  });
+  if (!answer.ok || answer.value.local) throw new Error('expected a remote post');
+  return answer.value;
+}
+
+/** `body` with `delegation`, signed as an app key signs it. */
+async function appSigned(
+  kind: DelegableAction,
+  body: Record<string, unknown>,
+  delegation: unknown,
+  key: CryptoKey,
+) {
+  const withDelegation = { ...body, delegation };
+  const signature = await signUserAction({
+    privateKey: key,
+    action: kind as 'like',
+    targetDomain: B,
+    body: withDelegation,
+  });
+  return { ...withDelegation, signature };
+}
+
+/** Alpha's gateway sending `body` to beta: node-signed. */
+async function sendToBeta(path: string, body: Record<string, unknown>) {
+  const text = JSON.stringify(body);
+  const headers = await signNodeRequest({
+    privateKey: alpha.node.keys.privateKey,
+    method: 'POST',
+    path,
+    sourceDomain: A,
+    targetDomain: B,
+    body: text,
+    now: net.clock.now(),
+  });
+  return beta.request(path, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: text,
+  });
+}
+
+/** What beta holds that a refused like or repost would have written. */
+async function written(postId: string) {
+  const prisma = beta.node.db.prisma;
+  const post = await prisma.post.findUniqueOrThrow({ where: { id: postId } });
+  return {
+    likes: post.likesCount,
+    reposts: post.repostsCount,
+    ledger: await prisma.inboundInteraction.count(),
+    notifications: await prisma.notification.count({ where: { postId } }),
+  };
+}
+
+/** A delegation made and signed by hand (for the forged and expired ones). */
+async function handMade(input: {
+  signer: CryptoKey;
+  did: string;
+  actions?: DelegableAction[];
+  issuedAt?: Date;
+  expiresAt?: Date;
+}) {
+  const app = await generateSigningKeyPair();
+  const now = net.clock.now();
+  const body: Omit<Delegation, 'signature'> = {
+    id: randomUUID(),
+    user: `alice@${A}`,
+    did: input.did,
+    appKey: await publicKeyToDidKey(app.publicKey),
+    appName: 'Hand made',
+    actions: input.actions ?? ['like'],
+    issuedAt: formatTimestamp(input.issuedAt ?? now),
+    expiresAt: formatTimestamp(input.expiresAt ?? new Date(now.getTime() + 86_400_000)),
+  };
+  const signature = await signUserAction({
+    privateKey: input.signer,
+    action: 'delegate',
+    targetDomain: A,
+    body,
+  });
+  return { delegation: { ...body, signature }, appKey: app.privateKey };
+}
+
+/** The private app key alpha keeps for a delegation (what the node signs with). */
+async function appKeyOf(delegationId: string) {
+  const row = await alpha.node.db.prisma.appDelegation.findUniqueOrThrow({
+    where: { id: delegationId },
+  });
+  const key = await importPrivateKeyPem(row.appPrivateKeyPem);
+  if (!key.ok) throw new Error(key.reason);
+  return key.value;
+}
+
+beforeAll(async () => {
+  net = await createTestNetwork({
+    nodes: [
+      { domain: A, handles: [] },
+      { domain: B, handles: ['bob'], seeds: [A] },
+    ],
+  });
+  alpha = net.node(A);
+  beta = net.node(B);
+  await net.announceAll();
+  await net.roundsUntilConverged(5);
+  alice = await insertKeyedUser(alpha.node, 'alice');
+  bob = await sessionUserByHandle(beta.node, 'bob');
+});
+afterAll(() => net.close());
+
+describe('an app alice allowed acts on beta under her delegation', () => {
+  it('both nodes advertise `delegations`; alpha publishes the delegation as active', async () => {
+    const info = await (await beta.request(SWARM_PATHS.info)).json();
+    expect(info.capabilities).toContain('delegations');
+    const { delegation } = await allowApp(['read', 'write', 'follow']);
+    expect(delegation).toMatchObject({
+      user: `alice@${A}`,
+      did: alice.user.did,
+      actions: expect.arrayContaining(['like', 'repost', 'follow', 'post']),
+    });
+    const state = await alpha.request(SWARM_PATHS.delegation(delegation.id));
+    expect(state.status).toBe(200);
+    expect(await state.json()).toMatchObject({ id: delegation.id, state: 'active' });
+    const unknown = await alpha.request(SWARM_PATHS.delegation(randomUUID()));
+    expect(unknown.status).toBe(404);
+    const bad = await alpha.request(SWARM_PATHS.delegation('not-a-uuid'));
+    expect(bad.status).toBe(404);
+  });
+
+  it('a like signed by the app key reaches beta and is counted', async () => {
+    const { grant } = await allowApp(['read', 'write']);
+    const target = await bobPosts('like me from an app');
+    const signed = await alpha.node.appDelegations.signInteraction(
+      grant,
+      await prepared('like', target.remoteId),
+    );
+    if (!signed.ok) throw new Error(signed.reason.message);
+    const liked = await alpha.node.actions.interactions.like(alice.user.id, {
+      postId: target.remoteId,
+      signed: signed.value,
+    });
+    expect(liked).toMatchObject({ ok: true, value: { delivery: { status: 'delivered' } } });
+    expect(await written(target.id)).toMatchObject({ likes: 1, notifications: 1 });
+    const sent = await alpha.node.db.prisma.outboxDelivery.findFirstOrThrow({
+      where: { kind: 'like', targetDomain: B },
+      orderBy: { createdAt: 'desc' },
+    });
+    expect(JSON.parse(sent.body)).toMatchObject({ delegation: { id: signed.value.delegation.id } });
+  });
+
+  it('a follow signed by the app key reaches beta', async () => {
+    const { grant } = await allowApp(['read', 'follow']);
+    const followed = await alpha.node.actions.interactions.follow(alice.user.id, {
+      address: `bob@${B}`,
+      sign: (p) => alpha.node.appDelegations.signInteraction(grant, p),
+    });
+    expect(followed).toMatchObject({ ok: true, value: { delivery: { status: 'delivered' } } });
+    const follower = await beta.node.db.prisma.follow.findFirst({
+      where: { followerKey: `swarm://${A}/alice`, followeeUserId: bob.id },
+    });
+    expect(follower).not.toBeNull();
+  });
+
+  it('a post signed by the app key is pushed to beta with the delegation and kept there', async () => {
+    const follow = await signedInCaller(beta.node, bob).interactions.follow({
+      address: `alice@${A}`,
+    });
+    expect(follow.delivery).toMatchObject({ status: 'delivered' });
+    const { grant } = await allowApp(['read', 'write:statuses']);
+    const input = { content: 'written in an app' };
+    const ready = await alpha.node.actions.posts.prepare(alice.user.id, input);
+    if (!ready.ok || !ready.value) throw new Error('expected a post to sign');
+    const signed = await alpha.node.appDelegations.signPost(grant, ready.value);
+    if (!signed.ok) throw new Error(signed.reason.message);
+    const created = await alpha.node.actions.posts.create(alice.user.id, {
+      ...input,
+      signed: signed.value,
+    });
+    if (!created.ok) throw new Error(created.reason.message);
+    expect(created.value.pushedTo).toEqual([B]);
+    await alpha.node.delivery.processDue();
+    const copy = await beta.node.db.prisma.post.findUnique({
+      where: { apId: `swarm:${A}:${created.value.post.id}` },
+    });
+    expect(copy?.content).toBe('written in an app');
+  });
+
+  it('an app may not act outside its scopes: refused on alpha before anything is sent', async () => {
+    const { grant } = await allowApp(['read', 'write:favourites']);
+    const target = await bobPosts('repost me');
+    const signed = await alpha.node.appDelegations.signInteraction(
+      grant,
+      await prepared('repost', target.remoteId),
+    );
+    expect(signed).toMatchObject({ ok: false, reason: { code: 'FORBIDDEN' } });
+  });
+
+  it('a peer without `delegations` is not sent an app-signed like: refused here, clearly', async () => {
+    const { grant } = await allowApp(['read', 'write']);
+    const target = await bobPosts('not for apps');
+    const signed = await alpha.node.appDelegations.signInteraction(
+      grant,
+      await prepared('like', target.remoteId),
+    );
+    if (!signed.ok) throw new Error(signed.reason.message);
+    const nodes = alpha.node.db.prisma.swarmNode;
+    const before = await nodes.findUniqueOrThrow({ where: { domain: B } });
+    await nodes.update({
+      where: { domain: B },
+      data: { capabilities: JSON.stringify(['handles', 'interactions', 'posts']) },
+    });
+    try {
+      const liked = await alpha.node.actions.interactions.like(alice.user.id, {
+        postId: target.remoteId,
+        signed: signed.value,
+      });
+      expect(liked).toMatchObject({ ok: false, reason: { code: 'FORBIDDEN' } });
+      if (!liked.ok) expect(liked.reason.message).toContain('delegations');
+      expect(await written(target.id)).toMatchObject({ likes: 0 });
+    } finally {
+      await nodes.update({ where: { domain: B }, data: { capabilities: before.capabilities } });
+    }
+  });
+});
+
+describe('what beta refuses, writing nothing', () => {
+  it('a delegation signed by someone else than alice', async () => {
+    const target = await bobPosts('forged');
+    const mallory = await generateSigningKeyPair();
+    const forged = await handMade({ signer: mallory.privateKey, did: alice.user.did! });
+    const before = await written(target.id);
+    const body = await appSigned(
+      'like',
+      (await prepared('like', target.remoteId)).body,
+      forged.delegation,
+      forged.appKey,
+    );
+    const answer = await sendToBeta(LIKE, body);
+    expect(answer.status).toBe(401);
+    expect(await answer.json()).toMatchObject({ code: 'INVALID_SIGNATURE' });
+    // Naming the forger's own did instead does not help: beta holds alice's.
+    const ownDid = await handMade({
+      signer: mallory.privateKey,
+      did: await publicKeyToDidKey(mallory.publicKey),
+    });
+    const again = await sendToBeta(
+      LIKE,
+      await appSigned(
+        'like',
+        (await prepared('like', target.remoteId)).body,
+        ownDid.delegation,
+        ownDid.appKey,
+      ),
+    );
+    expect(again.status).toBe(401);
+    expect(await written(target.id)).toEqual(before);
+  });
+
+  it('an expired delegation', async () => {
+    const target = await bobPosts('expired');
+    const now = net.clock.now().getTime();
+    const expired = await handMade({
+      signer: alice.privateKey,
+      did: alice.user.did!,
+      issuedAt: new Date(now - 2 * 86_400_000),
+      expiresAt: new Date(now - 60_000),
+    });
+    const before = await written(target.id);
+    const answer = await sendToBeta(
+      LIKE,
+      await appSigned(
+        'like',
+        (await prepared('like', target.remoteId)).body,
+        expired.delegation,
+        expired.appKey,
+      ),
+    );
+    expect(answer.status).toBe(401);
+    expect((await answer.json()).error).toContain('expired');
+    // One that runs longer than receivers accept (400 days) is refused too.
+    const endless = await handMade({
+      signer: alice.privateKey,
+      did: alice.user.did!,
+      expiresAt: new Date(now + 500 * 86_400_000),
+    });
+    const long = await sendToBeta(
+      LIKE,
+      await appSigned(
+        'like',
+        (await prepared('like', target.remoteId)).body,
+        endless.delegation,
+        endless.appKey,
+      ),
+    );
+    expect(long.status).toBe(401);
+    expect((await long.json()).error).toContain('400 days');
+    expect(await written(target.id)).toEqual(before);
+  });
+
+  it('an action outside the delegation', async () => {
+    const target = await bobPosts('out of scope');
+    const { delegation } = await allowApp(['read', 'write:favourites']);
+    const before = await written(target.id);
+    const answer = await sendToBeta(
+      REPOST,
+      await appSigned(
+        'repost',
+        (await prepared('repost', target.remoteId)).body,
+        delegation,
+        await appKeyOf(delegation.id),
+      ),
+    );
+    expect(answer.status).toBe(403);
+    expect((await answer.json()).error).toContain('does not allow repost');
+    expect(await written(target.id)).toEqual(before);
+  });
+
+  it('a body the app key did not sign', async () => {
+    const target = await bobPosts('wrong app key');
+    const { delegation } = await allowApp(['read', 'write']);
+    const other = await generateSigningKeyPair();
+    const before = await written(target.id);
+    const answer = await sendToBeta(
+      LIKE,
+      await appSigned(
+        'like',
+        (await prepared('like', target.remoteId)).body,
+        delegation,
+        other.privateKey,
+      ),
+    );
+    expect(answer.status).toBe(401);
+    expect((await answer.json()).error).toContain('app key');
+    expect(await written(target.id)).toEqual(before);
+  });
+
+  it('a revoked delegation, once beta’s cached state is older than five minutes', async () => {
+    const { grant, delegation } = await allowApp(['read', 'write']);
+    const key = await appKeyOf(delegation.id);
+    const first = await bobPosts('liked before the revocation');
+    const liked = await sendToBeta(
+      LIKE,
+      await appSigned('like', (await prepared('like', first.remoteId)).body, delegation, key),
+    );
+    expect(liked.status, await liked.clone().text()).toBe(200);
+
+    // Alice revokes the app in Settings: its tokens go, and its delegations with them.
+    await alpha.node.db.prisma.oAuthToken.deleteMany({ where: { appId: grant.appId } });
+    await alpha.node.appDelegations.revoke(grant);
+    const state = await alpha.request(SWARM_PATHS.delegation(delegation.id));
+    expect(await state.json()).toMatchObject({ state: 'revoked' });
+    // The node no longer signs for the app.
+    const target = await bobPosts('liked after the revocation');
+    expect(
+      await alpha.node.appDelegations.signInteraction(
+        grant,
+        await prepared('like', target.remoteId),
+      ),
+    ).toMatchObject({ ok: false, reason: { code: 'FORBIDDEN' } });
+
+    // A body signed with the key anyway: within the window beta may still hold "active"; past
+    // it, beta asks alpha again and refuses.
+    net.clock.advance(DELEGATION_STATUS_TTL_MS + 1_000);
+    const before = await written(target.id);
+    const answer = await sendToBeta(
+      LIKE,
+      await appSigned('like', (await prepared('like', target.remoteId)).body, delegation, key),
+    );
+    expect(answer.status).toBe(401);
+    expect((await answer.json()).error).toContain('revoked');
+    expect(await written(target.id)).toEqual(before);
+  });
+
+  it('the app’s last token revoked (as /oauth/revoke does) ends the delegation for good', async () => {
+    const { grant, delegation } = await allowApp(['read', 'write']);
+    const tokens = alpha.node.db.prisma.oAuthToken;
+    const kept = await tokens.findFirstOrThrow({ where: { appId: grant.appId } });
+    await tokens.deleteMany({ where: { appId: grant.appId } });
+    net.clock.advance(11 * 60_000);
+    const state = async () =>
+      (await (await alpha.request(SWARM_PATHS.delegation(delegation.id))).json()) as {
+        state: string;
+      };
+    expect(await state()).toMatchObject({ state: 'revoked' });
+    // A token of the app again (the person allows it anew) does not bring this one back.
+    await tokens.create({
+      data: {
+        tokenHash: kept.tokenHash,
+        appId: grant.appId,
+        userId: grant.userId,
+        scopes: 'read write',
+      },
+    });
+    expect(await state()).toMatchObject({ state: 'revoked' });
+  });
+
+  it('a pushed post whose app signature does not match', async () => {
+    const { delegation } = await allowApp(['read', 'write']);
+    const postId = randomUUID();
+    const post = {
+      id: postId,
+      content: 'forged app post',
+      createdAt: formatTimestamp(net.clock.now()),
+      isNsfw: false,
+      visibility: 'public',
+    };
+    const other = await generateSigningKeyPair();
+    const postSignature = await signUserAction({
+      privateKey: other.privateKey,
+      action: 'post',
+      targetDomain: A,
+      body: post,
+    });
+    const answer = await sendToBeta(SWARM_PATHS.inbox, {
+      post,
+      author: { handle: 'alice', isNsfw: false, did: alice.user.did },
+      nodeDomain: A,
+      timestamp: formatTimestamp(net.clock.now()),
+      postSignature,
+      postDelegation: delegation,
+    });
+    expect(answer.status).toBe(401);
+    expect(await beta.node.db.prisma.post.count({ where: { apId: `swarm:${A}:${postId}` } })).toBe(
+      0,
+    );
+  });
+});
