@@ -28,6 +28,7 @@ export const settingsRouter = router({
           website: url,
           isNsfw: z.boolean(),
           showNsfw: z.boolean(),
+          isBot: z.boolean().optional(),
         }),
       ),
     )
@@ -45,5 +46,30 @@ export const settingsRouter = router({
     .input(z.object({ appId: z.uuid() }))
     .mutation(async ({ ctx, input }) => ({
       revoked: await ctx.auth.clientTokens.revokeApp(ctx.user.id, input.appId),
+    })),
+
+  /** Settings → Development: the person's own apps (bots), without their secrets. */
+  developerApps: protectedProcedure.query(({ ctx }) => ctx.auth.developerApps.list(ctx.user.id)),
+
+  /** Makes an app and a token for the person's own account; the secrets are answered once. */
+  createDeveloperApp: protectedProcedure
+    .input(
+      humaneInput(
+        z.object({
+          name: z.string().max(400, 'too long'),
+          website: z.string().max(4096, 'too long').optional(),
+          scopes: z.array(z.string().max(40)).max(40, 'too many scopes'),
+        }),
+      ),
+    )
+    .mutation(async ({ ctx, input }) =>
+      unwrap(await ctx.auth.developerApps.create(ctx.user.id, input)),
+    ),
+
+  /** Deletes one of the person's apps and ends its tokens; deleting twice is not an error. */
+  deleteDeveloperApp: protectedProcedure
+    .input(z.object({ appId: z.uuid() }))
+    .mutation(async ({ ctx, input }) => ({
+      deleted: await ctx.auth.developerApps.remove(ctx.user.id, input.appId),
     })),
 });

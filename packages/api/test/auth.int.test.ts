@@ -252,6 +252,7 @@ describe('settings procedures', () => {
       website: null,
       isNsfw: false,
       showNsfw: false,
+      isBot: false,
     });
     const update = {
       displayName: ' Bob B. ',
@@ -261,6 +262,7 @@ describe('settings procedures', () => {
       website: 'http://bob.example/',
       isNsfw: false,
       showNsfw: true,
+      isBot: true,
     };
     const updated = await bob.settings.update(update);
     expect(updated).toEqual({
@@ -272,7 +274,11 @@ describe('settings procedures', () => {
       website: 'http://bob.example/',
       isNsfw: false,
       showNsfw: true,
+      isBot: true,
     });
+    // Left as it is when a form does not show the switch.
+    const { isBot: _omitted, ...withoutBot } = update;
+    expect((await bob.settings.update(withoutBot)).isBot).toBe(true);
     expect(await bob.settings.get()).toEqual(updated);
     expect(await (await caller(token)).auth.me()).toMatchObject({
       displayName: 'Bob B.',

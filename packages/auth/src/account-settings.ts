@@ -16,6 +16,8 @@ export interface SettingsInput {
   website: string;
   isNsfw: boolean;
   showNsfw: boolean;
+  /** Left as it is when absent (forms and apps that do not show the switch). */
+  isBot?: boolean | undefined;
 }
 
 export interface AccountSettings {
@@ -33,6 +35,7 @@ const SETTINGS_SELECT = {
   website: true,
   isNsfw: true,
   showNsfw: true,
+  isBot: true,
 } as const satisfies Record<keyof UserSettings, true>;
 
 const URL_LABELS = { avatarUrl: 'Avatar URL', headerUrl: 'Header URL', website: 'Website' };
@@ -80,6 +83,7 @@ export function settingsService(deps: { db: Db }): AccountSettings {
           ...urls,
           isNsfw: Boolean(input.isNsfw),
           showNsfw: Boolean(input.showNsfw),
+          ...(input.isBot === undefined ? {} : { isBot: Boolean(input.isBot) }),
         },
         select: SETTINGS_SELECT,
       });

@@ -8,6 +8,7 @@ import {
 import { createClientAppService, type ClientAppService } from './client-apps.ts';
 import { createOAuthService, type OAuthService } from './client-oauth.ts';
 import { createClientTokenService, type ClientTokenService } from './client-tokens.ts';
+import { createDeveloperAppService, type DeveloperAppService } from './developer-apps.ts';
 import { createSessionService, type SessionService } from './session.service.ts';
 import type { AuthClock, AuthLimits } from './types.ts';
 
@@ -26,6 +27,8 @@ export interface AuthServices {
   oauth: OAuthService;
   /** What an app's bearer token opens, and the apps a person authorized. */
   clientTokens: ClientTokenService;
+  /** Apps and tokens a person makes for their own account (Settings → Development). */
+  developerApps: DeveloperAppService;
 }
 
 export function createAuthServices(deps: {
@@ -40,7 +43,8 @@ export function createAuthServices(deps: {
   const clientApps = createClientAppService({ db: deps.db, limits: deps.limits });
   const oauth = createOAuthService({ db: deps.db, clock: deps.clock });
   const clientTokens = createClientTokenService({ db: deps.db, clock: deps.clock });
-  return { sessions, accounts, clientApps, oauth, clientTokens };
+  const developerApps = createDeveloperAppService({ db: deps.db, clock: deps.clock });
+  return { sessions, accounts, clientApps, oauth, clientTokens, developerApps };
 }
 
 /** What `authServicesOf` needs of a node context. */

@@ -4,6 +4,7 @@ export * from './client-apps.ts';
 export * from './client-oauth.ts';
 export * from './client-scopes.ts';
 export * from './client-tokens.ts';
+export * from './developer-apps.ts';
 export * from './password.ts';
 export * from './session.service.ts';
 export * from './types.ts';

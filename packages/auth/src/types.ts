@@ -58,4 +58,6 @@ export interface UserSettings {
   website: string | null;
   isNsfw: boolean;
   showNsfw: boolean;
+  /** Shown as a bot (apps' `bot`, `isBot` on the wire): the account posts automatically. */
+  isBot: boolean;
 }

@@ -8,7 +8,15 @@ import type {
   ClientApiEnv,
 } from './deps.ts';
 import { apiError } from './errors.ts';
+import { accountSettingsRoutes } from './routes/account-settings.routes.ts';
 import { accountRoutes } from './routes/accounts.routes.ts';
+import { accountStatusRoutes } from './routes/account-statuses.routes.ts';
+import { notificationRoutes } from './routes/notifications.routes.ts';
+import { searchRoutes } from './routes/search.routes.ts';
+import { emptyRoutes } from './routes/empties.routes.ts';
+import { markerRoutes } from './routes/markers.routes.ts';
+import { reportRoutes } from './routes/reports.routes.ts';
+import { safetyRoutes } from './routes/safety.routes.ts';
 import { appRoutes } from './routes/apps.routes.ts';
 import { instanceRoutes } from './routes/instance.routes.ts';
 import { oauthRoutes } from './routes/oauth.routes.ts';
@@ -72,10 +80,18 @@ export function createClientApi(composition: ClientApiComposition): ClientApi {
   app.route('/', instanceRoutes());
   app.route('/', appRoutes());
   app.route('/', oauthRoutes());
+  app.route('/', accountSettingsRoutes());
+  app.route('/', accountStatusRoutes());
   app.route('/', accountRoutes());
   app.route('/', statusRoutes());
   app.route('/', timelineRoutes());
   app.route('/', pushRoutes());
+  app.route('/', notificationRoutes());
+  app.route('/', searchRoutes());
+  app.route('/', safetyRoutes());
+  app.route('/', markerRoutes());
+  app.route('/', reportRoutes());
+  app.route('/', emptyRoutes());
   app.notFound((c) => apiError(c, 404, 'Record not found'));
   app.onError((error, c) => {
     node.logger.error({ err: error, path: c.req.path }, 'client API request failed');

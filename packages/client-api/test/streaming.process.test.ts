@@ -1,12 +1,18 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort, nodeOnPort, type RestartableNode } from '@swarm/testnet';
+import {
+  freePort,
+  nodeOnPort,
+  signUp as signUpOn,
+  tokenFor as tokenOn,
+  trpc as trpcOn,
+  type RestartableNode,
+} from '@swarm/testnet';
 import { createStreamingAPIClient, type mastodon } from 'masto';
 import generator from 'megalodon';
 import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { signUp as signUpOn, tokenFor as tokenOn, trpc as trpcOn } from './app-tokens.ts';
 
 // Apps' streaming through the front door (docs/clients.md, "Streaming"): a node started as the
 // README says, WebSocket clients of masto.js and megalodon, the event-stream form by fetch, and

@@ -80,6 +80,7 @@ const EXPECTED_TABLES = [
   'push_outbox',
   'push_subscriptions',
   'rate_limit_bucket',
+  'read_markers',
   'remote_actors',
   'remote_author_polls',
   'remote_profiles',

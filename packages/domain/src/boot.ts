@@ -43,6 +43,8 @@ import { createLinkPreviewService } from './previews/index.ts';
 import { createSearchService } from './search/index.ts';
 import { createNotificationService } from './notifications/index.ts';
 import { createPushSender, createPushSubscriptionService } from './push/index.ts';
+import { createAppAccountService } from './app-accounts/index.ts';
+import { createMarkerService } from './markers/index.ts';
 import { createDeliveryService } from './delivery/index.ts';
 import { createAppDelegations } from './delegations/index.ts';
 import { createActionServices } from './actions/index.ts';
@@ -331,6 +333,8 @@ export async function createNodeContext(
       }),
       sender: createPushSender({ ...base, peers, vapid }),
     },
+    appAccounts: createAppAccountService({ db, config }),
+    markers: createMarkerService({ db, clock }),
     delivery,
     actions,
     appDelegations,

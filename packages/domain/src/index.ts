@@ -1,6 +1,7 @@
 export * from './actions/index.ts';
 export * from './delegations/index.ts';
 export * from './admin/index.ts';
+export * from './app-accounts/index.ts';
 export * from './boot.ts';
 export * from './bookmarks/index.ts';
 export * from './client-reads/index.ts';
@@ -15,6 +16,7 @@ export * from './lifecycle.ts';
 export * from './lists/index.ts';
 export * from './live/index.ts';
 export * from './logger.ts';
+export * from './markers/index.ts';
 export * from './media/index.ts';
 export * from './messages/index.ts';
 export * from './moderation/index.ts';

@@ -1,3 +1,5 @@
+import type { AppAccountService } from './app-accounts/index.ts';
+import type { MarkerService } from './markers/index.ts';
 import type { Db } from '@swarm/db';
 import type { Clock } from './clock.ts';
 import type { NodeConfig } from './config.ts';
@@ -100,6 +102,10 @@ export interface NodeContext {
   linkPreviews: LinkPreviewService;
   /** A user's notifications, unread count, mark read. */
   notifications: NotificationService;
+  /** People as apps address them (by row id), relationships, follow pages (docs/clients.md). */
+  appAccounts: AppAccountService;
+  /** Where a person stopped reading in their apps (the client API's markers). */
+  markers: MarkerService;
   /**
    * Web Push (docs/clients.md): people's subscriptions (apps' and the web app's) and the sender
    * of the push outbox, which the gateway process's push worker runs.

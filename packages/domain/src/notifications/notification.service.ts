@@ -6,10 +6,12 @@ import { pageNewestFirst } from '../content/content.service.ts';
 import { actorView, postPath } from '../feeds/post-views.ts';
 import type { NotificationView } from '../views/index.ts';
 import {
-  SHOWN_NOTIFICATION_ACTOR,
-  hiddenSetFor,
-  notificationsShownWhere,
-} from '../views/visibility.ts';
+  createNotificationAppReads,
+  type AppNotificationQuery,
+  type AppNotificationRow,
+} from './notification-app-reads.ts';
+import { createNotificationDismissal } from './notification-dismissal.ts';
+import { shownNotificationsWhere } from './notification-shown.ts';
 
 /**
  * A user's notifications (likes, reposts, follows, mentions, replies from local and remote
@@ -27,6 +29,13 @@ export interface NotificationService {
   unreadCount(userId: string): Promise<number>;
   /** Marks the given notifications of `userId` read (all unread ones when `ids` is absent); others' ids are ignored. */
   markRead(userId: string, ids?: readonly string[]): Promise<{ updated: number }>;
+  /** Apps' reads: paged by `api_id`, filtered by kind and actor (notification-app-reads.ts). */
+  appPage(userId: string, query: AppNotificationQuery): Promise<AppNotificationRow[]>;
+  appGet(userId: string, apiId: bigint): Promise<AppNotificationRow | null>;
+  /** Deletes one notification of the person (apps' dismiss); true when it was theirs. */
+  dismiss(userId: string, apiId: bigint): Promise<boolean>;
+  /** Deletes all of the person's notifications; how many. */
+  clear(userId: string): Promise<number>;
 }
 
 export interface NotificationServiceDeps {
@@ -82,16 +91,16 @@ export function toNotificationView(row: NotificationRow, self: string): Notifica
 export function createNotificationService(deps: NotificationServiceDeps): NotificationService {
   const { db, clock, config } = deps;
   const prisma = db.prisma;
-  // Who may be seen (views/visibility.ts): notifications by hidden accounts, by people and nodes
-  // the recipient muted or blocked, or by people who blocked them, are silently left out.
-  const shown = async (userId: string): Promise<Prisma.NotificationWhereInput> => {
-    const user = await prisma.user.findUnique({ where: { id: userId }, select: { handle: true } });
-    const viewer = user ? { id: userId, handle: user.handle } : null;
-    const set = await hiddenSetFor(prisma, { viewer, self: config.domain, operatorMutes: false });
-    return { AND: [SHOWN_NOTIFICATION_ACTOR, notificationsShownWhere(set, config.domain)] };
-  };
+  const shown = (userId: string) => shownNotificationsWhere(prisma, userId, config.domain);
+  const appReads = createNotificationAppReads({ db, self: config.domain });
+  const dismissal = createNotificationDismissal({ db });
 
   return {
+    appPage: appReads.page,
+    appGet: appReads.get,
+    dismiss: dismissal.dismiss,
+    clear: dismissal.clear,
+
     async list(userId, query) {
       const limit = Math.min(
         Math.max(1, Math.trunc(query.limit ?? NOTIFICATIONS_LIMIT.default)),

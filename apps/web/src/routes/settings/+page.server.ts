@@ -48,6 +48,7 @@ export const actions: Actions = {
       website: text('website'),
       isNsfw: form.get('isNsfw') === 'on',
       showNsfw: form.get('showNsfw') === 'on',
+      isBot: form.get('isBot') === 'on',
     };
     try {
       await locals.api.settings.update(values);
