@@ -29,7 +29,7 @@ describe.skipIf(Boolean(process.env.TEST_DATABASE_URL))('drift check', () => {
     const schema = await readFile(SCHEMA_PATH, 'utf8');
     await writeFile(
       schemaPath,
-      `${schema}\nmodel Bookmark {\n  id     String @id @default(uuid()) @db.Uuid\n  postId String @map("post_id") @db.Uuid\n\n  @@map("bookmarks")\n}\n`,
+      `${schema}\nmodel Draft {\n  id     String @id @default(uuid()) @db.Uuid\n  postId String @map("post_id") @db.Uuid\n\n  @@map("drafts")\n}\n`,
     );
   });
   afterAll(async () => {
@@ -44,18 +44,18 @@ describe.skipIf(Boolean(process.env.TEST_DATABASE_URL))('drift check', () => {
     const result = await checkMigrations({ schemaPath, migrationsDir });
     expect(result.ok).toBe(false);
     if (result.ok) return;
-    expect(result.missingSql).toContain('CREATE TABLE "bookmarks"');
+    expect(result.missingSql).toContain('CREATE TABLE "drafts"');
     expect(result.missingSql).not.toContain('CREATE TABLE "users"');
   });
 
   it('passes again once migrate:new has written the migration, and then refuses an empty one', async () => {
-    const created = await createMigration('Add bookmarks', {
+    const created = await createMigration('Add drafts', {
       schemaPath,
       migrationsDir,
       now: new Date('2999-01-02T03:04:05Z'),
     });
-    expect(created.name).toBe('29990102030405_add_bookmarks');
-    expect(await readFile(created.file, 'utf8')).toContain('CREATE TABLE "bookmarks"');
+    expect(created.name).toBe('29990102030405_add_drafts');
+    expect(await readFile(created.file, 'utf8')).toContain('CREATE TABLE "drafts"');
     expect((await readdir(migrationsDir)).sort()).toContain('migration_lock.toml');
     expect(await checkMigrations({ schemaPath, migrationsDir })).toEqual({ ok: true });
     await expect(createMigration('again', { schemaPath, migrationsDir })).rejects.toBeInstanceOf(

@@ -14,7 +14,7 @@ import {
   type SignedKind,
   type StatusRecord,
 } from '@swarm/domain';
-import { signForApp } from '../app-signing.ts';
+import { signForApp, signPostForApp } from '../app-signing.ts';
 import { requireToken, type BearerEnv } from '../bearer.ts';
 import { accountEntity } from '../entities/account.ts';
 import { statusEntities, statusEntity } from '../entities/status.ts';
@@ -251,9 +251,11 @@ export function statusRoutes() {
     }
     const grant = grantOf(c)!;
     const publish = async (): Promise<Result<string, Refusal>> => {
-      const signature = await signForApp(node, grant, { kind: 'post' });
-      if (!signature.ok) return signature;
-      const created = await node.actions.posts.create(viewer.id, input.value);
+      const signed = await signPostForApp(node, grant, viewer.id, input.value);
+      const created = await node.actions.posts.create(
+        viewer.id,
+        signed ? { ...input.value, signed } : input.value,
+      );
       return created.ok ? ok(created.value.post.id) : created;
     };
     keys ??= createIdempotencyStore(node.clock);
@@ -287,7 +289,6 @@ export function statusRoutes() {
       if (!record) return notFound(c);
       const postId = actionPostId(record);
       const signed = await signForApp(node, grantOf(c)!, {
-        kind: 'interaction',
         action,
         userId: viewer.id,
         postId,
