@@ -43,8 +43,9 @@ import type { PeerServiceDeps } from '../peers/service-deps.ts';
  * "Stored remote content"). A `swarm:{domain}:{id}` post with a copy here is shown from the copy
  * and the replies stored beside it (copies peers pushed, replies written here); when the copy is
  * older than `THREAD_FRESH_MS` it is read again from its node in the background, within the
- * visitors' budget, for the next view. Only a post with no copy yet is read while the page waits
- * (`GET /api/swarm/posts/[id]`, bare or `{ post }`, and `GET /api/swarm/replies`), then stored.
+ * visitors' budget, for the next view. Only a post with no copy yet, or with replies never read
+ * here, is read while the page waits (`GET /api/swarm/posts/[id]`, bare or `{ post }`, and
+ * `GET /api/swarm/replies`), then stored.
  */
 
 export interface ThreadPage {
@@ -224,12 +225,11 @@ export function createThreadService(deps: ThreadServiceDeps): ThreadService {
   ) {
     const own = read.replies.filter((reply) => reply.author.domain === domain);
     const others = read.replies.filter((reply) => reply.author.domain !== domain);
+    // Kept even when empty: it also says that this thread's replies were read here.
     listedElsewhere.delete(viewId);
-    if (others.length > 0) {
-      listedElsewhere.set(viewId, others);
-      if (listedElsewhere.size > THREAD_LISTED_MAX) {
-        listedElsewhere.delete(listedElsewhere.keys().next().value!);
-      }
+    listedElsewhere.set(viewId, others);
+    if (listedElsewhere.size > THREAD_LISTED_MAX) {
+      listedElsewhere.delete(listedElsewhere.keys().next().value!);
     }
     await store.store(
       [read.post, ...own].map((view) => ({ view })),
@@ -296,17 +296,20 @@ export function createThreadService(deps: ThreadServiceDeps): ThreadService {
     if (copy && !(await mayRead(viewer, copy))) return notFound(postId);
     // A placeholder copy (made from what a page showed, no content yet) is read like a missing one.
     const usable = copy && (copy.content !== '' || copy.media.length > 0) ? copy : null;
-    if (usable) {
-      const post = rowToPostView(usable, self);
-      if (post) {
-        const age = clock.now().getTime() - (usable.fetchedAt?.getTime() ?? 0);
-        if (age > THREAD_FRESH_MS) refreshLater(where, viewId, who);
-        return page(viewer, post, usable.id, listedElsewhere.get(viewId));
-      }
+    const storedPost = usable && rowToPostView(usable, self);
+    // A copy with replies whose list this process never read (the copy came from a profile or
+    // a feed) is read like a missing one, once: its replies by other nodes' people exist nowhere here.
+    const repliesUnread =
+      usable !== null && usable.repliesCount > 0 && !listedElsewhere.has(viewId);
+    if (usable && storedPost && !repliesUnread) {
+      const age = clock.now().getTime() - (usable.fetchedAt?.getTime() ?? 0);
+      if (age > THREAD_FRESH_MS) refreshLater(where, viewId, who);
+      return page(viewer, storedPost, usable.id, listedElsewhere.get(viewId));
     }
 
     const read = await readFromNode(where, viewId, who);
-    if (!read.ok) return read;
+    // A stored copy beats an error.
+    if (!read.ok) return usable && storedPost ? page(viewer, storedPost, usable.id) : read;
     await seen?.remember([read.value.post]);
     await keep(viewId, domain, read.value);
     copy = await stored();
