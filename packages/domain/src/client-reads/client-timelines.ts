@@ -1,8 +1,9 @@
-import { localActorKey, type Prisma, type PrismaClient } from '@swarm/db';
+import type { Prisma, PrismaClient } from '@swarm/db';
 import { LISTED, TIMELINE_LIVE, TOP_LEVEL } from '../content/content.service.ts';
 import { clientTagPageSql, type TagScope } from '../persistence/client-reads.sql.ts';
+import { COPY_SHOWN, readHomeAudience } from '../feeds/index.ts';
 import type { RegistryService } from '../registry/index.ts';
-import { LISTED_ACCOUNT, LISTED_REMOTE_ACTOR, viewerFilter } from '../views/visibility.ts';
+import { LISTED_REMOTE_ACTOR, viewerFilter } from '../views/visibility.ts';
 import type { ApiIdPage, ClientViewer, StatusRecord } from './client-records.ts';
 import { completeRecords, loadStatusRecords, rowRecord, statusRowSelect } from './status-loader.ts';
 
@@ -37,7 +38,6 @@ export const CLIENT_SCAN_MAX_ROWS = 400;
 const SCAN_BATCH = 40;
 
 /** Copies listed in timelines: written from what their node sent (feeds' rule). */
-const COPY_SHOWN = { fetchedAt: { not: null } } as const satisfies Prisma.PostWhereInput;
 
 const WITH_MEDIA = { media: { some: {} } } as const satisfies Prisma.PostWhereInput;
 
@@ -104,50 +104,8 @@ export function createClientTimelines(deps: {
 
   return {
     async home(viewer, page) {
-      const [follows, blocked, filter, exclusive] = await Promise.all([
-        prisma.follow.findMany({
-          where: { followerKey: localActorKey(viewer.id) },
-          select: {
-            followeeKey: true,
-            followeeUserId: true,
-            followeeRemoteActorId: true,
-            followeeRemoteActor: { select: { nodeDomain: true } },
-          },
-        }),
-        registry.blockedDomains(),
-        viewerFilter(prisma, { viewer, self, operatorMutes: false }),
-        // Members of the viewer's exclusive lists are read in those lists, not at home (lists/).
-        prisma.listMember.findMany({
-          where: { list: { userId: viewer.id, exclusive: true } },
-          select: { memberKey: true },
-        }),
-      ]);
-      const elsewhere = new Set(exclusive.map((m) => m.memberKey));
-      const homeFollows = follows.filter((f) => !elsewhere.has(f.followeeKey));
-      const followees = homeFollows.flatMap((f) => (f.followeeUserId ? [f.followeeUserId] : []));
-      const remotes = homeFollows.flatMap((f) =>
-        f.followeeRemoteActorId &&
-        f.followeeRemoteActor &&
-        f.followeeRemoteActor.nodeDomain !== self &&
-        !blocked.has(f.followeeRemoteActor.nodeDomain)
-          ? [f.followeeRemoteActorId]
-          : [],
-      );
-      return pageOf(
-        viewer,
-        {
-          OR: [
-            { authorId: viewer.id, apId: null },
-            { authorId: { in: followees }, author: LISTED_ACCOUNT, apId: null },
-            { remoteAuthorId: { in: remotes }, apId: { not: null }, ...COPY_SHOWN },
-          ],
-          deletedAt: null,
-          // Top-level posts and reposts, as the home page shows (replies live on their threads).
-          replyToId: null,
-        },
-        page,
-        (shape) => !filter.hides(shape),
-      );
+      const { where, filter } = await readHomeAudience({ prisma, registry, self }, viewer);
+      return pageOf(viewer, where, page, (shape) => !filter.hides(shape));
     },
 
     async public(viewer, query, page) {

@@ -1,10 +1,11 @@
-import { localActorKey, type Db, type Prisma } from '@swarm/db';
+import type { Db, Prisma } from '@swarm/db';
 import type { Clock } from '../clock.ts';
 import { LISTED, NEWEST_FIRST, TIMELINE_LIVE, TOP_LEVEL } from '../content/content.service.ts';
-import { LISTED_ACCOUNT, viewerFilter } from '../views/visibility.ts';
+import { viewerFilter } from '../views/visibility.ts';
 import type { RegistryService } from '../registry/index.ts';
 import { createReadCache } from '../read-cache.ts';
 import type { PostView } from '../views/index.ts';
+import { COPY_SHOWN, readHomeAudience } from './home-audience.ts';
 import {
   pageEntries,
   postViewSelect,
@@ -79,9 +80,6 @@ export const FEED_LIMITS = {
  */
 export const FEED_SCAN_MAX_ROWS = 500;
 const SCAN_BATCH = 50;
-
-/** Copies listed in feeds: written from what their node sent, not placeholders of an action. */
-const COPY_SHOWN = { fetchedAt: { not: null } } as const satisfies Prisma.PostWhereInput;
 
 /** A peer read counts toward the swarm feed's coverage for this long. */
 export const COVERAGE_WINDOW_MS = 24 * 60 * 60 * 1000;
@@ -183,51 +181,12 @@ export function createFeedService(deps: FeedServiceDeps): FeedService {
   return {
     async home(viewer, query) {
       const limit = clampLimit(query.limit, FEED_LIMITS.home);
-      const [follows, blocked, filter, exclusive] = await Promise.all([
-        prisma.follow.findMany({
-          where: { followerKey: localActorKey(viewer.id) },
-          select: {
-            followeeKey: true,
-            followeeUserId: true,
-            followeeRemoteActorId: true,
-            followeeRemoteActor: { select: { nodeDomain: true } },
-          },
-        }),
-        registry.blockedDomains(),
-        viewerFilter(prisma, { viewer, self, operatorMutes: false }),
-        // Members of the viewer's exclusive lists are read in those lists, not at home (lists/).
-        prisma.listMember.findMany({
-          where: { list: { userId: viewer.id, exclusive: true } },
-          select: { memberKey: true },
-        }),
-      ]);
-      const elsewhere = new Set(exclusive.map((m) => m.memberKey));
-      const homeFollows = follows.filter((f) => !elsewhere.has(f.followeeKey));
-      const followees = homeFollows.flatMap((f) => (f.followeeUserId ? [f.followeeUserId] : []));
-      // Remote people's posts are the copies their nodes pushed or the poller read: no peer is
-      // asked while the page waits.
-      const remotes = homeFollows.flatMap((f) =>
-        f.followeeRemoteActorId &&
-        f.followeeRemoteActor &&
-        f.followeeRemoteActor.nodeDomain !== self &&
-        !blocked.has(f.followeeRemoteActor.nodeDomain)
-          ? [f.followeeRemoteActorId]
-          : [],
+      const { where, filter, followsNobody } = await readHomeAudience(
+        { prisma, registry, self },
+        viewer,
       );
       const { entries, frontier } = await keptEntries(
-        {
-          OR: [
-            // Their own, and listed people they follow (views/visibility.ts).
-            { authorId: viewer.id, apId: null },
-            { authorId: { in: followees }, author: LISTED_ACCOUNT, apId: null },
-            // Followers-only copies were delivered because someone here follows the author.
-            { remoteAuthorId: { in: remotes }, apId: { not: null }, ...COPY_SHOWN },
-          ],
-          deletedAt: null,
-          // Top-level posts and reposts (replies live on their threads).
-          replyToId: null,
-          ...beforeFilter(query.before),
-        },
+        { ...where, ...beforeFilter(query.before) },
         limit + 1,
         (entry) => !filter.hides(entry.view),
       );
@@ -235,7 +194,7 @@ export function createFeedService(deps: FeedServiceDeps): FeedService {
       return {
         posts: await withViewerState(prisma, viewer, page.views),
         nextBefore: page.nextBefore,
-        followsNobody: follows.length === 0,
+        followsNobody,
       };
     },
 

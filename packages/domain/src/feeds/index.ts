@@ -1,4 +1,5 @@
 export * from './feed.service.ts';
+export * from './home-audience.ts';
 export * from './peer-reads.ts';
 export * from './post-views.ts';
 export * from './read-errors.ts';

@@ -1,0 +1,71 @@
+import { localActorKey, type Prisma, type PrismaClient } from '@swarm/db';
+import type { RegistryService } from '../registry/index.ts';
+import { LISTED_ACCOUNT, viewerFilter, type ViewerFilter } from '../views/visibility.ts';
+
+/** Copies pages show: written from what their node sent (not a placeholder from a hint). */
+export const COPY_SHOWN = { fetchedAt: { not: null } } as const satisfies Prisma.PostWhereInput;
+
+/**
+ * Whose posts a person's home timeline holds, one rule for our pages (feed.service.ts) and for
+ * apps (client-reads): their own, the listed local people they follow, and the copies of remote
+ * people they follow (pushed or polled: no peer is asked while anyone waits), except members of
+ * their exclusive lists (read in those lists) and people of blocked nodes. Top-level posts and
+ * reposts only: replies live on their threads.
+ */
+export interface HomeAudience {
+  /** The posts' rows, before paging. */
+  where: Prisma.PostWhereInput;
+  /** Who the viewer muted or blocked, and who blocked them: filtered after the read. */
+  filter: ViewerFilter;
+  followsNobody: boolean;
+}
+
+export async function readHomeAudience(
+  deps: { prisma: PrismaClient; registry: Pick<RegistryService, 'blockedDomains'>; self: string },
+  viewer: { id: string; handle: string },
+): Promise<HomeAudience> {
+  const { prisma, registry, self } = deps;
+  const [follows, blocked, filter, exclusive] = await Promise.all([
+    prisma.follow.findMany({
+      where: { followerKey: localActorKey(viewer.id) },
+      select: {
+        followeeKey: true,
+        followeeUserId: true,
+        followeeRemoteActorId: true,
+        followeeRemoteActor: { select: { nodeDomain: true } },
+      },
+    }),
+    registry.blockedDomains(),
+    viewerFilter(prisma, { viewer, self, operatorMutes: false }),
+    prisma.listMember.findMany({
+      where: { list: { userId: viewer.id, exclusive: true } },
+      select: { memberKey: true },
+    }),
+  ]);
+  const elsewhere = new Set(exclusive.map((m) => m.memberKey));
+  const homeFollows = follows.filter((f) => !elsewhere.has(f.followeeKey));
+  const followees = homeFollows.flatMap((f) => (f.followeeUserId ? [f.followeeUserId] : []));
+  const remotes = homeFollows.flatMap((f) =>
+    f.followeeRemoteActorId &&
+    f.followeeRemoteActor &&
+    f.followeeRemoteActor.nodeDomain !== self &&
+    !blocked.has(f.followeeRemoteActor.nodeDomain)
+      ? [f.followeeRemoteActorId]
+      : [],
+  );
+  return {
+    where: {
+      OR: [
+        // Their own, and listed people they follow (views/visibility.ts).
+        { authorId: viewer.id, apId: null },
+        { authorId: { in: followees }, author: LISTED_ACCOUNT, apId: null },
+        // Followers-only copies were delivered because someone here follows the author.
+        { remoteAuthorId: { in: remotes }, apId: { not: null }, ...COPY_SHOWN },
+      ],
+      deletedAt: null,
+      replyToId: null,
+    },
+    filter,
+    followsNobody: follows.length === 0,
+  };
+}
