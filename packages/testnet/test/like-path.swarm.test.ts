@@ -69,7 +69,7 @@ async function written(kind: 'like' | 'repost', postId: string) {
   return {
     count: kind === 'like' ? post.likesCount : post.repostsCount,
     rows: rows.map(({ id: _id, ...row }) => row),
-    notifications: notifications.map(({ id: _id, readAt: _readAt, ...row }) => row),
+    notifications: notifications.map(({ id: _id, apiId: _apiId, readAt: _readAt, ...row }) => row),
   };
 }
 
