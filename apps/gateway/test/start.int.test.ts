@@ -32,94 +32,102 @@ describe.skipIf(Boolean(process.env.TEST_DATABASE_URL))('starting a node', () =>
     await rm(dataDir, { recursive: true, force: true });
   });
 
-  it('serves its info and home page, and keeps its key across a restart', async () => {
-    const port = await freePort();
-    const env = { PORT: String(port), DATA_DIR: dataDir, SWARM_NODE_NAME: 'Alpha Test Node' };
-
-    const first = await startNodeProcess(env);
-    let firstKey: string;
-    try {
-      const res = await fetch(`http://127.0.0.1:${port}/api/swarm/info`);
-      expect(res.status).toBe(200);
-      const info = nodeInfoSchema.parse(await res.json());
-      expect(info).toMatchObject({
-        domain: `localhost:${port}`,
-        name: 'Alpha Test Node',
-        userCount: 0,
-        postCount: 0,
-      });
-      expect(info.publicKey).toMatch(/^-----BEGIN PUBLIC KEY-----/);
-      firstKey = info.publicKey;
-
-      const home = await fetch(`http://127.0.0.1:${port}/`);
-      expect(home.status).toBe(200);
-      expect(home.headers.get('content-type')).toContain('text/html');
-      const html = await home.text();
-      // The node's name as the page's heading (scoped style classes may follow the id).
-      expect(html).toMatch(/<h1 id="node-title"[^>]*>Alpha Test Node<\/h1>/);
-
-      const missing = await fetch(`http://127.0.0.1:${port}/api/swarm/no-such-thing`);
-      expect(missing.status).toBe(404);
-      expect(await missing.json()).toMatchObject({ code: 'NOT_FOUND' });
-    } finally {
-      expect(await first.stop()).toBe(0);
-    }
-
-    const second = await startNodeProcess(env);
-    try {
-      const info = nodeInfoSchema.parse(
-        await (await fetch(`http://127.0.0.1:${port}/api/swarm/info`)).json(),
-      );
-      expect(info.publicKey).toBe(firstKey);
-    } finally {
-      await second.stop();
-    }
-  });
-
-  it('starts whole after a first start killed while it was creating its database', async () => {
-    const killedDir = await mkdtemp(join(tmpdir(), 'swarm-start-killed-'));
-    try {
+  it(
+    'serves its info and home page, and keeps its key across a restart',
+    { timeout: 90_000 },
+    async () => {
       const port = await freePort();
-      const env = { PORT: String(port), DATA_DIR: killedDir, LOG_LEVEL: 'info' };
-      const first = spawn(process.execPath, [NODE_ENTRY, '--with-web'], {
-        env: { PATH: process.env.PATH ?? '', ...env },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
-      const exited = once(first, 'exit');
-      let out = '';
-      // The first migration applied: the child that builds the database is at work.
-      await new Promise<void>((resolve, reject) => {
-        const onData = (chunk: Buffer) => {
-          out += chunk.toString();
-          if (out.includes('applied migration')) resolve();
-        };
-        first.stdout.on('data', onData);
-        first.stderr.on('data', onData);
-        void exited.then(() => reject(new Error(`exited before migrating:\n${out}`)));
-      });
-      first.kill('SIGKILL');
-      await exited;
-      // Its child goes too (it exits when its parent's channel closes), leaving no database
-      // or a whole one, never half of one.
-      const building = join(killedDir, 'db', '.initialising');
-      await expect.poll(() => processesMentioning(building), { timeout: 15_000 }).toEqual([]);
-      if (existsSync(join(killedDir, 'db', 'PG_VERSION'))) {
-        expect(existsSync(building)).toBe(false);
+      const env = { PORT: String(port), DATA_DIR: dataDir, SWARM_NODE_NAME: 'Alpha Test Node' };
+
+      const first = await startNodeProcess(env);
+      let firstKey: string;
+      try {
+        const res = await fetch(`http://127.0.0.1:${port}/api/swarm/info`);
+        expect(res.status).toBe(200);
+        const info = nodeInfoSchema.parse(await res.json());
+        expect(info).toMatchObject({
+          domain: `localhost:${port}`,
+          name: 'Alpha Test Node',
+          userCount: 0,
+          postCount: 0,
+        });
+        expect(info.publicKey).toMatch(/^-----BEGIN PUBLIC KEY-----/);
+        firstKey = info.publicKey;
+
+        const home = await fetch(`http://127.0.0.1:${port}/`);
+        expect(home.status).toBe(200);
+        expect(home.headers.get('content-type')).toContain('text/html');
+        const html = await home.text();
+        // The node's name as the page's heading (scoped style classes may follow the id).
+        expect(html).toMatch(/<h1 id="node-title"[^>]*>Alpha Test Node<\/h1>/);
+
+        const missing = await fetch(`http://127.0.0.1:${port}/api/swarm/no-such-thing`);
+        expect(missing.status).toBe(404);
+        expect(await missing.json()).toMatchObject({ code: 'NOT_FOUND' });
+      } finally {
+        expect(await first.stop()).toBe(0);
       }
 
       const second = await startNodeProcess(env);
       try {
-        const res = await fetch(`http://127.0.0.1:${port}/api/swarm/info`);
-        expect(res.status).toBe(200);
-        expect(nodeInfoSchema.parse(await res.json()).userCount).toBe(0);
-        expect(await readdir(join(killedDir, 'db'))).not.toContain('.initialising');
+        const info = nodeInfoSchema.parse(
+          await (await fetch(`http://127.0.0.1:${port}/api/swarm/info`)).json(),
+        );
+        expect(info.publicKey).toBe(firstKey);
       } finally {
-        expect(await second.stop()).toBe(0);
+        await second.stop();
       }
-    } finally {
-      await rm(killedDir, { recursive: true, force: true });
-    }
-  });
+    },
+  );
+
+  it(
+    'starts whole after a first start killed while it was creating its database',
+    { timeout: 90_000 },
+    async () => {
+      const killedDir = await mkdtemp(join(tmpdir(), 'swarm-start-killed-'));
+      try {
+        const port = await freePort();
+        const env = { PORT: String(port), DATA_DIR: killedDir, LOG_LEVEL: 'info' };
+        const first = spawn(process.execPath, [NODE_ENTRY, '--with-web'], {
+          env: { PATH: process.env.PATH ?? '', ...env },
+          stdio: ['ignore', 'pipe', 'pipe'],
+        });
+        const exited = once(first, 'exit');
+        let out = '';
+        // The first migration applied: the child that builds the database is at work.
+        await new Promise<void>((resolve, reject) => {
+          const onData = (chunk: Buffer) => {
+            out += chunk.toString();
+            if (out.includes('applied migration')) resolve();
+          };
+          first.stdout.on('data', onData);
+          first.stderr.on('data', onData);
+          void exited.then(() => reject(new Error(`exited before migrating:\n${out}`)));
+        });
+        first.kill('SIGKILL');
+        await exited;
+        // Its child goes too (it exits when its parent's channel closes), leaving no database
+        // or a whole one, never half of one.
+        const building = join(killedDir, 'db', '.initialising');
+        await expect.poll(() => processesMentioning(building), { timeout: 15_000 }).toEqual([]);
+        if (existsSync(join(killedDir, 'db', 'PG_VERSION'))) {
+          expect(existsSync(building)).toBe(false);
+        }
+
+        const second = await startNodeProcess(env);
+        try {
+          const res = await fetch(`http://127.0.0.1:${port}/api/swarm/info`);
+          expect(res.status).toBe(200);
+          expect(nodeInfoSchema.parse(await res.json()).userCount).toBe(0);
+          expect(await readdir(join(killedDir, 'db'))).not.toContain('.initialising');
+        } finally {
+          expect(await second.stop()).toBe(0);
+        }
+      } finally {
+        await rm(killedDir, { recursive: true, force: true });
+      }
+    },
+  );
 
   it.each([
     [{ PORT: 'abc' }, 'PORT must be an integer between 1 and 65535'],
