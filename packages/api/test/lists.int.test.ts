@@ -131,15 +131,16 @@ describe('lists: making, renaming, deleting', () => {
 
   it('keeps lists private: another person’s list does not exist for them', async () => {
     const mine = await as('alice').lists.create({ title: 'Mine' });
+    // One call at a time: a call started early would reject before anyone awaits it.
     for (const call of [
-      as('bob').lists.get({ listId: mine.id }),
-      as('bob').lists.update({ listId: mine.id, title: 'Stolen' }),
-      as('bob').lists.delete({ listId: mine.id }),
-      as('bob').lists.members({ listId: mine.id }),
-      as('bob').lists.timeline({ listId: mine.id }),
-      as('bob').lists.get({ listId: 'not-a-uuid' }),
+      () => as('bob').lists.get({ listId: mine.id }),
+      () => as('bob').lists.update({ listId: mine.id, title: 'Stolen' }),
+      () => as('bob').lists.delete({ listId: mine.id }),
+      () => as('bob').lists.members({ listId: mine.id }),
+      () => as('bob').lists.timeline({ listId: mine.id }),
+      () => as('bob').lists.get({ listId: 'not-a-uuid' }),
     ]) {
-      expect(await code(call)).toBe('NOT_FOUND');
+      expect(await code(call())).toBe('NOT_FOUND');
     }
     expect((await as('alice').lists.get({ listId: mine.id })).title).toBe('Mine');
     await as('alice').lists.delete({ listId: mine.id });
