@@ -33,6 +33,7 @@ describe('GET /api/swarm/info', () => {
         'moves',
         'unrepost',
         'posts',
+        'delegations',
       ],
     });
   });

@@ -82,6 +82,6 @@ ALTER TABLE "list_members" ADD CONSTRAINT "list_members_member_remote_actor_id_f
 ALTER TABLE "list_members" ADD CONSTRAINT "list_members_one_person_check"
   CHECK (("member_user_id" IS NULL) <> ("member_remote_actor_id" IS NULL));
 
--- The domain refuses longer titles with a clear message; the table holds to it too.
+-- The domain refuses longer titles with a clear message, and the table holds to it too.
 ALTER TABLE "lists" ADD CONSTRAINT "lists_title_length_check"
   CHECK (char_length("title") BETWEEN 1 AND 100);

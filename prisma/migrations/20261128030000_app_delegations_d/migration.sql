@@ -1,4 +1,4 @@
--- App delegations (docs/protocol.md "App delegations")
+-- App delegations (docs/protocol.md App delegations)
 ALTER TABLE "posts" ADD COLUMN "post_delegation" TEXT;
 
 CREATE TABLE "app_delegations" (

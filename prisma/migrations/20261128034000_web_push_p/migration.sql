@@ -55,6 +55,6 @@ ALTER TABLE "push_outbox" ADD CONSTRAINT "push_outbox_notification_id_fkey" FORE
 -- AddForeignKey
 ALTER TABLE "push_outbox" ADD CONSTRAINT "push_outbox_subscription_id_fkey" FOREIGN KEY ("subscription_id") REFERENCES "push_subscriptions"("id") ON DELETE CASCADE ON UPDATE CASCADE;
 
--- The node's keys: its signing key (`node`) and, beside it, its VAPID key for Web Push (`vapid`).
+-- Keys of the node: its signing key (node) and, beside it, its VAPID key for Web Push (vapid).
 ALTER TABLE "node_key" DROP CONSTRAINT "node_key_single_row_check";
 ALTER TABLE "node_key" ADD CONSTRAINT "node_key_known_rows_check" CHECK ("id" IN ('node', 'vapid'));
