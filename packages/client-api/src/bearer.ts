@@ -1,6 +1,6 @@
 import { createMiddleware } from 'hono/factory';
 import { scopesAllow, type TokenGrant } from '@swarm/auth';
-import type { ClientApiEnv } from './deps.ts';
+import type { ClientApiDeps, ClientApiEnv } from './deps.ts';
 import { apiError } from './errors.ts';
 
 /**
@@ -13,10 +13,25 @@ export type BearerEnv = ClientApiEnv & { Variables: { grant: TokenGrant } };
 
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
 
+/** Grants looked up, by request: the rate limit needs it first, the routes after. */
+const looked = new WeakMap<Request, TokenGrant | null>();
+
+/** The grant of the request's bearer token, looked up once: null when none is sent or invalid. */
+export async function bearerGrant(
+  request: Request,
+  deps: ClientApiDeps,
+): Promise<TokenGrant | null> {
+  const known = looked.get(request);
+  if (known !== undefined) return known;
+  const match = BEARER.exec(request.headers.get('authorization') ?? '');
+  const grant = match ? await deps.auth.clientTokens.authenticate(match[1]!) : null;
+  looked.set(request, grant);
+  return grant;
+}
+
 export function requireToken(accepted: readonly string[], options: { user?: boolean } = {}) {
   return createMiddleware<BearerEnv>(async (c, next) => {
-    const match = BEARER.exec(c.req.header('authorization') ?? '');
-    const grant = match ? await c.var.deps.auth.clientTokens.authenticate(match[1]!) : null;
+    const grant = await bearerGrant(c.req.raw, c.var.deps);
     if (!grant) {
       return apiError(c, 401, 'The access token is invalid', {
         headers: {

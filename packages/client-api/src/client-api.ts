@@ -8,13 +8,16 @@ import type {
   ClientApiEnv,
 } from './deps.ts';
 import { apiError } from './errors.ts';
+import { rateLimit } from './rate-limit.ts';
 import { accountSettingsRoutes } from './routes/account-settings.routes.ts';
 import { accountRoutes } from './routes/accounts.routes.ts';
 import { accountStatusRoutes } from './routes/account-statuses.routes.ts';
 import { notificationRoutes } from './routes/notifications.routes.ts';
 import { searchRoutes } from './routes/search.routes.ts';
 import { emptyRoutes } from './routes/empties.routes.ts';
+import { listRoutes } from './routes/lists.routes.ts';
 import { markerRoutes } from './routes/markers.routes.ts';
+import { mediaRoutes } from './routes/media.routes.ts';
 import { reportRoutes } from './routes/reports.routes.ts';
 import { safetyRoutes } from './routes/safety.routes.ts';
 import { appRoutes } from './routes/apps.routes.ts';
@@ -76,6 +79,7 @@ export function createClientApi(composition: ClientApiComposition): ClientApi {
     c.set('deps', deps);
     await next();
   });
+  app.use('/api/*', rateLimit());
   app.route('/', streaming.routes);
   app.route('/', instanceRoutes());
   app.route('/', appRoutes());
@@ -85,6 +89,8 @@ export function createClientApi(composition: ClientApiComposition): ClientApi {
   app.route('/', accountRoutes());
   app.route('/', statusRoutes());
   app.route('/', timelineRoutes());
+  app.route('/', listRoutes());
+  app.route('/', mediaRoutes());
   app.route('/', pushRoutes());
   app.route('/', notificationRoutes());
   app.route('/', searchRoutes());

@@ -10,7 +10,7 @@ export {
   type AccountEntity,
 } from './entities/account.ts';
 export {
-  mediaAttachmentEntity,
+  uploadEntity,
   postUrl,
   statusEntities,
   statusEntity,

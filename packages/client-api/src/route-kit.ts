@@ -1,7 +1,7 @@
 import type { Context } from 'hono';
 import { scopesAllow } from '@swarm/auth';
 import type { AppAccount } from '@swarm/domain';
-import type { BearerEnv } from './bearer.ts';
+import { bearerGrant, type BearerEnv } from './bearer.ts';
 import type { ClientApiDeps } from './deps.ts';
 import { accountEntity } from './entities/account.ts';
 import { apiError } from './errors.ts';
@@ -34,10 +34,8 @@ export async function optionalViewer(
   c: Context<BearerEnv>,
   accepted: readonly string[],
 ): Promise<{ id: string; handle: string; showNsfw: boolean } | null | Response> {
-  const header = c.req.header('authorization');
-  if (!header) return null;
-  const token = /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1];
-  const grant = token ? await c.var.deps.auth.clientTokens.authenticate(token) : null;
+  if (!c.req.header('authorization')) return null;
+  const grant = await bearerGrant(c.req.raw, c.var.deps);
   if (!grant) return apiError(c, 401, 'The access token is invalid');
   if (!scopesAllow(grant.scopes, accepted)) {
     return apiError(c, 403, 'This action is outside the authorized scopes');

@@ -23,6 +23,7 @@ let a: RestartableNode;
 let b: RestartableNode;
 let aliceCookie: string;
 let carolCookie: string;
+let bobCookie: string;
 let aliceToken: string;
 let carolToken: string;
 let masto: mastodon.rest.Client;
@@ -89,7 +90,7 @@ beforeAll(async () => {
   await Promise.all([a.start(), b.start()]);
   aliceCookie = await signUp(a, 'alice', 'Alice A.');
   carolCookie = await signUp(a, 'carol', 'Carol C.');
-  await signUp(b, 'bob', 'Bob B.');
+  bobCookie = await signUp(b, 'bob', 'Bob B.');
   aliceToken = await developerToken(a, aliceCookie, ['read', 'write', 'follow']);
   carolToken = await developerToken(a, carolCookie, ['read', 'write', 'follow']);
   masto = createRestAPIClient({ url: a.url, accessToken: aliceToken });
@@ -319,6 +320,153 @@ describe('remote accounts', () => {
   });
 });
 
+describe('lists and bookmarks', () => {
+  let carolId: string;
+  let bobId: string;
+  let listId: string;
+  const lists = () => masto.v1.lists;
+
+  it('a list: made, read, renamed; bad titles, policies and others’ lists refused', async () => {
+    const made = await lists().create({ title: 'Friends' });
+    expect(made).toMatchObject({ title: 'Friends', repliesPolicy: 'list', exclusive: false });
+    listId = made.id;
+    const followed = await bearer(aliceToken, `/api/v1/lists/${listId}`, {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ replies_policy: 'followed' }),
+    });
+    expect(await followed.json()).toMatchObject({ replies_policy: 'followed', title: 'Friends' });
+    expect((await lists().list()).map((l) => l.title)).toEqual(['Friends']);
+    expect(await lists().$select(listId).fetch()).toMatchObject({ id: listId, title: 'Friends' });
+    const renamed = await lists().$select(listId).update({ title: 'Close friends' });
+    expect(renamed).toMatchObject({ title: 'Close friends', repliesPolicy: 'followed' });
+    // megalodon reads the same lists.
+    const client = generator('mastodon', a.url, aliceToken);
+    expect((await client.getLists()).data.map((l) => l.title)).toEqual(['Close friends']);
+
+    const blank = await bearer(aliceToken, '/api/v1/lists', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ title: '  ' }),
+    });
+    expect(await errorOf(blank)).toMatchObject({ status: 422 });
+    const policy = await bearer(aliceToken, `/api/v1/lists/${listId}`, {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ replies_policy: 'everyone' }),
+    });
+    expect(await errorOf(policy)).toMatchObject({ status: 422 });
+    // Another person's list does not exist for carol; nor does a made-up id.
+    for (const path of [`/api/v1/lists/${listId}`, `/api/v1/timelines/list/${listId}`]) {
+      expect((await errorOf(await bearer(carolToken, path))).status).toBe(404);
+    }
+    expect((await errorOf(await bearer(aliceToken, '/api/v1/lists/12'))).status).toBe(404);
+    const readOnly = await developerToken(a, aliceCookie, ['read']);
+    const refused = await bearer(readOnly, '/api/v1/lists', { method: 'POST' });
+    expect((await errorOf(refused)).status).toBe(403);
+  });
+
+  it('members: people followed here and on B; others refused', async () => {
+    carolId = (await masto.v1.accounts.lookup({ acct: 'carol' })).id;
+    bobId = (await masto.v1.accounts.lookup({ acct: `bob@${b.domain}` })).id;
+    const notFollowed = await bearer(aliceToken, `/api/v1/lists/${listId}/accounts`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ account_ids: [carolId] }),
+    });
+    expect((await errorOf(notFollowed)).status).toBe(422);
+    const empty = await bearer(aliceToken, `/api/v1/lists/${listId}/accounts`, {
+      method: 'POST',
+    });
+    expect((await errorOf(empty)).status).toBe(422);
+
+    await masto.v1.accounts.$select(carolId).follow();
+    await masto.v1.accounts.$select(bobId).follow();
+    await expect
+      .poll(
+        async () => (await masto.v1.accounts.relationships.fetch({ id: [bobId] }))[0]?.following,
+        { timeout: 60_000 },
+      )
+      .toBe(true);
+    await lists()
+      .$select(listId)
+      .accounts.create({ accountIds: [carolId, bobId] });
+    const members = await lists().$select(listId).accounts.list();
+    expect(members.map((m) => m.acct).sort()).toEqual([`bob@${b.domain}`, 'carol']);
+    const paged = await bearer(aliceToken, `/api/v1/lists/${listId}/accounts?limit=1`);
+    expect(((await paged.json()) as unknown[]).length).toBe(1);
+    expect(paged.headers.get('link')).toMatch(/max_id=.*rel="next"/);
+    expect((await masto.v1.accounts.$select(bobId).lists.list()).map((l) => l.id)).toEqual([
+      listId,
+    ]);
+  }, 120_000);
+
+  it('the list timeline holds members’ posts, local and pushed from B; exclusive leaves home', async () => {
+    const carol = createRestAPIClient({ url: a.url, accessToken: carolToken });
+    const local = await carol.v1.statuses.create({ status: 'carol for the list' });
+    const pushed = await trpc(b, bobCookie, 'posts.create', {
+      content: 'bob for the list',
+      visibility: 'public',
+    });
+    expect(pushed.status).toBe(200);
+    const timeline = () => masto.v1.timelines.list.$select(listId).list();
+    await expect
+      .poll(async () => (await timeline()).map((s) => s.content), { timeout: 60_000 })
+      .toEqual([expect.stringContaining('bob for the list'), expect.stringContaining('carol for')]);
+    const [bobs] = await timeline();
+    expect(bobs!.account.acct).toBe(`bob@${b.domain}`);
+    // Paged by status ids, as the other timelines.
+    const older = await masto.v1.timelines.list.$select(listId).list({ maxId: bobs!.id });
+    expect(older.map((s) => s.id)).toEqual([local.id]);
+    const client = generator('mastodon', a.url, aliceToken);
+    expect((await client.getListTimeline(listId)).data.map((s) => s.id)).toEqual([
+      bobs!.id,
+      local.id,
+    ]);
+    // Exclusive: carol's and bob's posts are read in the list, not at home.
+    const home = async () => (await masto.v1.timelines.home.list()).map((s) => s.id);
+    expect(await home()).toContain(local.id);
+    await lists().$select(listId).update({ title: 'Close friends', exclusive: true });
+    expect(await home()).not.toContain(local.id);
+    await lists().$select(listId).update({ title: 'Close friends', exclusive: false });
+
+    // Taken off the list: their posts leave it.
+    await lists()
+      .$select(listId)
+      .accounts.remove({ accountIds: [bobId] });
+    expect((await timeline()).map((s) => s.id)).toEqual([local.id]);
+  }, 120_000);
+
+  it('bookmarks: newest bookmarked first, paged by Link, local and remote posts', async () => {
+    const [local] = await masto.v1.timelines.list.$select(listId).list();
+    const remote = (await masto.v1.accounts.$select(bobId).statuses.list())[0]!;
+    expect(remote.content).toContain('bob for the list');
+    await masto.v1.statuses.$select(local!.id).bookmark();
+    await masto.v1.statuses.$select(remote.id).bookmark();
+    expect((await masto.v1.bookmarks.list()).map((s) => s.id)).toEqual([remote.id, local!.id]);
+    const first = await bearer(aliceToken, '/api/v1/bookmarks?limit=1');
+    expect(((await first.json()) as { id: string }[]).map((s) => s.id)).toEqual([remote.id]);
+    const next = /<([^>]+)>; rel="next"/.exec(first.headers.get('link') ?? '')?.[1];
+    const second = await bearer(aliceToken, new URL(next!).pathname + new URL(next!).search);
+    expect(((await second.json()) as { id: string }[]).map((s) => s.id)).toEqual([local!.id]);
+    // carol's bookmarks are her own.
+    const carol = createRestAPIClient({ url: a.url, accessToken: carolToken });
+    expect(await carol.v1.bookmarks.list()).toEqual([]);
+    await masto.v1.statuses.$select(remote.id).unbookmark();
+    expect((await masto.v1.bookmarks.list()).map((s) => s.id)).toEqual([local!.id]);
+    const odd = await bearer(aliceToken, '/api/v1/bookmarks?max_id=not-a-cursor');
+    expect(await odd.json()).toEqual([]);
+  });
+
+  it('a list deleted is gone', async () => {
+    expect(await bearer(aliceToken, `/api/v1/lists/${listId}`, { method: 'DELETE' })).toMatchObject(
+      { status: 200 },
+    );
+    expect((await errorOf(await bearer(aliceToken, `/api/v1/lists/${listId}`))).status).toBe(404);
+    expect(await lists().list()).toEqual([]);
+  });
+});
+
 describe('the person’s own settings', () => {
   it('update_credentials: name, note, bot, avatar; answered as the credential account', async () => {
     const updated = await masto.v1.accounts.updateCredentials({
@@ -440,6 +588,10 @@ describe('start-up calls of apps', () => {
       const response = await bearer(aliceToken, path);
       expect([path, response.status, await response.json()]).toEqual([path, 200, []]);
     }
+    // Every answer says what is left of the token's rate limit (set high for tests).
+    const counted = await bearer(aliceToken, '/api/v1/trends');
+    expect(counted.headers.get('x-ratelimit-limit')).toBe('1000000');
+    expect(Number(counted.headers.get('x-ratelimit-remaining'))).toBeGreaterThan(900_000);
     expect(await masto.v1.customEmojis.list()).toEqual([]);
     expect(await masto.v2.filters.list()).toEqual([]);
     expect(await masto.v1.followRequests.list()).toEqual([]);

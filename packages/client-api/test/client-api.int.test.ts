@@ -13,21 +13,21 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 let t: TestNode;
 let auth: AuthServices;
 
-beforeAll(async () => {
-  t = await createTestNode(
-    {},
-    {
-      // The client API in the place of the gateway: `t.request` goes through it.
-      app: (node) => {
-        const api = createClientApi({ node, auth: authServicesOf(node) });
-        const fetch = (request: Request) => api.fetch(request, { clientIp: '192.0.2.7' });
-        return {
-          fetch,
-          request: (path, init) => fetch(new Request(`https://alpha.test${path}`, init)),
-        };
-      },
+/** A test node with the client API in the place of the gateway: `t.request` goes through it. */
+const clientApiNode = (env: Record<string, string> = {}) =>
+  createTestNode(env, {
+    app: (node) => {
+      const api = createClientApi({ node, auth: authServicesOf(node) });
+      const fetch = (request: Request) => api.fetch(request, { clientIp: '192.0.2.7' });
+      return {
+        fetch,
+        request: (path, init) => fetch(new Request(`https://alpha.test${path}`, init)),
+      };
     },
-  );
+  });
+
+beforeAll(async () => {
+  t = await clientApiNode();
   auth = authServicesOf(t.node);
 });
 
@@ -126,5 +126,57 @@ describe('what the node tells apps about itself', () => {
     expect((await registrations.setMode('root', 'invite')).ok).toBe(true);
     expect((await v2()).registrations.enabled).toBe(false);
     expect((await v1()).invites_enabled).toBe(true);
+  });
+});
+
+describe('the rate limit', () => {
+  it('counts per token and per address, says what is left, and answers 429 past it', async () => {
+    const limited = await clientApiNode({ SWARM_APP_RATE_LIMIT: '3' });
+    try {
+      const ritaAuth = authServicesOf(limited.node);
+      const made = await ritaAuth.accounts.createUser({ handle: 'rita', isAdmin: false });
+      if (!made.ok) throw new Error(made.reason.message);
+      const token = async () => {
+        const app = await ritaAuth.developerApps.create(made.value.user.id, {
+          name: 'Counter',
+          scopes: ['read'],
+        });
+        if (!app.ok) throw new Error(app.reason.message);
+        return app.value.accessToken;
+      };
+      const [one, two] = [await token(), await token()];
+      const call = (token?: string) =>
+        limited.request('/api/v1/instance', {
+          headers: token ? { authorization: `Bearer ${token}` } : {},
+        });
+      const seen = [];
+      for (let i = 0; i < 4; i += 1) {
+        const res = await call(one);
+        seen.push([res.status, res.headers.get('x-ratelimit-remaining')]);
+      }
+      expect(seen).toEqual([
+        [200, '2'],
+        [200, '1'],
+        [200, '0'],
+        [429, '0'],
+      ]);
+      const refused = await call(one);
+      expect(refused.headers.get('retry-after')).toBe('100');
+      expect(await refused.json()).toMatchObject({ error: expect.stringMatching(/Too many/) });
+      const first = await call(two);
+      expect(first.headers.get('x-ratelimit-limit')).toBe('3');
+      expect(first.headers.get('x-ratelimit-remaining')).toBe('2');
+      // Full again once each spent request has come back (100 s each under 3 per 5 minutes).
+      expect(Date.parse(first.headers.get('x-ratelimit-reset')!)).toBe(
+        limited.clock.now().getTime() + 100_000,
+      );
+      // Without a token, the address has a budget of its own; a made-up token counts there too.
+      expect((await call()).headers.get('x-ratelimit-remaining')).toBe('2');
+      expect((await call('made-up')).headers.get('x-ratelimit-remaining')).toBe('1');
+      limited.clock.advance(100_000);
+      expect((await call(one)).status).toBe(200);
+    } finally {
+      await limited.close();
+    }
   });
 });

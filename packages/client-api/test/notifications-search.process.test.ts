@@ -261,6 +261,34 @@ describe('search', () => {
     expect(resolveAnonymously.status).toBe(401);
   });
 
+  it('a post by its URL: ours at once; another node’s only with resolve, then kept', async () => {
+    const [carols] = await alice.v1.accounts.$select(ids.carol).statuses.list();
+    const ours = await alice.v2.search.list({ q: carols!.url!, type: 'statuses' });
+    expect(ours.statuses.map((s) => s.id)).toEqual([carols!.id]);
+    // dora on B is followed by nobody on A: her post is not here until it is resolved.
+    await signUp(b, 'dora');
+    const postId = await adminPost(b, { handle: 'dora', content: 'found by its address' });
+    const url = `${b.url}/posts/${postId}`;
+    expect((await alice.v2.search.list({ q: url })).statuses).toEqual([]);
+    const resolved = await alice.v2.search.list({ q: url, resolve: true });
+    expect(resolved.statuses.map((s) => [s.account.acct, s.url])).toEqual([
+      [`dora@${b.domain}`, url],
+    ]);
+    expect(resolved.statuses[0]!.content).toContain('found by its address');
+    // Kept: found again without resolve, and by id.
+    expect((await alice.v2.search.list({ q: url })).statuses.map((s) => s.id)).toEqual([
+      resolved.statuses[0]!.id,
+    ]);
+    // Not a post's address, or a post that does not exist: nothing, not an error.
+    for (const q of [`${b.url}/posts/%00`, `${b.url}/posts/${crypto.randomUUID()}`]) {
+      const response = await bearer(`/api/v2/search?resolve=true&q=${encodeURIComponent(q)}`);
+      expect([
+        response.status,
+        ((await response.json()) as { statuses: unknown[] }).statuses,
+      ]).toEqual([200, []]);
+    }
+  });
+
   it('statuses by words and hashtags', async () => {
     const posts = await alice.v2.search.list({ q: 'hello', type: 'statuses' });
     expect(posts.statuses.map((s) => s.account.acct)).toEqual(['carol']);

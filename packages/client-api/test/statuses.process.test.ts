@@ -1,4 +1,5 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { createReadStream } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -161,6 +162,78 @@ describe('writing and reading statuses on their node', () => {
     expect(await httpStatus(client.v1.statuses.create({ mediaIds: [mine], status: 'again' }))).toBe(
       422,
     );
+  });
+
+  it('uploads media through the API (masto.js v2, megalodon v1), describes it, posts it', async () => {
+    const png = await smallPng(40, 30);
+    const client = masto(a, 'alice');
+    const uploaded = await client.v2.media.create({
+      file: new Blob([png], { type: 'image/png' }),
+      description: 'a small blue square',
+      focus: '0.5,-0.25',
+    });
+    expect(uploaded).toMatchObject({
+      type: 'image',
+      description: 'a small blue square',
+      meta: { original: { width: 40, height: 30 }, focus: { x: 0.5, y: -0.25 } },
+    });
+    expect(uploaded.url).toMatch(new RegExp(`^${a.url}/media/uploads/`));
+    expect((await fetch(uploaded.url!)).headers.get('content-type')).toBe('image/webp');
+    // Read back and changed before it is posted.
+    expect(await client.v1.media.$select(uploaded.id).fetch()).toMatchObject({
+      id: uploaded.id,
+    });
+    const changed = await client.v1.media.$select(uploaded.id).update({ description: 'grey' });
+    expect(changed.description).toBe('grey');
+    // megalodon uploads a file from disk, as a desktop app does (form-data with its name).
+    const path = join(dataDir, 'photo.png');
+    await writeFile(path, png);
+    const viaMega = await mega(a, 'alice').uploadMedia(createReadStream(path));
+    expect(viaMega.data).toMatchObject({ type: 'image' });
+    // The description is the photo's alt text in the post.
+    // Unlisted: the public timelines' cases count the photos posted there.
+    const status = await client.v1.statuses.create({
+      status: 'two photos',
+      visibility: 'unlisted',
+      mediaIds: [uploaded.id, (viaMega.data as { id: string }).id],
+    });
+    expect(status.mediaAttachments.map((m) => m.description)).toEqual(['grey', null]);
+    // Posted: it can no longer be changed; bob cannot see or change alice's uploads at all.
+    expect(
+      await httpStatus(client.v1.media.$select(uploaded.id).update({ description: 'x' })),
+    ).toBe(404);
+    const fresh = await client.v2.media.create({ file: new Blob([png], { type: 'image/png' }) });
+    for (const call of [
+      () => masto(a, 'bob').v1.media.$select(fresh.id).fetch(),
+      () => masto(a, 'bob').v1.media.$select(fresh.id).update({ description: 'mine now' }),
+    ]) {
+      expect(await httpStatus(call())).toBe(404);
+    }
+    // Bad inputs: no file, not an image, a focus out of range, a description too long.
+    const form = (fields: Record<string, string | Blob>) => {
+      const body = new FormData();
+      for (const [k, v] of Object.entries(fields)) body.append(k, v);
+      return fetch(`${a.url}/api/v2/media`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${tokens.alice}` },
+        body,
+      });
+    };
+    const image = new Blob([png], { type: 'image/png' });
+    for (const [fields, status] of [
+      [{ description: 'no file' }, 422],
+      [{ file: new Blob(['not an image'], { type: 'image/png' }) }, 422],
+      [{ file: image, focus: '2,0' }, 422],
+      [{ file: image, description: 'x'.repeat(1501) }, 422],
+    ] as const) {
+      const res = await form(fields);
+      expect([res.status, ((await res.json()) as { error?: string }).error]).toEqual([
+        status,
+        expect.any(String),
+      ]);
+    }
+    const readOnly = await api(a, '/api/v2/media', { method: 'POST', token: tokens.aliceRead });
+    expect(readOnly.status).toBe(403);
   });
 
   it('honours Idempotency-Key, refuses oversize and bad fields with 422', async () => {

@@ -36,6 +36,7 @@ describe('parseConfig', () => {
         redisUrl: undefined,
         readCacheTtlMs: 1_000,
         signUpLimitPerHour: 5,
+        appRateLimitPer5Min: 300,
         liveStreamsMax: 5_000,
         liveStreamsPerUser: 8,
         handlesMax: 200_000,

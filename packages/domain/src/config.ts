@@ -44,6 +44,8 @@ export interface NodeConfig {
   readCacheTtlMs: number;
   /** Web sign-ups per client address per hour (a burst of this many, then refilled evenly). */
   signUpLimitPerHour: number;
+  /** Client-API requests per token (or per address without one) per 5 minutes. */
+  appRateLimitPer5Min: number;
   /** Live event streams (`/events`) one process holds at most; more are refused with 429. */
   liveStreamsMax: number;
   /** Live event streams one user may hold in one process (tabs, devices). */
@@ -198,6 +200,7 @@ const envSchema = z.object({
     ),
   SWARM_READ_CACHE_TTL_MS: integer('SWARM_READ_CACHE_TTL_MS', 0, 3_600_000, 1_000),
   SWARM_SIGNUPS_PER_HOUR: integer('SWARM_SIGNUPS_PER_HOUR', 1, 1_000_000, 5),
+  SWARM_APP_RATE_LIMIT: integer('SWARM_APP_RATE_LIMIT', 1, 1_000_000, 300),
   SWARM_LIVE_STREAMS_MAX: integer('SWARM_LIVE_STREAMS_MAX', 0, 1_000_000, 5_000),
   SWARM_LIVE_STREAMS_PER_USER: integer('SWARM_LIVE_STREAMS_PER_USER', 1, 1_000, 8),
   SWARM_HANDLES_MAX: integer('SWARM_HANDLES_MAX', 100, 100_000_000, 200_000),
@@ -298,6 +301,7 @@ export function parseConfig(env: Record<string, string | undefined>): ConfigResu
       redisUrl: e.REDIS_URL?.trim() || undefined,
       readCacheTtlMs: e.SWARM_READ_CACHE_TTL_MS,
       signUpLimitPerHour: e.SWARM_SIGNUPS_PER_HOUR,
+      appRateLimitPer5Min: e.SWARM_APP_RATE_LIMIT,
       liveStreamsMax: e.SWARM_LIVE_STREAMS_MAX,
       liveStreamsPerUser: e.SWARM_LIVE_STREAMS_PER_USER,
       handlesMax: e.SWARM_HANDLES_MAX,

@@ -118,12 +118,12 @@ for (const [name, store] of Object.entries(stores)) {
       expect(okCount(first)).toBe(3);
       expect(await limits.take('t', 'k', rule)).toEqual({ ok: false, retryAfterSec: 20 });
       // Another key, another limit name: budgets of their own.
-      expect(await limits.take('t', 'other', rule)).toEqual({ ok: true });
-      expect(await limits.take('u', 'k', rule)).toEqual({ ok: true });
+      expect(await limits.take('t', 'other', rule)).toEqual({ ok: true, remaining: 2 });
+      expect(await limits.take('u', 'k', rule)).toEqual({ ok: true, remaining: 2 });
       clock.advance(19_000);
       expect(await limits.take('t', 'k', rule)).toEqual({ ok: false, retryAfterSec: 1 });
       clock.advance(1_000);
-      expect(await limits.take('t', 'k', rule)).toEqual({ ok: true });
+      expect(await limits.take('t', 'k', rule)).toEqual({ ok: true, remaining: 0 });
       expect((await limits.take('t', 'k', rule)).ok).toBe(false);
       await limits.reset('t', 'k');
       expect(okCount(await Promise.all([1, 2, 3].map(() => limits.take('t', 'k', rule))))).toBe(3);
@@ -163,14 +163,19 @@ for (const [name, store] of Object.entries(stores)) {
       const first = await Promise.all(
         Array.from({ length: 8 }, () => a.take('together', '198.51.100.8', rule)),
       );
-      expect(okCount(first)).toBe(8);
+      // Each is told what was left after it, as if they had come one after another.
+      expect(first.map((r) => (r.ok ? r.remaining : -1))).toEqual([9, 8, 7, 6, 5, 4, 3, 2]);
       // Two left for three: the first two in arrival order, the third refused for 6 s.
       const second = await Promise.all(
         Array.from({ length: 3 }, () => a.take('together', '198.51.100.8', rule)),
       );
-      expect(second).toEqual([{ ok: true }, { ok: true }, { ok: false, retryAfterSec: 6 }]);
+      expect(second).toEqual([
+        { ok: true, remaining: 1 },
+        { ok: true, remaining: 0 },
+        { ok: false, retryAfterSec: 6 },
+      ]);
       // Another key's bucket is its own.
-      expect(await a.take('together', '198.51.100.9', rule)).toEqual({ ok: true });
+      expect(await a.take('together', '198.51.100.9', rule)).toEqual({ ok: true, remaining: 9 });
     });
 
     it.skipIf(!store?.buses)(

@@ -272,6 +272,9 @@ export function nodeOnPort({ dataDir, port, env = {} }: NodeOnPortOptions): Rest
     SWARM_DOMAIN: domain,
     SWARM_DEV: '1',
     DATA_DIR: dataDir,
+    // Tests poll apps' endpoints every few milliseconds while they wait for another node; the
+    // limit itself is tested where it is set low (client-api.int).
+    SWARM_APP_RATE_LIMIT: '1000000',
     ...env,
   };
   return {

@@ -1,5 +1,5 @@
 import { baseUrlForDomain } from '@swarm/contract';
-import type { MediaRecord, StatusRecord } from '@swarm/domain';
+import type { MediaRecord, StatusRecord, UploadView } from '@swarm/domain';
 import { formatApiId } from '../ids.ts';
 import { absoluteUrl, accountEntity, profileUrl } from './account.ts';
 import { postHtml } from './html.ts';
@@ -18,7 +18,11 @@ export function postUrl(record: Pick<StatusRecord, 'nodeDomain' | 'postId'>): st
   return `${baseUrlForDomain(record.nodeDomain)}/posts/${record.postId}`;
 }
 
-function mediaEntity(item: MediaRecord, baseUrl: string) {
+function mediaEntity(
+  item: MediaRecord,
+  baseUrl: string,
+  extra: { previewUrl?: string; focus?: { x: number; y: number } | null } = {},
+) {
   const url = absoluteUrl(item.url, baseUrl);
   const size =
     item.width && item.height
@@ -29,15 +33,16 @@ function mediaEntity(item: MediaRecord, baseUrl: string) {
           aspect: item.width / item.height,
         }
       : null;
+  const focus = extra.focus ? { focus: extra.focus } : {};
   return {
     id: item.id,
     type: item.mimeType.startsWith('image/') ? ('image' as const) : ('unknown' as const),
     url,
-    preview_url: url,
+    preview_url: extra.previewUrl ?? url,
     remote_url: null,
     preview_remote_url: null,
     text_url: null,
-    meta: size ? { original: size, small: size } : {},
+    meta: size ? { original: size, small: size, ...focus } : focus,
     description: item.altText === '' ? null : item.altText,
     blurhash: item.blurhash,
   };
@@ -45,9 +50,21 @@ function mediaEntity(item: MediaRecord, baseUrl: string) {
 
 export type MediaAttachmentEntity = ReturnType<typeof mediaEntity>;
 
-/** Mastodon's MediaAttachment entity of an image (also for `POST /api/v2/media` answers). */
-export function mediaAttachmentEntity(item: MediaRecord, domain: string) {
-  return mediaEntity(item, baseUrlForDomain(domain));
+/** Mastodon's MediaAttachment entity of an upload not yet posted (`/api/v2/media`). */
+export function uploadEntity(upload: UploadView, domain: string) {
+  return mediaEntity(
+    {
+      id: upload.id,
+      url: upload.url,
+      mimeType: upload.mimeType,
+      altText: upload.description,
+      blurhash: upload.blurhash,
+      width: upload.width,
+      height: upload.height,
+    },
+    baseUrlForDomain(domain),
+    { previewUrl: upload.thumbUrl, focus: upload.focus },
+  );
 }
 
 function ownEntity(record: StatusRecord, domain: string, baseUrl: string) {

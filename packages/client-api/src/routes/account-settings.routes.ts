@@ -4,6 +4,7 @@ import { requireToken, type BearerEnv } from '../bearer.ts';
 import { credentialAccount } from '../entities/account.ts';
 import { apiError, refusalAnswer } from '../errors.ts';
 import { readForm } from '../form-files.ts';
+import { acceptUpload } from '../uploads.ts';
 
 /**
  * `PATCH /api/v1/accounts/update_credentials`: the person's name, bio, bot flag, avatar and
@@ -12,10 +13,6 @@ import { readForm } from '../form-files.ts';
  * are accepted and ignored (the node has no such settings). Answers the credential account.
  * `GET /api/v1/preferences`: the posting and reading defaults apps start from.
  */
-
-/** The budget of the web app's uploads route (apps/web `api/uploads`): one per person. */
-const UPLOAD_LIMIT = 'uploads-user';
-const UPLOADS_PER_USER = { points: 60, windowMs: 60 * 60_000 };
 
 function flag(value: unknown): boolean | undefined {
   if (typeof value === 'boolean') return value;
@@ -85,24 +82,8 @@ async function updateCredentials(c: Context<BearerEnv>) {
   for (const purpose of ['avatar', 'header'] as const) {
     const file = files[purpose];
     if (!file) continue;
-    const taken = await node.limits.take(UPLOAD_LIMIT, userId, UPLOADS_PER_USER);
-    if (!taken.ok) {
-      return apiError(c, 429, `Too many uploads; retry in ${taken.retryAfterSec} s.`, {
-        headers: { 'retry-after': String(taken.retryAfterSec) },
-      });
-    }
-    const accepted = await node.uploads.accept({
-      ownerId: userId,
-      purpose,
-      declaredLength: file.size,
-      body: file.stream(),
-    });
-    // An image the node cannot take is Mastodon's validation failure of that field.
-    if (!accepted.ok) {
-      return accepted.reason.code === 'RATE_LIMITED'
-        ? refusalAnswer(c, accepted.reason)
-        : apiError(c, 422, `Validation failed: ${purpose}: ${accepted.reason.message}`);
-    }
+    const accepted = await acceptUpload(c, { ownerId: userId, purpose, file, field: purpose });
+    if (!accepted.ok) return accepted.response;
   }
   const person = await deps.usage.person(userId);
   if (!person) return apiError(c, 401, 'The access token is invalid');

@@ -1,5 +1,5 @@
 import { Hono } from 'hono';
-import { ACCOUNT_POSTS_LIMIT, LIKED_POSTS_LIMIT } from '@swarm/domain';
+import { ACCOUNT_POSTS_LIMIT, BOOKMARK_PAGE, LIKED_POSTS_LIMIT } from '@swarm/domain';
 import { baseUrlForDomain } from '@swarm/contract';
 import { requireToken, type BearerEnv } from '../bearer.ts';
 import { statusEntities } from '../entities/status.ts';
@@ -7,13 +7,14 @@ import { apiError } from '../errors.ts';
 import { formatApiId, parseApiId } from '../ids.ts';
 import { pageLimit, setLinkHeader, textParam } from '../list-paging.ts';
 import { readParams, type Params } from '../params.ts';
-import { notFound, optionalViewer } from '../route-kit.ts';
+import { notFound, optionalViewer, tokenPerson } from '../route-kit.ts';
 
 /**
  * `GET /api/v1/accounts/:id/statuses`: a person's posts, local or remote (the copies kept here),
  * paged by `api_id` with Link headers; `exclude_replies`, `exclude_reblogs`, `only_media`;
  * `pinned=true` is an empty list (the node has no pinned posts). `GET /api/v1/favourites`: the
- * posts the token's person liked, the latest like first, paged by the like.
+ * posts the token's person liked, the latest like first, paged by the like; `GET
+ * /api/v1/bookmarks` likewise, paged by the bookmark.
  */
 
 const truthy = (value: unknown) => ['true', '1', true].includes(value as string);
@@ -88,6 +89,35 @@ export function accountStatusRoutes() {
     });
     const records = await node.clientReads.statusesByRows(user, page.rowIds);
     setLinkHeader(c, baseUrlForDomain(node.config.domain), page, limit);
+    return c.json(statusEntities(records, node.config.domain));
+  });
+
+  app.get('/api/v1/bookmarks', requireToken(['read:bookmarks'], { user: true }), async (c) => {
+    const { node } = c.var.deps;
+    const read = await readParams(c.req.raw);
+    if (!read.ok) return apiError(c, 400, read.reason);
+    const limit = pageLimit(read.value, BOOKMARK_PAGE);
+    const viewer = await tokenPerson(c);
+    if (!viewer) return apiError(c, 401, 'The access token is invalid');
+    // Paged by the bookmark (newest bookmarked first): the cursors are the domain's, opaque.
+    const page = await node.bookmarks.list(viewer, {
+      before: textParam(read.value, 'max_id'),
+      after: textParam(read.value, 'min_id') ?? textParam(read.value, 'since_id'),
+      limit,
+    });
+    // A cursor that is not one of ours is a page of nothing, as an unknown id is.
+    if (!page.ok) return c.json([]);
+    const { entries } = page.value;
+    const records = await node.clientReads.statusesByRows(
+      viewer,
+      entries.map((e) => e.postRowId),
+    );
+    setLinkHeader(
+      c,
+      baseUrlForDomain(node.config.domain),
+      { oldest: page.value.next, newest: page.value.prev },
+      limit,
+    );
     return c.json(statusEntities(records, node.config.domain));
   });
   return app;

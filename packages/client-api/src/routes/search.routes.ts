@@ -1,8 +1,13 @@
 import { Hono, type Context } from 'hono';
-import { baseUrlForDomain, parseHandleAddress } from '@swarm/contract';
+import {
+  baseUrlForDomain,
+  formatSwarmPostId,
+  parseHandleAddress,
+  parseSwarmPostId,
+} from '@swarm/contract';
 import type { AppAccount, PostView } from '@swarm/domain';
 import type { BearerEnv } from '../bearer.ts';
-import { statusEntities } from '../entities/status.ts';
+import { statusEntities, statusEntity } from '../entities/status.ts';
 import { apiError } from '../errors.ts';
 import { pageLimit, textParam } from '../list-paging.ts';
 import { readParams } from '../params.ts';
@@ -12,13 +17,23 @@ import { accountJson, optionalViewer } from '../route-kit.ts';
  * `GET /api/v2/search` (docs/clients.md "Search") over the domain's search (people, posts,
  * hashtags, with the viewer's mutes and blocks left out and hidden accounts never shown).
  * `resolve=true` (a token needed, as on Mastodon) asks another node for a `handle@domain` or a
- * profile URL (`https://node/@handle`) it does not know yet, within the profiles' budgets;
- * without it such an address is answered from what this node stores. People the domain finds
+ * profile URL (`https://node/@handle`) it does not know yet, within the profiles' budgets, and
+ * a post's URL (`https://node/posts/<id>`) it holds no copy of; without it such an address is
+ * answered from what this node stores. People the domain finds
  * only by their handle in the registry (never stored here) have no account id and are left out.
  */
 
 const LIMIT = { default: 20, max: 40 } as const;
 const TYPES = ['accounts', 'statuses', 'hashtags'] as const;
+
+/** `https://beta.example/posts/<id>` (a status's `url`) → its node and post id. */
+function postFromUrl(q: string): { domain: string; postId: string } | 'malformed' | null {
+  const match = /^https?:\/\/([^/?#@]+)\/posts\/([^/?#]+)\/?$/.exec(q);
+  if (!match) return null;
+  // Through the contract's parser: a malformed node or post id is no post's URL.
+  const parsed = parseSwarmPostId(`swarm:${match[1]!.toLowerCase()}:${match[2]!}`);
+  return parsed.ok ? parsed.value : 'malformed';
+}
 
 /** `https://beta.example/@bob` → `bob@beta.example`; anything else as it came. */
 function addressFromUrl(q: string): string | null {
@@ -52,6 +67,14 @@ export function searchRoutes() {
 
     const raw = String(params.q ?? '').trim();
     if (raw === '') return c.json({ accounts: [], statuses: [], hashtags: [] });
+    const postAddress = postFromUrl(raw);
+    if (postAddress) {
+      const status =
+        postAddress !== 'malformed' && wantsType(type, 'statuses')
+          ? await statusAt(c, postAddress, viewer, resolve)
+          : null;
+      return c.json({ accounts: [], statuses: status ? [status] : [], hashtags: [] });
+    }
     const fromUrl = addressFromUrl(raw);
     const q = fromUrl ?? raw;
     const bare = q.replace(/^@/, '');
@@ -65,7 +88,7 @@ export function searchRoutes() {
         : apiError(c, 502, searched.reason.message, { code: searched.reason.code });
     }
     const found = searched.value;
-    const wants = (t: (typeof TYPES)[number]) => type === undefined || type === t;
+    const wants = (t: (typeof TYPES)[number]) => wantsType(type, t);
 
     let accounts: ReturnType<typeof accountJson>[] = [];
     if (wants('accounts')) {
@@ -98,6 +121,39 @@ export function searchRoutes() {
     return c.json({ accounts, statuses: statusList, hashtags });
   });
   return app;
+}
+
+const wantsType = (type: string | undefined, t: (typeof TYPES)[number]) =>
+  type === undefined || type === t;
+
+/**
+ * The status at a post's URL: ours by its id; another node's from its copy here, or (with
+ * `resolve`) read from its node through the thread service, on the post pages' budgets, which
+ * keeps a copy. Null when there is none the viewer may read.
+ */
+async function statusAt(
+  c: Context<BearerEnv>,
+  at: { domain: string; postId: string },
+  viewer: { id: string; handle: string; showNsfw: boolean } | null,
+  resolve: boolean,
+) {
+  const { node } = c.var.deps;
+  const self = node.config.domain;
+  let rowId: string | null = null;
+  if (at.domain === self) {
+    rowId = at.postId;
+  } else {
+    const apId = formatSwarmPostId(at);
+    const find = () => node.db.prisma.post.findFirst({ where: { apId }, select: { id: true } });
+    let copy = await find();
+    if (!copy && resolve) {
+      const read = await node.threads.get(viewer, apId);
+      if (read.ok) copy = await find();
+    }
+    rowId = copy?.id ?? null;
+  }
+  const record = rowId ? await node.clientReads.statusByRow(viewer, rowId) : null;
+  return record ? statusEntity(record, self) : null;
 }
 
 /**

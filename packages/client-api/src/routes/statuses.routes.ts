@@ -135,9 +135,12 @@ async function postInput(
   const mediaIds = rawIds === undefined ? [] : Array.isArray(rawIds) ? rawIds : [rawIds];
   if (!mediaIds.every((id) => typeof id === 'string')) return bad('media_ids must be ids');
   if (mediaIds.length > 4) return bad('at most 4 media');
+  // Only the person's own uploads not yet in a post (another's id is not theirs to use).
+  const free =
+    mediaIds.length > 0
+      ? await c.var.deps.node.uploads.peek(viewer.id, mediaIds as string[])
+      : new Map<string, { description: string }>();
   if (mediaIds.length > 0) {
-    // Only the person's own uploads not yet in a post (another's id is not theirs to use).
-    const free = await c.var.deps.node.uploads.peek(viewer.id, mediaIds as string[]);
     if (
       new Set(mediaIds).size !== mediaIds.length ||
       !mediaIds.every((id) => free.has(id as string))
@@ -165,7 +168,11 @@ async function postInput(
   }
   return ok({
     content,
-    media: mediaIds.map((uploadId) => ({ uploadId: uploadId as string, altText: '' })),
+    // The description an app set on the upload is the photo's alt text.
+    media: mediaIds.map((uploadId) => ({
+      uploadId: uploadId as string,
+      altText: free.get(uploadId as string)?.description ?? '',
+    })),
     isNsfw: (sensitive.value ?? false) || warning !== '',
     visibility,
     replyToId,

@@ -1,10 +1,10 @@
 import type { Context } from 'hono';
 import { Hono } from 'hono';
-import { normaliseHashtag, type Result } from '@swarm/contract';
+import { normaliseHashtag, type Refusal, type Result } from '@swarm/contract';
 import type { ClientViewer, PublicScope, StatusRecord } from '@swarm/domain';
 import { requireToken, type BearerEnv } from '../bearer.ts';
 import { statusEntities } from '../entities/status.ts';
-import { apiError } from '../errors.ts';
+import { apiError, refusalAnswer } from '../errors.ts';
 import { linkHeader, readApiIdPage, statusCursors, TIMELINE_LIMIT } from '../paging.ts';
 import { readParams, type Params } from '../params.ts';
 import { optionalToken, viewerOf } from '../viewer.ts';
@@ -52,14 +52,21 @@ function scopeOf(params: Params): Result<{ scope: PublicScope; onlyMedia: boolea
 
 async function answer(
   c: C,
-  read: (viewer: ClientViewer | null, params: Params) => Promise<Result<StatusRecord[]>>,
+  read: (
+    viewer: ClientViewer | null,
+    params: Params,
+  ) => Promise<Result<StatusRecord[], string | Refusal>>,
 ) {
   const viewer = await viewerOf(c);
   if (viewer === undefined) return apiError(c, 401, 'The access token is invalid');
   const params = await readParams(c.req.raw);
   if (!params.ok) return apiError(c, 400, params.reason);
   const records = await read(viewer, params.value);
-  if (!records.ok) return apiError(c, 422, `Validation failed: ${records.reason}`);
+  if (!records.ok) {
+    return typeof records.reason === 'string'
+      ? apiError(c, 422, `Validation failed: ${records.reason}`)
+      : refusalAnswer(c, records.reason);
+  }
   const { domain } = c.var.deps.node.config;
   const link = linkHeader(domain, c.req.raw, statusCursors(records.value));
   if (link) c.header('Link', link);
@@ -86,6 +93,16 @@ export function timelineRoutes() {
       if (!scope.ok) return scope;
       const timelines = c.var.deps.node.clientReads.timelines;
       return { ok: true, value: await timelines.public(viewer, scope.value, page.value) };
+    }),
+  );
+
+  app.get('/api/v1/timelines/list/:id', requireToken(['read:lists'], { user: true }), (c) =>
+    answer(c, async (viewer, params) => {
+      const page = readApiIdPage(params, TIMELINE_LIMIT);
+      if (!page.ok) return page;
+      const timelines = c.var.deps.node.clientReads.timelines;
+      const records = await timelines.list(viewer!, c.req.param('id'), page.value);
+      return records;
     }),
   );
 

@@ -38,6 +38,10 @@ export function createStreamRenderers(node: NodeContext): StreamRenderers {
       for (const [id, entity] of entities) out.set(id, JSON.stringify(entity));
       return out;
     },
+    listMembers: (lists, posts) => node.lists.holding(lists, posts),
+    async ownsList(userId, list) {
+      return (await node.lists.get(userId, list)).ok;
+    },
     async notifications(notes: readonly StreamNotification[]) {
       const actorIds = [...new Set(notes.flatMap((n) => (n.accountId ? [n.accountId] : [])))];
       const [statuses, ...actors] = await Promise.all([

@@ -71,7 +71,7 @@ export async function listBookmarks(
         },
         orderBy: [...pageOrder(direction)],
         take,
-        select: { id: true, createdAt: true, post: { select: postViewSelect } },
+        select: { id: true, createdAt: true, postId: true, post: { select: postViewSelect } },
       }),
     position: (row) => ({ at: row.createdAt, id: row.id }),
     view: (row) => {
@@ -89,6 +89,7 @@ export async function listBookmarks(
   const entries: BookmarkEntry[] = read.map((entry, i) => ({
     post: posts[i]!,
     bookmarkId: entry.item.row.id,
+    postRowId: entry.item.row.postId,
     bookmarkedAt: entry.item.row.createdAt.toISOString(),
     cursor: formatCursor(entry.position),
   }));

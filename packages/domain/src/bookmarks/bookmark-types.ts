@@ -25,6 +25,8 @@ export interface BookmarkEntry {
   /** The bookmark row's id (a UUID) and when it was made. */
   bookmarkId: string;
   bookmarkedAt: string;
+  /** The post's row id (the client API reads its Status by it). */
+  postRowId: string;
   /** The entry's position: `before`/`after` of another page (opaque). */
   cursor: string;
 }

@@ -1,5 +1,6 @@
 import { localActorKey, type Db } from '@swarm/db';
 import type { ThreadService } from '../feeds/index.ts';
+import { readListAudience } from '../lists/index.ts';
 import type { Logger } from '../logger.ts';
 import type { RegistryService } from '../registry/index.ts';
 import type { AccountRecord, ClientViewer, StatusRecord } from './client-records.ts';
@@ -87,7 +88,12 @@ export function createClientReads(deps: ClientReadsDeps): ClientReads {
       actorsOf(prisma, { kind: 'likes', postId: rowId, self, ...page }),
     rebloggedBy: (rowId, page) =>
       actorsOf(prisma, { kind: 'reposts', postId: rowId, self, ...page }),
-    timelines: createClientTimelines({ prisma, self, registry: deps.registry }),
+    timelines: createClientTimelines({
+      prisma,
+      self,
+      registry: deps.registry,
+      listAudience: (viewer, listId) => readListAudience(deps, viewer, listId),
+    }),
     async account(id) {
       if (!UUID.test(id)) return null;
       const [user, actor] = await Promise.all([

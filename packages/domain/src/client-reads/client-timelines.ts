@@ -1,7 +1,10 @@
+import { ok, type Result } from '@swarm/contract';
 import type { Prisma, PrismaClient } from '@swarm/db';
 import { LISTED, TIMELINE_LIVE, TOP_LEVEL } from '../content/content.service.ts';
 import { clientTagPageSql, type TagScope } from '../persistence/client-reads.sql.ts';
 import { COPY_SHOWN, readHomeAudience } from '../feeds/index.ts';
+import type { ListAudience } from '../lists/index.ts';
+import type { Refusal } from '../refusal.ts';
 import type { RegistryService } from '../registry/index.ts';
 import { LISTED_REMOTE_ACTOR, viewerFilter } from '../views/visibility.ts';
 import type { ApiIdPage, ClientViewer, StatusRecord } from './client-records.ts';
@@ -31,6 +34,12 @@ export interface ClientTimelines {
     query: { tag: string; scope: PublicScope; onlyMedia: boolean },
     page: ApiIdPage,
   ): Promise<StatusRecord[]>;
+  /** The viewer's list `listId` (lists/list-audience.ts); refused when it is not theirs. */
+  list(
+    viewer: ClientViewer,
+    listId: string,
+    page: ApiIdPage,
+  ): Promise<Result<StatusRecord[], Refusal>>;
 }
 
 /** Rows read at most per page: a viewer who muted nearly everyone gets a short page, cheaply. */
@@ -65,6 +74,7 @@ export function createClientTimelines(deps: {
   prisma: PrismaClient;
   self: string;
   registry: Pick<RegistryService, 'blockedDomains'>;
+  listAudience(viewer: ClientViewer, listId: string): Promise<Result<ListAudience, Refusal>>;
 }): ClientTimelines {
   const { prisma, self, registry } = deps;
 
@@ -133,6 +143,21 @@ export function createClientTimelines(deps: {
         query.onlyMedia ? { AND: [scoped, WITH_MEDIA] } : scoped,
         page,
         (shape) => !filter.hides(shape) && !blocked.has(shape.author.domain),
+      );
+    },
+
+    async list(viewer, listId, page) {
+      const audience = await deps.listAudience(viewer, listId);
+      if (!audience.ok) return audience;
+      const { where, filter, blocked } = audience.value;
+      if (!where) return ok([]);
+      return ok(
+        await pageOf(
+          viewer,
+          where,
+          page,
+          (shape) => !filter.hides(shape) && !blocked.has(shape.author.domain),
+        ),
       );
     },
 

@@ -2,6 +2,7 @@ import type { Result } from '@swarm/contract';
 import type { Db, Prisma } from '@swarm/db';
 import type { Clock } from '../clock.ts';
 import type { Viewer } from '../feeds/post-views.ts';
+import type { ListedAuthor } from './list-holding.ts';
 import { refuse, type Refusal } from '../refusal.ts';
 import type { RegistryService } from '../registry/index.ts';
 import type { ActorView, PostView } from '../views/index.ts';
@@ -99,6 +100,11 @@ export interface ListService {
     listId: string,
     query: { before?: string; after?: string; limit?: number },
   ): Promise<Result<ListTimeline, Refusal>>;
+  /** Which of these lists hold which authors (the client API's `list` stream), one query. */
+  holding(
+    listIds: readonly string[],
+    authors: readonly ListedAuthor[],
+  ): Promise<(listId: string, author: ListedAuthor) => boolean>;
 }
 
 export interface ListDeps {

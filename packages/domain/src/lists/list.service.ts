@@ -1,6 +1,7 @@
 import { addListMembers } from './add-list-members.ts';
 import { createList } from './create-list.ts';
 import { deleteList } from './delete-list.ts';
+import { listsHolding } from './list-holding.ts';
 import { listMembers } from './list-members.ts';
 import { listTimeline } from './list-timeline.ts';
 import { ownedList, type ListDeps, type ListService } from './list-types.ts';
@@ -21,5 +22,6 @@ export function createListService(deps: ListDeps): ListService {
     removeMembers: (ownerId, listId, refs) => removeListMembers(deps, ownerId, listId, refs),
     listsWith: (ownerId, ref) => listsWith(deps, ownerId, ref),
     timeline: (viewer, listId, query) => listTimeline(deps, viewer, listId, query),
+    holding: (listIds, authors) => listsHolding(deps, listIds, authors),
   };
 }

@@ -11,7 +11,10 @@ import {
   type ProcessedImage,
   type UploadPurpose,
 } from './image-processing.ts';
+import { describeUpload, type UploadDescription } from './describe-upload.ts';
 import type { MediaStorage } from './media-storage.ts';
+import { readUpload } from './read-upload.ts';
+import { uploadViewOf, type UploadView } from './upload-view.ts';
 import { lockAdmissions, quotaRefusal, uploadUsage, type QuotaConfig } from './upload-quota.ts';
 
 /**
@@ -36,24 +39,13 @@ export const UPLOADS = {
   maxAgeSec: 365 * 24 * 60 * 60,
 } as const;
 
-/** What the uploader gets back, and what the composer shows. */
-export interface UploadView {
-  id: string;
-  purpose: UploadPurpose;
-  /** Absolute URL of the display image: what posts and profiles carry (peers fetch it). */
-  url: string;
-  thumbUrl: string;
-  mimeType: string;
-  width: number;
-  height: number;
-  blurhash: string;
-}
-
 /** An upload taken by a post (`post-actions.service.ts`). */
 export interface AttachedUpload {
   url: string;
   mimeType: string;
   blurhash: string;
+  /** What an app said the image shows (the post's alt text unless it says another). */
+  description: string;
 }
 
 export interface UploadInput {
@@ -67,6 +59,14 @@ export interface UploadInput {
 export interface UploadService {
   readonly storage: MediaStorage;
   accept(input: UploadInput): Promise<Result<UploadView, Refusal>>;
+  /** A person's photo upload not yet discarded, by id; null when it is not theirs. */
+  get(ownerId: string, uploadId: string): Promise<UploadView | null>;
+  /** Sets its description and focal point until it is in a post (describe-upload.ts). */
+  describe(
+    ownerId: string,
+    uploadId: string,
+    input: UploadDescription,
+  ): Promise<Result<UploadView, Refusal>>;
   /** A stored file by its name in `UPLOADS.path` (`<id>.webp`, `<id>-thumb.webp`), or null. */
   file(name: string): Promise<{ bytes: Uint8Array; contentType: string } | null>;
   /** Whether `url` is a file of this node's uploads (pages load it directly, not proxied). */
@@ -149,22 +149,6 @@ export function createUploadService(deps: {
       at += chunk.byteLength;
     }
     return ok(bytes);
-  }
-
-  function viewOf(
-    row: { id: string; purpose: string; mimeType: string; width: number; height: number },
-    blurhash: string,
-  ): UploadView {
-    return {
-      id: row.id,
-      purpose: row.purpose as UploadPurpose,
-      url: `${base}${row.id}.webp`,
-      thumbUrl: `${base}${row.id}-thumb.webp`,
-      mimeType: row.mimeType,
-      width: row.width,
-      height: row.height,
-      blurhash,
-    };
   }
 
   const empty = () =>
@@ -372,8 +356,19 @@ export function createUploadService(deps: {
         return written;
       }
       if (purpose !== 'post') sweepSoon();
-      return ok(viewOf(row, image.blurhash));
+      return ok(
+        uploadViewOf(base, {
+          ...row,
+          description: '',
+          focusX: null,
+          focusY: null,
+          attachedAt: purpose === 'post' ? null : now,
+        }),
+      );
     },
+
+    get: (ownerId, uploadId) => readUpload({ db, base }, ownerId, uploadId),
+    describe: (ownerId, uploadId, input) => describeUpload({ db, base }, ownerId, uploadId, input),
 
     async file(name) {
       if (!FILE_NAME.test(name)) return null;
@@ -419,13 +414,14 @@ export function createUploadService(deps: {
       }
       const rows = await tx.upload.findMany({
         where: { id: { in: unique } },
-        select: { id: true, mimeType: true, blurhash: true },
+        select: { id: true, mimeType: true, blurhash: true, description: true },
       });
       for (const row of rows) {
         attached.set(row.id, {
           url: `${base}${row.id}.webp`,
           mimeType: row.mimeType,
           blurhash: row.blurhash,
+          description: row.description,
         });
       }
       return ok(attached);
@@ -444,12 +440,17 @@ export function createUploadService(deps: {
                 attachedAt: null,
                 discardedAt: null,
               },
-              select: { id: true, mimeType: true, blurhash: true },
+              select: { id: true, mimeType: true, blurhash: true, description: true },
             });
       return new Map(
         rows.map((row) => [
           row.id,
-          { url: `${base}${row.id}.webp`, mimeType: row.mimeType, blurhash: row.blurhash },
+          {
+            url: `${base}${row.id}.webp`,
+            mimeType: row.mimeType,
+            blurhash: row.blurhash,
+            description: row.description,
+          },
         ]),
       );
     },

@@ -33,7 +33,13 @@ export interface LimitRule {
   burst?: number;
 }
 
-export type LimitResult = { ok: true } | { ok: false; retryAfterSec: number };
+/** `remaining`: whole requests the bucket still allows now (for `X-RateLimit-Remaining`). */
+export type LimitResult = { ok: true; remaining: number } | { ok: false; retryAfterSec: number };
+
+/** Whole requests `units` allow under `rule`. */
+export function remainingOf(units: number, rule: LimitRule): number {
+  return Math.floor(units / bucketShape(rule).cost);
+}
 
 /**
  * A bucket as every store keeps it: `units` left at `at` (ms on the node's clock). Integer
@@ -72,7 +78,9 @@ export function takeFromBucket(
   const units = granted ? refilled - cost : refilled;
   return {
     bucket: { units, at },
-    result: granted ? { ok: true } : { ok: false, retryAfterSec: retryAfterSec(units, rule) },
+    result: granted
+      ? { ok: true, remaining: remainingOf(units, rule) }
+      : { ok: false, retryAfterSec: retryAfterSec(units, rule) },
     fullAt: at + Math.ceil((capacity - units) / perMs),
   };
 }

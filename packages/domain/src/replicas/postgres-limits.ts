@@ -3,6 +3,7 @@ import type { Clock } from '../clock.ts';
 import type { Logger } from '../logger.ts';
 import {
   bucketShape,
+  remainingOf,
   retryAfterSec,
   type LimitResult,
   type LimitRule,
@@ -102,7 +103,7 @@ export function createPostgresLimits(deps: {
     prune(now);
     const row = rows[0]!;
     return row.granted
-      ? ({ ok: true } as const)
+      ? ({ ok: true, remaining: remainingOf(Number(row.units), rule) } as const)
       : ({ ok: false, retryAfterSec: retryAfterSec(Number(row.units), rule) } as const);
   }
 
@@ -112,7 +113,7 @@ export function createPostgresLimits(deps: {
     try {
       if (waiting.length > 1) {
         const { cost, capacity, perMs } = bucketShape(rule);
-        const { rows } = await pool.query<{ granted: boolean }>(TAKE_ALL_SQL, [
+        const { rows } = await pool.query<{ granted: boolean; units: string }>(TAKE_ALL_SQL, [
           name,
           key,
           now,
@@ -123,7 +124,11 @@ export function createPostgresLimits(deps: {
         ]);
         prune(now);
         if (rows[0]!.granted) {
-          for (const w of waiting) w.resolve({ ok: true });
+          // In arrival order: the last one sees what is left, each earlier one a request more.
+          const left = remainingOf(Number(rows[0]!.units), rule);
+          waiting.forEach((w, i) =>
+            w.resolve({ ok: true, remaining: left + waiting.length - 1 - i }),
+          );
           return;
         }
       }

@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import type { Clock } from '../clock.ts';
-import { bucketShape, retryAfterSec, type Limits } from './limits.ts';
+import { bucketShape, remainingOf, retryAfterSec, type Limits } from './limits.ts';
 
 // `takeFromBucket` as a Lua script, so a take is atomic in Redis. KEYS[1] the bucket's hash;
 // ARGV: now (ms on the node's clock), capacity, refill per ms, one request's cost (integer
@@ -62,7 +62,7 @@ export function createRedisLimits(deps: { redis: Redis; clock: Clock; prefix: st
         cost,
       );
       return granted === 1
-        ? { ok: true }
+        ? { ok: true, remaining: remainingOf(Number(units), rule) }
         : { ok: false, retryAfterSec: retryAfterSec(Number(units), rule) };
     },
     async reset(name, key) {
