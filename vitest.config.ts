@@ -84,6 +84,10 @@ export default defineConfig({
           include: levelFiles,
           // The migrated templates of test databases and test nodes, built once before the files.
           globalSetup: ['packages/db/src/testing/global-setup.ts'],
+          // A worker runs file after file on one module graph instead of a fresh one per file:
+          // importing the node's packages was a third of the suite's time. Each file still makes
+          // its own databases, nodes and processes and closes them (docs/testing.md).
+          isolate: false,
           exclude: [...configDefaults.exclude, ...(databaseOnly ? databaseIndependent : [])],
         },
       },
