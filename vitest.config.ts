@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { configDefaults, defineConfig } from 'vitest/config';
+import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 // One run covers every package. Each test file gets its own database (see @swarm/db/testing),
 // so files can run in parallel; the browser tests start real nodes on their own ports.
@@ -52,6 +53,29 @@ const databaseIndependent = [
   'packages/testnet/test/front-door-embedded.process.test.ts',
 ];
 
+/**
+ * The longest files start first, so that none runs alone at the end of a pass: the front-door
+ * sweeps (4 to 5 min each), then the browser files (two nodes and Chromium), then the other
+ * files that start node processes, then the rest in Vitest's own order. In a clean clone
+ * Vitest knows no durations and would start the small front-door files last.
+ */
+class LongestFirst extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const sorted = await super.sort(files);
+    const rank = (file: TestSpecification) => {
+      const id = file.moduleId;
+      if (id.includes('/front-door-')) return 0;
+      if (id.endsWith('.browser.test.ts')) return 1;
+      if (id.endsWith('.process.test.ts')) return 2;
+      return 3;
+    };
+    return sorted
+      .map((file, i) => ({ file, i, rank: rank(file) }))
+      .sort((a, b) => a.rank - b.rank || a.i - b.i)
+      .map((entry) => entry.file);
+  }
+}
+
 export default defineConfig({
   test: {
     // Most of a test file's time is spent waiting on the nodes and browsers it starts, so two
@@ -59,6 +83,7 @@ export default defineConfig({
     // 13 min per database instead of 22 on the CI machine (docs/testing.md).
     maxWorkers: Math.max(2, availableParallelism() - 1),
     testTimeout: 30_000,
+    sequence: { sequencer: LongestFirst },
     hookTimeout: 120_000,
     projects: [
       // Pure functions (no database, no process): one worker thread runs them one after the
