@@ -84,3 +84,16 @@ export async function readParams(request: Request): Promise<ParamsResult> {
   }
   return { ok: true, value: query };
 }
+
+/**
+ * A boolean as apps send one: JSON true or false, or in a form or query string `true`, `false`,
+ * `1`, `0`, `on`, `off` or empty (false); undefined for anything else.
+ */
+export function booleanValue(value: unknown): boolean | undefined {
+  if (typeof value === 'boolean') return value;
+  if (typeof value !== 'string') return undefined;
+  const text = value.toLowerCase();
+  if (['true', '1', 'on'].includes(text)) return true;
+  if (['false', '0', 'off', ''].includes(text)) return false;
+  return undefined;
+}

@@ -289,6 +289,23 @@ describe('search', () => {
     }
   });
 
+  it('a mention in a post never copied here shows once its post is fetched in the background', async () => {
+    // dora (B, followed by nobody on A) mentions alice: A is told of the mention, not sent the post.
+    const postId = await adminPost(b, {
+      handle: 'dora',
+      content: `@alice@${a.domain} a word from B`,
+    });
+    const mentions = async () =>
+      (await alice.v1.notifications.list({ types: ['mention'] })).filter(
+        (n) => n.account?.acct === `dora@${b.domain}`,
+      );
+    // The first reads leave it out and fetch the post; a later one has it.
+    await expect
+      .poll(async () => (await mentions()).map((n) => n.status?.url), ARRIVAL)
+      .toEqual([`${b.url}/posts/${postId}`]);
+    expect((await mentions())[0]!.status!.content).toContain('a word from B');
+  }, 150_000);
+
   it('statuses by words and hashtags', async () => {
     const posts = await alice.v2.search.list({ q: 'hello', type: 'statuses' });
     expect(posts.statuses.map((s) => s.account.acct)).toEqual(['carol']);

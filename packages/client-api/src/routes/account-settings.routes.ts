@@ -4,6 +4,7 @@ import { requireToken, type BearerEnv } from '../bearer.ts';
 import { credentialAccount } from '../entities/account.ts';
 import { apiError, refusalAnswer } from '../errors.ts';
 import { readForm } from '../form-files.ts';
+import { booleanValue } from '../params.ts';
 import { acceptUpload } from '../uploads.ts';
 
 /**
@@ -13,14 +14,6 @@ import { acceptUpload } from '../uploads.ts';
  * are accepted and ignored (the node has no such settings). Answers the credential account.
  * `GET /api/v1/preferences`: the posting and reading defaults apps start from.
  */
-
-function flag(value: unknown): boolean | undefined {
-  if (typeof value === 'boolean') return value;
-  if (typeof value !== 'string') return undefined;
-  if (['true', '1', 'on'].includes(value.toLowerCase())) return true;
-  if (['false', '0', 'off', ''].includes(value.toLowerCase())) return false;
-  return undefined;
-}
 
 export function accountSettingsRoutes() {
   const app = new Hono<BearerEnv>();
@@ -56,7 +49,7 @@ async function updateCredentials(c: Context<BearerEnv>) {
   const { params, files } = form.value;
   const current = await auth.accounts.settings(userId);
   if (!current.ok) return apiError(c, 401, 'The access token is invalid');
-  const bot = params.bot === undefined ? undefined : flag(params.bot);
+  const bot = params.bot === undefined ? undefined : booleanValue(params.bot);
   if (params.bot !== undefined && bot === undefined) {
     return apiError(c, 422, 'Validation failed: bot is not a boolean');
   }

@@ -4,7 +4,7 @@ import { REPLIES_POLICIES, type ListView, type RepliesPolicy } from '@swarm/doma
 import { requireToken, type BearerEnv } from '../bearer.ts';
 import { apiError, refusalAnswer } from '../errors.ts';
 import { listParam, pageLimit, setLinkHeader, textParam } from '../list-paging.ts';
-import { readParams, type Params } from '../params.ts';
+import { booleanValue, readParams, type Params } from '../params.ts';
 import { accountJson } from '../route-kit.ts';
 
 /**
@@ -30,15 +30,6 @@ function listEntity(list: ListView) {
   };
 }
 
-const BOOLEAN = new Map<unknown, boolean>([
-  [true, true],
-  ['true', true],
-  ['1', true],
-  [false, false],
-  ['false', false],
-  ['0', false],
-]);
-
 /** Title, replies policy and exclusive as the domain takes them, or why not (422). */
 function settingsOf(
   params: Params,
@@ -48,7 +39,7 @@ function settingsOf(
   if (policy !== undefined && !REPLIES_POLICIES.includes(policy as RepliesPolicy)) {
     return `replies_policy must be one of ${REPLIES_POLICIES.join(', ')}`;
   }
-  const flag = exclusive === undefined ? undefined : BOOLEAN.get(exclusive);
+  const flag = exclusive === undefined ? undefined : booleanValue(exclusive);
   if (exclusive !== undefined && flag === undefined) return 'exclusive must be true or false';
   return {
     ...(title !== undefined ? { title } : {}),

@@ -18,9 +18,9 @@ import { accountJson, notFound } from '../route-kit.ts';
  * Notifications (docs/clients.md "Notifications"), paged by their `api_id` with Link headers.
  * Our kinds as Mastodon's types: like → `favourite`, repost → `reblog`, follow → `follow`,
  * mention and reply → `mention`. Each carries its `account` and, but for follows, its `status`;
- * one whose post is not stored here (a mention in a remote post never copied, a deleted post) or
- * whose actor has no row is left out: apps expect those fields, and an entry without them would
- * only show as broken. Dismiss and clear delete notifications, in our pages too.
+ * one whose post is not stored here (a deleted post; a mention in a remote post never copied,
+ * until the background read of `fetchMissingPosts` has kept it) or whose actor has no row is
+ * left out: apps expect those fields, and an entry without them would only show as broken. Dismiss and clear delete notifications, in our pages too.
  */
 
 const MASTODON_TYPE: Record<NotificationKind, string> = {
@@ -36,18 +36,48 @@ function kindsOf(types: readonly string[]): NotificationKind[] {
   return NOTIFICATION_KINDS.filter((kind) => types.includes(MASTODON_TYPE[kind]));
 }
 
+/** Posts of notifications fetched in the background per request, at most. */
+const FETCHES_PER_READ = 4;
+
+/**
+ * The posts of notifications that name a remote post not stored here (a mention in a post of
+ * someone nobody here follows) are read from their nodes in the background, through the thread
+ * service and its budgets, and kept: the app's next read shows those notifications. Nobody
+ * waits for them.
+ */
+function fetchMissingPosts(
+  c: Context<BearerEnv>,
+  rows: readonly AppNotificationRow[],
+  viewer: { id: string; handle: string; showNsfw: boolean } | null,
+) {
+  const { node } = c.var.deps;
+  const missing = [
+    ...new Set(
+      rows.flatMap((r) => (r.type !== 'follow' && !r.postId && r.postApId ? [r.postApId] : [])),
+    ),
+  ].slice(0, FETCHES_PER_READ);
+  for (const apId of missing) {
+    void node.threads
+      .get(viewer, apId)
+      .catch((err: unknown) =>
+        node.logger.warn({ err, apId }, 'client API: could not fetch a notification post'),
+      );
+  }
+}
+
 async function render(c: Context<BearerEnv>, rows: readonly AppNotificationRow[]) {
   const { node } = c.var.deps;
   const domain = node.config.domain;
   const viewer = await node.db.prisma.user.findUnique({
     where: { id: c.var.grant.userId! },
-    select: { id: true, handle: true },
+    select: { id: true, handle: true, showNsfw: true },
   });
   const accounts = await node.appAccounts.byIds(
     rows.flatMap((r) => (r.accountId ? [r.accountId] : [])),
   );
   const postIds = [...new Set(rows.flatMap((r) => (r.postId ? [r.postId] : [])))];
   const statuses = await node.clientReads.statusesByRows(viewer, postIds);
+  fetchMissingPosts(c, rows, viewer);
   const byRow = new Map(statuses.map((s) => [s.rowId, s]));
   return rows.flatMap((row) => {
     const account = row.accountId ? accounts.get(row.accountId) : undefined;

@@ -6,7 +6,7 @@ import { requireToken, type BearerEnv } from '../bearer.ts';
 import { statusEntities } from '../entities/status.ts';
 import { apiError, refusalAnswer } from '../errors.ts';
 import { linkHeader, readApiIdPage, statusCursors, TIMELINE_LIMIT } from '../paging.ts';
-import { readParams, type Params } from '../params.ts';
+import { booleanValue, readParams, type Params } from '../params.ts';
 import { optionalToken, viewerOf } from '../viewer.ts';
 
 /**
@@ -19,20 +19,10 @@ type C = Context<BearerEnv>;
 
 const READ = ['read:statuses'];
 
-const FLAGS = new Map<unknown, boolean>([
-  [true, true],
-  ['true', true],
-  ['1', true],
-  [false, false],
-  ['false', false],
-  ['0', false],
-  ['', false],
-]);
-
 function flag(params: Params, name: string): Result<boolean> {
   const raw = params[name];
   if (raw === undefined) return { ok: true, value: false };
-  const value = FLAGS.get(raw);
+  const value = booleanValue(raw);
   return value === undefined
     ? { ok: false, reason: `${name} must be true or false` }
     : { ok: true, value };

@@ -74,6 +74,25 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export function createNotificationAppReads(deps: { db: Db; self: string }) {
   const { prisma } = deps.db;
+
+  /**
+   * A remote post named only by its id when the notification came (a mention in a post never
+   * copied here) may have been stored since (read by someone, or fetched for an app): its row.
+   */
+  async function withCopies(rows: AppNotificationRow[]): Promise<AppNotificationRow[]> {
+    const apIds = [...new Set(rows.flatMap((r) => (!r.postId && r.postApId ? [r.postApId] : [])))];
+    if (apIds.length === 0) return rows;
+    const copies = await prisma.post.findMany({
+      where: { apId: { in: apIds }, deletedAt: null },
+      select: { id: true, apId: true },
+    });
+    const rowOf = new Map(copies.map((c) => [c.apId!, c.id]));
+    return rows.map((r) => {
+      const postId = !r.postId && r.postApId ? rowOf.get(r.postApId) : undefined;
+      return postId ? { ...r, postId } : r;
+    });
+  }
+
   return {
     async page(userId: string, query: AppNotificationQuery): Promise<AppNotificationRow[]> {
       if (query.kinds && query.kinds.length === 0) return [];
@@ -100,7 +119,7 @@ export function createNotificationAppReads(deps: { db: Db; self: string }) {
         select: rowSelect,
       });
       if (ascending) rows.reverse();
-      return rows.map(toRow);
+      return withCopies(rows.map(toRow));
     },
 
     /** One of the person's notifications by its api id, or null (another's is not found). */
@@ -113,7 +132,7 @@ export function createNotificationAppReads(deps: { db: Db; self: string }) {
         },
         select: rowSelect,
       });
-      return row ? toRow(row) : null;
+      return row ? ((await withCopies([toRow(row)]))[0] ?? null) : null;
     },
   };
 }
