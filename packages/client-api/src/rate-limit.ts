@@ -7,8 +7,8 @@ import { apiError } from './errors.ts';
  * The client API's rate limit (docs/clients.md "Rate limits"), with Mastodon's headers on every
  * answer: `SWARM_APP_RATE_LIMIT` requests per 5 minutes per valid access token, or per client
  * address for calls without one (a made-up token counts there too: new tokens cannot buy new
- * budgets); over it, 429 with Retry-After. A bucket of the node's shared limits, so replicas count together. Streaming is
- * not counted here: its connections have bounds of their own.
+ * budgets); over it, 429 with Retry-After. A bucket of the node's shared limits, so replicas
+ * count together. Streaming is not counted here: its connections have bounds of their own.
  */
 
 const WINDOW_MS = 5 * 60_000;

@@ -20,7 +20,8 @@ import { accountJson, notFound } from '../route-kit.ts';
  * mention and reply → `mention`. Each carries its `account` and, but for follows, its `status`;
  * one whose post is not stored here (a deleted post; a mention in a remote post never copied,
  * until the background read of `fetchMissingPosts` has kept it) or whose actor has no row is
- * left out: apps expect those fields, and an entry without them would only show as broken. Dismiss and clear delete notifications, in our pages too.
+ * left out: apps expect those fields, and an entry without them would only show as broken.
+ * Dismiss and clear delete notifications, in our pages too.
  */
 
 const MASTODON_TYPE: Record<NotificationKind, string> = {
