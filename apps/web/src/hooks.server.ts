@@ -39,6 +39,15 @@ export interface WebComposition {
 }
 
 /**
+ * adapter-node's proxy settings, which the WebSocket upgrades of the client API's streaming read
+ * the same way as the adapter reads them for requests (the upgrade does not pass through it).
+ */
+function proxyAddressing() {
+  const depth = Number(process.env.XFF_DEPTH ?? 1);
+  return { header: process.env.ADDRESS_HEADER || undefined, depth };
+}
+
+/**
  * The embedded and web-only modes (`apps/gateway/src/main.ts`): the gateway's entry boots the
  * node, since an embedded database opens in one place only, and hands it here through the
  * build's `embedded.js` (`createWebHandler`, written by `embedded-adapter.ts`) before the server
@@ -47,7 +56,7 @@ export interface WebComposition {
 export function useComposition(composition: WebComposition): void {
   if (node) throw new Error('The web app already has its node context.');
   ({ node, auth } = composition);
-  clientApi = createClientApi(composition);
+  clientApi = createClientApi({ ...composition, proxy: proxyAddressing() });
   publicReads = createPublicReads(composition.node);
 }
 
@@ -78,7 +87,7 @@ export const init: ServerInit = async () => {
   node = own;
   // Login and sign-up throttles take from the node's shared limits (one budget across replicas).
   auth = authServicesOf(own);
-  clientApi = createClientApi({ node: own, auth });
+  clientApi = createClientApi({ node: own, auth, proxy: proxyAddressing() });
   publicReads = createPublicReads(own);
   // Optional private port for scrapers without a token (as the gateway's entry does).
   const { metricsPort, metricsHost } = parsed.value;

@@ -22,13 +22,20 @@ export interface Streaming {
   upgrade(req: IncomingMessage, socket: Parameters<UpgradeHandler>[1], head: Buffer): boolean;
 }
 
+/** How the web app's edge reads a client's address behind a proxy (adapter-node's settings). */
+export interface ProxyAddressing {
+  /** `ADDRESS_HEADER`, e.g. X-Forwarded-For; unset: the socket's peer. */
+  header?: string | undefined;
+  /** `XFF_DEPTH`: proxies in front, counted from the right of X-Forwarded-For. */
+  depth?: number | undefined;
+}
+
 /**
- * The caller's address for the limits, by the same rule as the web app's adapter: the
- * `ADDRESS_HEADER` (e.g. X-Forwarded-For behind the proxy), `XFF_DEPTH` from the right; else the
- * socket's peer.
+ * The caller's address for the limits, by the same rule as the web app's adapter: the proxy's
+ * header (`depth` entries from the right for X-Forwarded-For); else the socket's peer.
  */
-export function upgradeAddress(req: IncomingMessage, env = process.env): string {
-  const header = env.ADDRESS_HEADER?.toLowerCase();
+export function upgradeAddress(req: IncomingMessage, proxy: ProxyAddressing = {}): string {
+  const header = proxy.header?.toLowerCase();
   const peer = req.socket.remoteAddress ?? 'unknown';
   if (!header) return peer;
   const value = req.headers[header];
@@ -36,13 +43,14 @@ export function upgradeAddress(req: IncomingMessage, env = process.env): string 
   if (!raw) return peer;
   if (header !== 'x-forwarded-for') return raw.trim();
   const addresses = raw.split(',').map((a) => a.trim());
-  const depth = Math.max(1, Number(env.XFF_DEPTH ?? 1) || 1);
+  const depth = Math.max(1, Math.trunc(proxy.depth ?? 1) || 1);
   return addresses[addresses.length - depth] ?? addresses[0] ?? peer;
 }
 
 export function createStreaming(input: {
   node: NodeContext;
   auth: AuthServices;
+  proxy?: ProxyAddressing | undefined;
   feedOptions?: StreamFeedOptions;
   limits?: Partial<StreamingLimits>;
 }): Streaming {
@@ -70,7 +78,7 @@ export function createStreaming(input: {
     hub,
     auth,
     logger: node.logger,
-    addressOf: (req) => upgradeAddress(req),
+    addressOf: (req) => upgradeAddress(req, input.proxy),
   });
   node.lifecycle.onShutdown?.(() => socket.close());
   return {
