@@ -195,8 +195,15 @@ beforeAll(async () => {
   const env = { ADDRESS_HEADER: 'X-Forwarded-For', XFF_DEPTH: '1' };
   const [port, otherPort] = [await freePort(), await freePort()];
   node = nodeOnPort({ dataDir: join(dataDir, 'a'), port, env });
-  other = nodeOnPort({ dataDir: join(dataDir, 'b'), port: otherPort, env });
-  await Promise.all([node.start(), other.start()]);
+  // The other node names this one as its seed: it announces itself here at start, so this node
+  // knows it (and that it takes pushed posts) before anyone there follows alice.
+  other = nodeOnPort({
+    dataDir: join(dataDir, 'b'),
+    port: otherPort,
+    env: { ...env, SWARM_SEEDS: `localhost:${port}` },
+  });
+  await node.start();
+  await other.start();
   for (const handle of ['root', 'alice', 'bob', 'carol']) await signUp(handle);
   await trpc('bob', 'interactions.follow', { address: 'alice' });
   await trpc('carol', 'moderation.safety.mute', { target: `alice@${node.domain}` });
@@ -436,6 +443,18 @@ describe('posts of another node', () => {
         { timeout: 150_000, interval: 1_000 },
       )
       .toBe(true);
+    // Pushed only to a node this one has verified: wait until it lists the other node.
+    await expect
+      .poll(
+        async () => {
+          const listed = (await (await fetch(`${node.url}/api/swarm/nodes`)).json()) as {
+            nodes: { domain: string }[];
+          };
+          return listed.nodes.map((n) => n.domain);
+        },
+        { timeout: 120_000, interval: 1_000 },
+      )
+      .toContain(other.domain);
     await settle();
     // On a busy machine a push may miss its first attempt and come with the outbox's retry
     // (30 s later): alice posts again meanwhile, and whichever of her posts arrives first is
