@@ -1,7 +1,14 @@
 import type { AuthServices } from '@swarm/auth';
 import type { NodeContext, NodeUsageService } from '@swarm/domain';
 import type { InstanceFacts } from './entities/instance.ts';
-import type { ProxyAddressing } from './streaming/streaming.ts';
+
+/** How the web app's edge reads a client's address behind a proxy (adapter-node's settings). */
+export interface ProxyAddressing {
+  /** `ADDRESS_HEADER`, e.g. X-Forwarded-For; unset: the socket's peer. */
+  header?: string | undefined;
+  /** `XFF_DEPTH`: proxies in front, counted from the right of X-Forwarded-For. */
+  depth?: number | undefined;
+}
 
 /** What the entry point hands the client API: the node and its auth services. */
 export interface ClientApiComposition {

@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { AuthServices } from '@swarm/auth';
 import { createStreamFeed, type NodeContext, type StreamFeedOptions } from '@swarm/domain';
+import type { ProxyAddressing } from '../deps.ts';
 import { createStreamingAuth } from './auth.ts';
 import { createStreamingHub, type StreamingHub, type StreamingLimits } from './hub.ts';
 import { createStreamRenderers } from './payloads.ts';
@@ -20,14 +21,6 @@ export interface Streaming {
    * else is left to the caller (false).
    */
   upgrade(req: IncomingMessage, socket: Parameters<UpgradeHandler>[1], head: Buffer): boolean;
-}
-
-/** How the web app's edge reads a client's address behind a proxy (adapter-node's settings). */
-export interface ProxyAddressing {
-  /** `ADDRESS_HEADER`, e.g. X-Forwarded-For; unset: the socket's peer. */
-  header?: string | undefined;
-  /** `XFF_DEPTH`: proxies in front, counted from the right of X-Forwarded-For. */
-  depth?: number | undefined;
 }
 
 /**
