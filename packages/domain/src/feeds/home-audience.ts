@@ -20,6 +20,34 @@ export interface HomeAudience {
   followsNobody: boolean;
 }
 
+/** A follow row's followee, as the home and list rules read it. */
+export interface FolloweeRow {
+  followeeUserId: string | null;
+  followeeRemoteActorId: string | null;
+  followeeRemoteActor: { nodeDomain: string } | null;
+}
+
+/**
+ * The local people and the remote actors these follows name, remote ones only of other nodes
+ * that are not blocked: whose posts (stored copies) a home or a list timeline reads.
+ */
+export function followeeIds(
+  follows: readonly FolloweeRow[],
+  self: string,
+  blocked: ReadonlySet<string>,
+): { localIds: string[]; remoteIds: string[] } {
+  const localIds = follows.flatMap((f) => (f.followeeUserId ? [f.followeeUserId] : []));
+  const remoteIds = follows.flatMap((f) =>
+    f.followeeRemoteActorId &&
+    f.followeeRemoteActor &&
+    f.followeeRemoteActor.nodeDomain !== self &&
+    !blocked.has(f.followeeRemoteActor.nodeDomain)
+      ? [f.followeeRemoteActorId]
+      : [],
+  );
+  return { localIds, remoteIds };
+}
+
 export async function readHomeAudience(
   deps: { prisma: PrismaClient; registry: Pick<RegistryService, 'blockedDomains'>; self: string },
   viewer: { id: string; handle: string },
@@ -44,15 +72,7 @@ export async function readHomeAudience(
   ]);
   const elsewhere = new Set(exclusive.map((m) => m.memberKey));
   const homeFollows = follows.filter((f) => !elsewhere.has(f.followeeKey));
-  const followees = homeFollows.flatMap((f) => (f.followeeUserId ? [f.followeeUserId] : []));
-  const remotes = homeFollows.flatMap((f) =>
-    f.followeeRemoteActorId &&
-    f.followeeRemoteActor &&
-    f.followeeRemoteActor.nodeDomain !== self &&
-    !blocked.has(f.followeeRemoteActor.nodeDomain)
-      ? [f.followeeRemoteActorId]
-      : [],
-  );
+  const { localIds: followees, remoteIds: remotes } = followeeIds(homeFollows, self, blocked);
   return {
     where: {
       OR: [

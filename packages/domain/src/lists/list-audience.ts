@@ -1,5 +1,6 @@
 import { ok, type Result } from '@swarm/contract';
 import { localActorKey, type Prisma } from '@swarm/db';
+import { followeeIds } from '../feeds/home-audience.ts';
 import type { Refusal } from '../refusal.ts';
 import {
   LISTED_ACCOUNT,
@@ -51,15 +52,7 @@ export async function readListAudience(
     deps.registry.blockedDomains(),
     viewerFilter(prisma, { viewer, self, operatorMutes: false }),
   ]);
-  const localIds = members.flatMap((m) => (m.followeeUserId ? [m.followeeUserId] : []));
-  const remoteIds = members.flatMap((m) =>
-    m.followeeRemoteActorId &&
-    m.followeeRemoteActor &&
-    m.followeeRemoteActor.nodeDomain !== self &&
-    !blocked.has(m.followeeRemoteActor.nodeDomain)
-      ? [m.followeeRemoteActorId]
-      : [],
-  );
+  const { localIds, remoteIds } = followeeIds(members, self, blocked);
   const where: Prisma.PostWhereInput | null =
     localIds.length === 0 && remoteIds.length === 0
       ? null
