@@ -1,7 +1,5 @@
 import { err, formatActorUrl, ok, uuidSchema, type Result } from '@swarm/contract';
-import { createBatchedStatement } from '../persistence/batched-statement.ts';
 import {
-  blockedOnPostSql,
   type PostInteraction,
   type RemoteActorFields,
   type RemoteActorUpsertOptions,
@@ -34,6 +32,14 @@ export interface PostEffects {
   /** Reposts: the repost's id on the actor's node. */
   remoteRepostId?: string | undefined;
 }
+
+/** What `applyOnPost` found: the post (live, its author shown), and whether they blocked the actor. */
+export interface OnPost {
+  found: boolean;
+  blocked: boolean;
+}
+
+const NO_POST: OnPost = { found: false, blocked: false };
 
 export function createInboundEffects(deps: Pick<InboundInteractionDeps, 'db' | 'clock'>) {
   const { db, clock } = deps;
@@ -107,37 +113,28 @@ export function createInboundEffects(deps: Pick<InboundInteractionDeps, 'db' | '
     return blocked ? err(blockedRefusal()) : ok(undefined);
   }
 
-  // The post's author and their block list in one statement for the concurrent requests.
-  const blockedOnPosts = createBatchedStatement<{ postId: string; address: string }, boolean>({
-    db,
-    ...blockedOnPostSql,
-    row: ({ postId, address }) => ({ post_id: postId, address }),
-    result: (row) => row.blocked === true,
-  });
-
-  /** The same check for likes and reposts (one batched statement, no transaction of ours). */
-  async function blockedOnPost(postId: string, actor: Actor): Promise<boolean> {
-    if (!uuidSchema.safeParse(postId).success) return false;
-    return blockedOnPosts({ postId, address: `${actor.handle}@${actor.domain}` });
-  }
-
   const applyToPost = createPostInteractions(db);
 
-  /** A like or a repost, through the one path of local and remote ones (post-interaction.ts). */
+  /**
+   * A like or a repost, through the one path of local and remote ones (post-interaction.ts),
+   * which also refuses an actor the post's author blocked. An id that is no post id of ours
+   * names no post (the statement's column is a uuid).
+   */
   const onPost =
     (kind: PostInteraction) =>
-    async ({ postId, actor, interactionId, pin, remoteRepostId }: PostEffects) =>
-      (
-        await applyToPost(kind, {
-          postId,
-          actor: { remote: actor, pin },
-          interactionId,
-          at: clock.now(),
-          remoteRepostId,
-        })
-      ).found;
+    async ({ postId, actor, interactionId, pin, remoteRepostId }: PostEffects) => {
+      if (!uuidSchema.safeParse(postId).success) return NO_POST;
+      const outcome = await applyToPost(kind, {
+        postId,
+        actor: { remote: actor, pin },
+        interactionId,
+        at: clock.now(),
+        remoteRepostId,
+      });
+      return { found: outcome.found, blocked: outcome.blocked };
+    };
 
-  const applyOnPost: Record<PostInteraction, (effects: PostEffects) => Promise<boolean>> = {
+  const applyOnPost: Record<PostInteraction, (effects: PostEffects) => Promise<OnPost>> = {
     like: onPost('like'),
     repost: onPost('repost'),
   };
@@ -167,6 +164,5 @@ export function createInboundEffects(deps: Pick<InboundInteractionDeps, 'db' | '
     applyOnPost,
     findUser,
     refuseIfBlocked,
-    blockedOnPost,
   };
 }

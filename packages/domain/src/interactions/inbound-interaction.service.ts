@@ -118,7 +118,6 @@ export function createInboundInteractionService(
     applyOnPost,
     findUser,
     refuseIfBlocked,
-    blockedOnPost,
   } = createInboundEffects(deps);
   const effects = { commitIfOk, findUser, findPost, refuseIfBlocked };
   const held = createOriginHolds({ ...deps, effects, options: deps.originConfirmation });
@@ -131,9 +130,9 @@ export function createInboundInteractionService(
     const admitted = await admit(input);
     if (!admitted.ok) return admitted;
     if (admitted.value.seen) return done(message);
-    if (await blockedOnPost(input.postId, input.actor)) return err(blockedRefusal());
-    const found = await applyOnPost[input.action]({ ...input, pin: admitted.value.didToPin });
-    return found ? done(message) : err(postNotFound(input.postId));
+    const on = await applyOnPost[input.action]({ ...input, pin: admitted.value.didToPin });
+    if (on.blocked) return err(blockedRefusal());
+    return on.found ? done(message) : err(postNotFound(input.postId));
   }
 
   const done = (message: string): InteractionOutcome => ok({ message });

@@ -33,6 +33,8 @@ export interface PostInteractionInput {
 export interface PostInteractionOutcome {
   /** The post exists, is not deleted and its author is shown. */
   found: boolean;
+  /** Another node's actor whom the post's author blocked: nothing was written. */
+  blocked: boolean;
   /** The like or repost is new (false: this actor had done it already). */
   added: boolean;
 }
@@ -76,6 +78,7 @@ function rowOf(input: PostInteractionInput): Record<string, string | null> {
 
 const outcomeOf = (row: Record<string, unknown>): PostInteractionOutcome => ({
   found: row.found === true,
+  blocked: row.blocked === true,
   added: row.added === true,
 });
 

@@ -103,23 +103,6 @@ export const interactionLookUpSql = batchedSql('interactions.lookUp', {
       AND inbound_interactions.interaction_id = input.interaction_id`,
 });
 
-/**
- * Per (post, actor address): whether the post's local author blocked the address, for a batch
- * of inbound likes and reposts (`blockedOnPost`, interactions/inbound-effects.ts). The address
- * is compared as `isBlockedBy` (views/blocks.ts) compares it: ILIKE, as Prisma's insensitive
- * equality runs. Unknown posts and posts of other nodes: not blocked.
- */
-export const blockedOnPostSql = batchedSql('interactions.blockedOnPost', {
-  columns: { post_id: 'uuid', address: 'text' },
-  statement: (input) => Prisma.sql`
-    SELECT input.ord, EXISTS (
-      SELECT 1 FROM posts
-      JOIN user_blocks ON user_blocks.user_id = posts.author_id
-      WHERE posts.id = input.post_id AND user_blocks.blocked_address ILIKE input.address
-    ) AS blocked
-    FROM ${input}`,
-});
-
 /** The interactions on a post written by one statement (`postInteractionSql`). */
 export type PostInteraction = 'like' | 'repost';
 
@@ -136,7 +119,9 @@ const POST_INTERACTION_TABLES = {
  * interaction claims its idempotency key in the ledger and stores its actor (pinning a proven
  * did); the like or repost is added, one per actor and post (ON CONFLICT DO NOTHING: a repeat
  * adds nothing); only a new row moves the post's counter and notifies its local author, never
- * about their own action. Returns `found` and `added` per row. Other nodes' requests arriving
+ * about their own action. An actor the post's author blocked is refused in the same statement
+ * (`blocked`: nothing written, not even the ledger's claim, so a retry after an unblock goes
+ * through). Returns `found`, `blocked` and `added` per row. Other nodes' requests arriving
  * together share one statement (batched-statement.ts): a concurrent duplicate waits on the
  * ledger's unique key, then claims nothing; within a batch an interaction id counts once
  * (`nth`). A local user's action runs it for one row inside its own transaction.
@@ -169,15 +154,25 @@ function postInteractionBatch(kind: PostInteraction) {
     },
     statement: (input) => Prisma.sql`
     WITH input AS (SELECT * FROM ${input}),
-    live AS (
-      SELECT input.*, posts.author_id, row_number() OVER (
-        PARTITION BY input.node_domain, input.interaction_id ORDER BY input.ord) AS nth,
-        row_number() OVER (PARTITION BY input.post_id, input.actor_url, input.interaction_id
-          ORDER BY input.ord) AS copy
+    checked AS (
+      SELECT input.*, posts.author_id,
+        -- Another node's actor whom the post's local author blocked (issue #15): refused, and
+        -- nothing of theirs is written. The address is compared as isBlockedBy
+        -- (views/blocks.ts) compares it: ILIKE, as Prisma's insensitive equality runs.
+        (input.user_id IS NULL AND EXISTS (SELECT 1 FROM user_blocks
+          WHERE user_blocks.user_id = posts.author_id
+            AND user_blocks.blocked_address ILIKE input.handle || '@' || input.node_domain))
+          AS blocked
       FROM input JOIN posts ON posts.id = input.post_id AND posts.deleted_at IS NULL
       -- Posts of suspended accounts (or sign-ups awaiting approval) count as unknown (issue #15).
       WHERE NOT EXISTS (SELECT 1 FROM users WHERE users.id = posts.author_id
         AND (users.suspended_at IS NOT NULL OR users.pending_approval))
+    ), live AS (
+      SELECT checked.*, row_number() OVER (
+        PARTITION BY checked.node_domain, checked.interaction_id ORDER BY checked.ord) AS nth,
+        row_number() OVER (PARTITION BY checked.post_id, checked.actor_url,
+          checked.interaction_id ORDER BY checked.ord) AS copy
+      FROM checked WHERE NOT checked.blocked
     ), claimed AS (
       -- The ledger holds other nodes' interactions; a local user's action has no entry.
       INSERT INTO inbound_interactions (actor_node_domain, interaction_id, kind, received_at)
@@ -230,9 +225,9 @@ function postInteractionBatch(kind: PostInteraction) {
       -- Web Push: queued with the notification, one row per subscription (push.sql.ts).
       ${pushRowsSql(Prisma.sql`notified.id`, Prisma.sql`notified.recipient_id`, Prisma.sql`notified,`)}
     )
-    SELECT input.ord, live.ord IS NOT NULL AS found,
+    SELECT input.ord, checked.ord IS NOT NULL AS found, checked.blocked IS TRUE AS blocked,
       EXISTS (SELECT 1 FROM added JOIN fresh ON ${sameRow} WHERE fresh.ord = input.ord) AS added
-    FROM input LEFT JOIN live ON live.ord = input.ord`,
+    FROM input LEFT JOIN checked ON checked.ord = input.ord`,
   });
 }
 
