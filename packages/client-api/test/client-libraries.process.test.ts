@@ -129,6 +129,23 @@ describe('the instance documents', () => {
       displayName: 'Root',
       url: `${node.url}/@root`,
     });
+    // Apps draw these as images: root has no picture of their own, so the node's neutral pair,
+    // and the node's icon as its thumbnail; each is an image the node serves.
+    expect(instance.contactAccount?.avatar).toBe(`${node.url}/avatars/missing.png`);
+    expect(instance.contactAccount?.header).toBe(`${node.url}/headers/missing.png`);
+    expect(instance.thumbnail).toBe(`${node.url}/icon-512.png`);
+    for (const url of [
+      instance.contactAccount!.avatar,
+      instance.contactAccount!.header,
+      instance.thumbnail!,
+    ]) {
+      const image = await fetch(url);
+      expect([url, image.status, image.headers.get('content-type')]).toEqual([
+        url,
+        200,
+        'image/png',
+      ]);
+    }
   });
 
   it('v2 through masto.js and megalodon, with the registrations the admin sets', async () => {
@@ -140,6 +157,7 @@ describe('the instance documents', () => {
     expect(v2.registrations).toMatchObject({ enabled: true, approvalRequired: false });
     expect(v2.contact.account?.username).toBe('root');
     expect(v2.usage.users.activeMonth).toBe(1);
+    expect(v2.thumbnail.url).toBe(`${node.url}/icon-512.png`);
 
     const setMode = (mode: string) => trpc('moderation.admin.setMode', { mode });
     expect((await setMode('approval')).status).toBe(200);

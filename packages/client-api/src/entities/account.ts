@@ -15,6 +15,13 @@ export function absoluteUrl(path: string | null | undefined, baseUrl: string): s
 }
 
 /**
+ * What an account without its own picture shows: apps draw `avatar` and `header` as images and
+ * show an empty URL as a broken one, so the web app serves a neutral pair (apps/web/static).
+ */
+const MISSING_AVATAR_PATH = '/avatars/missing.png';
+const MISSING_HEADER_PATH = '/headers/missing.png';
+
+/**
  * Mastodon's Account entity of a person, of this node or of another one: `acct` is the handle
  * alone for people of this node and `handle@domain` for others, `url` their profile page on their
  * own node. `domain` is this node's.
@@ -23,8 +30,8 @@ export function accountEntity(person: AccountRecord, domain: string) {
   const baseUrl = baseUrlForDomain(domain);
   const isLocal = !person.isRemote && person.domain === domain;
   const url = profileUrl(person.handle, person.domain);
-  const avatar = absoluteUrl(person.avatarUrl, baseUrl);
-  const header = absoluteUrl(person.headerUrl, baseUrl);
+  const avatar = absoluteUrl(person.avatarUrl || MISSING_AVATAR_PATH, baseUrl);
+  const header = absoluteUrl(person.headerUrl || MISSING_HEADER_PATH, baseUrl);
   return {
     id: person.id,
     username: person.handle,

@@ -60,6 +60,9 @@ function configuration(facts: InstanceFacts) {
   };
 }
 
+/** The node's picture for apps' server lists: the web app's own icon (its manifest's). */
+const NODE_ICON_PATH = '/icon-512.png';
+
 /** The node's rules are one text; apps list rules, so it is one entry (none when empty). */
 const rulesOf = (rules: string) =>
   rules.trim() ? [{ id: '1', text: rules.trim(), hint: '' }] : [];
@@ -80,7 +83,7 @@ export function instanceV1(facts: InstanceFacts) {
       status_count: facts.usage.localPosts,
       domain_count: facts.usage.knownNodes,
     },
-    thumbnail: null,
+    thumbnail: `${baseUrl}${NODE_ICON_PATH}`,
     languages: ['en'],
     registrations: mode !== 'invite',
     approval_required: mode === 'approval',
@@ -102,7 +105,7 @@ export function instanceV2(facts: InstanceFacts, vapidPublicKey: string) {
     source_url: '',
     description: facts.config.nodeDescription,
     usage: { users: { active_month: facts.usage.activeMonth } },
-    thumbnail: { url: '' },
+    thumbnail: { url: `${baseUrl}${NODE_ICON_PATH}` },
     languages: ['en'],
     configuration: {
       urls: { streaming: streamingUrl(baseUrl) },
