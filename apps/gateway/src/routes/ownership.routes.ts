@@ -27,10 +27,6 @@ const errors = {
     'The sending node may not relay this statement, the new address does not hold the account, or an app’s delegation does not allow it (an account’s deletion, never)',
   ),
   404: jsonContent(errorBodySchema, 'The account (or its new address) does not exist'),
-  429: jsonContent(
-    errorBodySchema,
-    'Too many delegations of the user’s node to check now (an app’s deletion); retry later',
-  ),
   502: jsonContent(errorBodySchema, 'The new address’s node could not be asked; retry later'),
 };
 
@@ -47,6 +43,10 @@ const postDeletion = createRoute({
   responses: {
     200: jsonContent(interactionResponseSchema, 'Applied (or nothing here)'),
     ...errors,
+    429: jsonContent(
+      errorBodySchema,
+      'Too many delegations of the user’s node to check now (an app’s deletion); retry later',
+    ),
   },
 });
 

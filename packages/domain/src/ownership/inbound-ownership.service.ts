@@ -46,13 +46,16 @@ import type { PeerServiceDeps } from '../peers/service-deps.ts';
 
 /** The refusals a deletion or move can meet (the one error model, `refusal.ts`). */
 export type OwnershipError = Refusal<
-  'INVALID_SIGNATURE' | 'FORBIDDEN' | 'USER_NOT_FOUND' | 'PEER_UNAVAILABLE' | 'RATE_LIMITED'
+  'INVALID_SIGNATURE' | 'FORBIDDEN' | 'USER_NOT_FOUND' | 'PEER_UNAVAILABLE'
 >;
 
 export type OwnershipOutcome = Result<{ message: string }, OwnershipError>;
 
+/** A deletion an app signed may also wait for the reads of delegation states (429). */
+export type DeletionOutcome = Result<{ message: string }, OwnershipError | Refusal<'RATE_LIMITED'>>;
+
 export interface InboundOwnershipService {
-  deletion(sourceDomain: string, body: DeletionBody, rawBody: unknown): Promise<OwnershipOutcome>;
+  deletion(sourceDomain: string, body: DeletionBody, rawBody: unknown): Promise<DeletionOutcome>;
   move(sourceDomain: string, body: MoveBody, rawBody: unknown): Promise<OwnershipOutcome>;
 }
 
@@ -217,7 +220,7 @@ export function createInboundOwnershipService(deps: InboundOwnershipDeps): Inbou
           rawDelegation,
           signedObject: rawBody,
         });
-        if (!pre.ok) return fail(pre.reason.code, pre.reason.message);
+        if (!pre.ok) return refuse(pre.reason.code, pre.reason.message);
       }
       const expected = await expectedDid(who, d.did);
       if (!expected.ok) return expected;
@@ -244,7 +247,7 @@ export function createInboundOwnershipService(deps: InboundOwnershipDeps): Inbou
           d.actorNodeDomain,
           String((rawDelegation as { id?: unknown }).id),
         );
-        if (!holds.ok) return fail(holds.reason.code, holds.reason.message);
+        if (!holds.ok) return refuse(holds.reason.code, holds.reason.message);
       }
       const actorId = expected.value?.actorId;
       const done = await run(async (tx) => {
