@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import {
   LIMITS,
-  canonicalJson,
   didKeyToPublicKey,
   formatTimestamp,
   isWithinClockWindow,
@@ -17,7 +16,7 @@ import {
   type Result,
 } from '@swarm/contract';
 import type { Db } from '@swarm/db';
-import type { AppDelegations } from '../delegations/index.ts';
+import { delegatedAppKey, type AppDelegations } from '../delegations/index.ts';
 import type { PeerClient } from '../peers/index.ts';
 import { withCapability } from '../registry/capabilities.ts';
 import type { Clock } from '../clock.ts';
@@ -203,7 +202,7 @@ export function createSignedInteractions(deps: {
       );
     }
     const signer = signed.delegation
-      ? await appKeyOf(user, kind, target.domain, signed.delegation)
+      ? await appKeyOf({ ...user, did: user.did }, kind, target.domain, signed.delegation)
       : await didKeyToPublicKey(user.did);
     if (!signer.ok) {
       const reason = signer.reason;
@@ -248,25 +247,20 @@ export function createSignedInteractions(deps: {
   }
 
   /**
-   * The app key of a delegation of the user's, usable for `kind` now (this node's own record,
-   * not the body's copy), sent only to a node that takes delegations: one that does not would
-   * refuse the app key's signature, so the action is refused here with a clear sentence.
+   * The app key of a delegation of the user's, usable for `kind` now (delegatedAppKey), sent
+   * only to a node that takes delegations: one that does not would refuse the app key's
+   * signature, so the action is refused here with a clear sentence.
    */
   async function appKeyOf(
-    user: ActingUser,
+    user: ActingUser & { did: string },
     kind: SignedKind,
     domain: string,
     delegation: Delegation,
-  ): Promise<Result<CryptoKey, Refusal | string>> {
-    if (!deps.delegations) return refuse('FORBIDDEN', 'This node does not sign for apps.');
-    const usable = await deps.delegations.usable(user.id, delegation.id, kind);
-    if (!usable.ok) return usable;
-    if (canonicalJson(usable.value.document) !== canonicalJson(delegation)) {
-      return refuse('INVALID_REQUEST', `The ${kind} carries another delegation than yours.`);
-    }
+  ): Promise<Result<CryptoKey, Refusal>> {
+    const key = await delegatedAppKey(deps.delegations, user, kind, delegation);
+    if (!key.ok) return key;
     const takes = await takesDelegations(domain);
-    if (!takes.ok) return takes;
-    return didKeyToPublicKey(usable.value.appKeyDid);
+    return takes.ok ? key : takes;
   }
 
   async function takesDelegations(domain: string): Promise<Result<void, Refusal>> {

@@ -1,9 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import {
-  canonicalJson,
   deletionAction,
   deletionBodySchema,
-  didKeyToPublicKey,
   formatTimestamp,
   isWithinClockWindow,
   moveBodySchema,
@@ -18,7 +16,7 @@ import {
 } from '@swarm/contract';
 import { commitIfOk, refuse, type Refusal } from '../refusal.ts';
 import type { PostActions } from '../actions/post-actions.service.ts';
-import type { AppDelegations } from '../delegations/index.ts';
+import { delegatedAppKey, type AppDelegations } from '../delegations/index.ts';
 import type { NodeConfig } from '../config.ts';
 import type { DeliveryService } from '../delivery/index.ts';
 import type { Limits } from '../replicas/limits.ts';
@@ -186,17 +184,7 @@ export function createAccountOwnershipService(deps: AccountOwnershipDeps): Accou
     if (kind !== 'post') {
       return refuse('FORBIDDEN', 'An app can never delete your account: only your own key can.');
     }
-    if (!deps.delegations) return refuse('FORBIDDEN', 'This node does not sign for apps.');
-    const usable = await deps.delegations.usable(user.id, delegation.id, 'delete-post');
-    if (!usable.ok) return usable;
-    if (
-      canonicalJson(usable.value.document) !== canonicalJson(delegation) ||
-      delegation.did !== user.did
-    ) {
-      return refuse('FORBIDDEN', 'The deletion carries another delegation than yours.');
-    }
-    const key = await didKeyToPublicKey(usable.value.appKeyDid);
-    return key.ok ? key : refuse('FORBIDDEN', `The app key is unusable: ${key.reason}.`);
+    return delegatedAppKey(deps.delegations, user, 'delete-post', delegation);
   }
 
   /** Checks a signed deletion statement against what was asked and the user's (or app's) key. */
