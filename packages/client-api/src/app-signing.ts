@@ -1,6 +1,13 @@
 import type { TokenGrant } from '@swarm/auth';
 import { ok, type CreatePostInput, type PostSigned, type Result } from '@swarm/contract';
-import type { NodeContext, Refusal, SignedBody, SignedKind } from '@swarm/domain';
+import type {
+  AppSigner,
+  NodeContext,
+  Refusal,
+  SignedBody,
+  SignedKind,
+  SignedStatement,
+} from '@swarm/domain';
 
 /**
  * The one place where an app's act needs its person's signature (docs/clients.md "Signatures").
@@ -12,7 +19,13 @@ import type { NodeContext, Refusal, SignedBody, SignedKind } from '@swarm/domain
  *   (no key in the browser at consent, scopes without the action, revoked) a 422 says why;
  * - a post is prepared as followers' nodes will get it (`posts.prepare`) and signed by
  *   `node.appDelegations.signPost`; without a usable delegation it goes unsigned, as a post of
- *   someone without a key does (`signPostForApp`).
+ *   someone without a key does (`signPostForApp`);
+ * - a follow or unfollow is signed by `signInteraction` when the app holds a usable delegation
+ *   for it (`appSignerFor`) and the target node takes delegations (the domain's rule, in
+ *   `kit.appSigned`); otherwise it goes unsigned, as our pages' follows do, never refused;
+ * - a deletion of the person's post is a deletion statement signed by `signInteraction` with
+ *   the delegation inside (`signDeletionForApp`); without a usable delegation the post is
+ *   deleted here only, as from a page without the key.
  */
 
 export interface AppAct {
@@ -69,6 +82,41 @@ export async function signPostForApp(
   const signed = await node.appDelegations.signPost(
     { userId, appId: grant.app.id },
     prepared.value,
+  );
+  return signed.ok ? signed.value : null;
+}
+
+/**
+ * What signs an app's follow or unfollow: the grant's delegation when one covers the act, else
+ * nothing (null), and the follow goes unsigned as from our pages. A token made in Settings →
+ * Development, or an app allowed without a key in the browser, follows all the same.
+ */
+export function appSignerFor(node: NodeContext, grant: TokenGrant, userId: string): AppSigner {
+  return async (prepared) => {
+    const signed = await node.appDelegations.signInteraction(
+      { userId, appId: grant.app.id },
+      prepared,
+    );
+    return signed.ok ? signed.value : null;
+  };
+}
+
+/**
+ * The deletion statement of the person's post, signed by the app's key under their delegation
+ * (`delete-post`, scope write:statuses): null when the app cannot sign it (no key in the
+ * browser at consent, scopes without it, revoked), and the post is then deleted here only.
+ */
+export async function signDeletionForApp(
+  node: NodeContext,
+  grant: TokenGrant,
+  userId: string,
+  postId: string,
+): Promise<SignedStatement | null> {
+  const prepared = await node.ownership.prepareDeletion(userId, { kind: 'post', postId });
+  if (!prepared.ok) return null;
+  const signed = await node.appDelegations.signInteraction(
+    { userId, appId: grant.app.id },
+    { ...prepared.value, action: 'delete-post' },
   );
   return signed.ok ? signed.value : null;
 }

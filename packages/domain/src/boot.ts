@@ -281,6 +281,7 @@ export async function createNodeContext(
     posts: actions.posts,
     applyMove: inboundOwnership.move,
     limits: shared.limits,
+    delegations: appDelegations,
   });
   return {
     config,

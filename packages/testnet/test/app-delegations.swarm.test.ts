@@ -11,8 +11,14 @@ import {
   signUserAction,
   type Delegation,
   type DelegableAction,
+  type Result,
 } from '@swarm/contract';
-import { DELEGATION_STATUS_TTL_MS, type AppGrant } from '@swarm/domain';
+import {
+  DELEGATION_STATUS_TTL_MS,
+  type ActionResult,
+  type AppGrant,
+  type PreparedForSigning,
+} from '@swarm/domain';
 import {
   ALPHA as A,
   BETA as B,
@@ -166,6 +172,42 @@ async function handMade(input: {
   return { delegation: { ...body, signature }, appKey: app.privateKey };
 }
 
+/** What the client API passes as `sign` for an app's follow (app-signing.ts `appSignerFor`). */
+const signerOf = (grant: AppGrant) => async (p: PreparedForSigning) => {
+  const signed = await alpha.node.appDelegations.signInteraction(grant, p);
+  return signed.ok ? signed.value : null;
+};
+
+/** The body alpha sent for an action (its delivery's outbox row). */
+async function sentBody(done: Result<ActionResult, unknown>) {
+  if (!done.ok || !done.value.delivery) throw new Error('expected a delivery');
+  const row = await alpha.node.db.prisma.outboxDelivery.findUniqueOrThrow({
+    where: { id: done.value.delivery.id },
+  });
+  return JSON.parse(row.body) as Record<string, unknown>;
+}
+
+const bobFollowedByAlice = async () =>
+  (await beta.node.db.prisma.follow.count({
+    where: { followerKey: `swarm://${A}/alice`, followeeUserId: bob.id },
+  })) === 1;
+
+/** `work` while alpha's registry says beta does not list `delegations`. */
+async function withoutDelegations(work: () => Promise<void>) {
+  const nodes = alpha.node.db.prisma.swarmNode;
+  const before = await nodes.findUniqueOrThrow({ where: { domain: B } });
+  const listed = JSON.parse(before.capabilities) as string[];
+  await nodes.update({
+    where: { domain: B },
+    data: { capabilities: JSON.stringify(listed.filter((c) => c !== 'delegations')) },
+  });
+  try {
+    await work();
+  } finally {
+    await nodes.update({ where: { domain: B }, data: { capabilities: before.capabilities } });
+  }
+}
+
 /** The private app key alpha keeps for a delegation (what the node signs with). */
 async function appKeyOf(delegationId: string) {
   const row = await alpha.node.db.prisma.appDelegation.findUniqueOrThrow({
@@ -232,17 +274,61 @@ describe('an app alice allowed acts on beta under her delegation', () => {
     expect(JSON.parse(sent.body)).toMatchObject({ delegation: { id: signed.value.delegation.id } });
   });
 
-  it('a follow signed by the app key reaches beta', async () => {
-    const { grant } = await allowApp(['read', 'follow']);
-    const followed = await alpha.node.actions.interactions.follow(alice.user.id, {
+  it('a follow and an unfollow signed by the app key reach beta, which proves them', async () => {
+    const { grant, delegation } = await allowApp(['read', 'follow']);
+    const acts = alpha.node.actions.interactions;
+    const followed = await acts.follow(alice.user.id, {
       address: `bob@${B}`,
-      sign: (p) => alpha.node.appDelegations.signInteraction(grant, p),
+      sign: signerOf(grant),
     });
     expect(followed).toMatchObject({ ok: true, value: { delivery: { status: 'delivered' } } });
-    const follower = await beta.node.db.prisma.follow.findFirst({
-      where: { followerKey: `swarm://${A}/alice`, followeeUserId: bob.id },
+    expect(await sentBody(followed)).toMatchObject({
+      delegation: { id: delegation.id },
+      signature: expect.any(String),
     });
-    expect(follower).not.toBeNull();
+    expect(await bobFollowedByAlice()).toBe(true);
+    // Beta checked the chain: alice's did is pinned there from the delegation it verified.
+    const pinned = await beta.node.db.prisma.remoteActor.findUniqueOrThrow({
+      where: { actorUrl: `swarm://${A}/alice` },
+    });
+    expect(pinned.did).toBe(alice.user.did);
+
+    const unfollowed = await acts.unfollow(alice.user.id, {
+      address: `bob@${B}`,
+      sign: signerOf(grant),
+    });
+    expect(unfollowed).toMatchObject({ ok: true, value: { delivery: { status: 'delivered' } } });
+    expect(await sentBody(unfollowed)).toMatchObject({ delegation: { id: delegation.id } });
+    expect(await bobFollowedByAlice()).toBe(false);
+  });
+
+  it('a follow without a usable delegation, or to a node without `delegations`, goes unsigned', async () => {
+    const acts = alpha.node.actions.interactions;
+    // The app holds no delegation for follows (a Development token, no key at consent).
+    const bare = await acts.follow(alice.user.id, { address: `bob@${B}`, sign: async () => null });
+    expect(bare).toMatchObject({ ok: true, value: { delivery: { status: 'delivered' } } });
+    expect(await sentBody(bare)).not.toHaveProperty('signature');
+    expect(await bobFollowedByAlice()).toBe(true);
+    const back = await acts.unfollow(alice.user.id, {
+      address: `bob@${B}`,
+      sign: async () => null,
+    });
+    expect(back).toMatchObject({ ok: true, value: { delivery: { status: 'delivered' } } });
+    expect(await bobFollowedByAlice()).toBe(false);
+
+    // An app that could sign, toward a node that does not list `delegations`: as our pages.
+    const { grant } = await allowApp(['read', 'follow']);
+    await withoutDelegations(async () => {
+      const followed = await acts.follow(alice.user.id, {
+        address: `bob@${B}`,
+        sign: signerOf(grant),
+      });
+      expect(followed).toMatchObject({ ok: true, value: { delivery: { status: 'delivered' } } });
+      const sent = await sentBody(followed);
+      expect(sent).not.toHaveProperty('delegation');
+      expect(sent).not.toHaveProperty('signature');
+      expect(await bobFollowedByAlice()).toBe(true);
+    });
   });
 
   it('a post signed by the app key is pushed to beta with the delegation and kept there', async () => {
@@ -507,5 +593,193 @@ describe('what beta refuses, writing nothing', () => {
     expect(await beta.node.db.prisma.post.count({ where: { apId: `swarm:${A}:${postId}` } })).toBe(
       0,
     );
+  });
+});
+
+describe('an app deletes a post of alice’s that beta holds', () => {
+  /** A post of alice's, pushed to beta (bob follows her): its id and beta's copy. */
+  async function heldByBeta(content: string) {
+    await signedInCaller(beta.node, bob).interactions.follow({ address: `alice@${A}` });
+    // Signed in her browser: beta pinned her key, and takes her posts signed only.
+    const ready = await alpha.node.actions.posts.prepare(alice.user.id, { content });
+    if (!ready.ok || !ready.value) throw new Error('expected a post to sign');
+    const signature = await signUserAction({ privateKey: alice.privateKey, ...ready.value });
+    const { id, createdAt } = ready.value.body as { id: string; createdAt: string };
+    const created = await alpha.node.actions.posts.create(alice.user.id, {
+      content,
+      signed: { id, createdAt, signature },
+    });
+    if (!created.ok) throw new Error(created.reason.message);
+    const post = created.value.post;
+    expect(created.value.pushedTo).toEqual([B]);
+    await alpha.node.delivery.processDue();
+    const apId = `swarm:${A}:${post.id}`;
+    const copy = async () => {
+      const prisma = beta.node.db.prisma;
+      const row = await prisma.post.findUniqueOrThrow({ where: { apId } });
+      return { deletedAt: row.deletedAt, ledger: await prisma.inboundInteraction.count() };
+    };
+    expect((await copy()).deletedAt).toBeNull();
+    return { id: post.id, copy };
+  }
+
+  /** Alice's deletion of `postId` as an app key signs it, with `delegation` inside. */
+  async function deletionBy(
+    key: CryptoKey,
+    delegation: unknown,
+    postId: string,
+    kind: 'post' | 'account' = 'post',
+  ) {
+    const body = {
+      deletion: {
+        kind,
+        actorHandle: 'alice',
+        actorNodeDomain: A,
+        did: alice.user.did,
+        ...(kind === 'post' ? { postId } : {}),
+        interactionId: randomUUID(),
+        timestamp: formatTimestamp(net.clock.now()),
+      },
+      delegation,
+    };
+    const signature = await signUserAction({
+      privateKey: key,
+      action: kind === 'post' ? 'delete-post' : 'delete-account',
+      targetDomain: A,
+      body,
+    });
+    return { ...body, signature };
+  }
+
+  /** What the client API does for `DELETE /api/v1/statuses/:id` (app-signing.ts). */
+  async function appDeletes(grant: AppGrant, postId: string) {
+    const prepared = await alpha.node.ownership.prepareDeletion(alice.user.id, {
+      kind: 'post',
+      postId,
+    });
+    if (!prepared.ok) throw new Error(prepared.reason.message);
+    const signed = await alpha.node.appDelegations.signInteraction(grant, {
+      ...prepared.value,
+      action: 'delete-post',
+    });
+    if (!signed.ok) throw new Error(signed.reason.message);
+    const deleted = await alpha.node.ownership.deletePost(alice.user.id, postId, signed.value);
+    if (!deleted.ok) throw new Error(deleted.reason.message);
+    return { ...deleted.value, delegationId: signed.value.delegation.id };
+  }
+
+  it('signed by the app key under the delegation, it removes beta’s copy', async () => {
+    const { grant } = await allowApp(['read', 'write:statuses']);
+    const post = await heldByBeta('deleted from an app');
+    const deleted = await appDeletes(grant, post.id);
+    expect(deleted.told).toEqual([B]);
+    expect(deleted.deliveries.map((d) => d.status)).toEqual(['delivered']);
+    const sent = await alpha.node.db.prisma.outboxDelivery.findUniqueOrThrow({
+      where: { id: deleted.deliveries[0]!.id },
+    });
+    expect(JSON.parse(sent.body)).toMatchObject({
+      deletion: { kind: 'post', postId: post.id },
+      delegation: { id: deleted.delegationId },
+    });
+    expect((await post.copy()).deletedAt).not.toBeNull();
+    // An account's deletion is never signed for an app.
+    const account = await alpha.node.ownership.prepareDeletion(alice.user.id, { kind: 'account' });
+    if (!account.ok) throw new Error(account.reason.message);
+    expect(
+      await alpha.node.appDelegations.signInteraction(grant, {
+        ...account.value,
+        action: 'delete-account' as 'delete-post',
+      }),
+    ).toMatchObject({ ok: false, reason: { code: 'FORBIDDEN' } });
+  });
+
+  it('to a node without `delegations` it is not sent: deleted here only', async () => {
+    const { grant } = await allowApp(['read', 'write:statuses']);
+    const post = await heldByBeta('kept on beta');
+    await withoutDelegations(async () => {
+      const deleted = await appDeletes(grant, post.id);
+      expect(deleted).toMatchObject({ told: [], skipped: [B], deliveries: [] });
+    });
+    const here = await alpha.node.db.prisma.post.findUniqueOrThrow({ where: { id: post.id } });
+    expect(here.deletedAt).not.toBeNull();
+    expect((await post.copy()).deletedAt).toBeNull();
+  });
+
+  it('beta refuses bad delegations with the documented status, writing nothing', async () => {
+    const post = await heldByBeta('not deleted by impostors');
+    const before = await post.copy();
+    const refusal = async (body: Record<string, unknown>) => {
+      const answer = await sendToBeta(SWARM_PATHS.deletions, body);
+      const json = (await answer.json()) as { code: string; error: string };
+      return { status: answer.status, code: json.code, error: json.error };
+    };
+    const now = net.clock.now().getTime();
+
+    const mallory = await generateSigningKeyPair();
+    const forged = await handMade({
+      signer: mallory.privateKey,
+      did: alice.user.did!,
+      actions: ['delete-post'],
+    });
+    expect(
+      await refusal(await deletionBy(forged.appKey, forged.delegation, post.id)),
+    ).toMatchObject({ status: 401, code: 'INVALID_SIGNATURE' });
+
+    const expired = await handMade({
+      signer: alice.privateKey,
+      did: alice.user.did!,
+      actions: ['delete-post'],
+      issuedAt: new Date(now - 2 * 86_400_000),
+      expiresAt: new Date(now - 60_000),
+    });
+    expect(
+      await refusal(await deletionBy(expired.appKey, expired.delegation, post.id)),
+    ).toMatchObject({ status: 401, error: expect.stringContaining('expired') });
+
+    const likesOnly = await allowApp(['read', 'write:favourites']);
+    expect(
+      await refusal(
+        await deletionBy(await appKeyOf(likesOnly.delegation.id), likesOnly.delegation, post.id),
+      ),
+    ).toMatchObject({ status: 403, error: expect.stringContaining('does not allow delete-post') });
+
+    const statuses = await allowApp(['read', 'write:statuses']);
+    const statusesKey = await appKeyOf(statuses.delegation.id);
+    expect(
+      await refusal(await deletionBy(statusesKey, statuses.delegation, post.id, 'account')),
+    ).toMatchObject({ status: 403, error: expect.stringContaining('never delete an account') });
+    // The app key signed, but not this statement.
+    const other = await generateSigningKeyPair();
+    expect(
+      await refusal(await deletionBy(other.privateKey, statuses.delegation, post.id)),
+    ).toMatchObject({ status: 401, error: expect.stringContaining('app key') });
+
+    // Dave's delegation does not speak for alice.
+    const dave = await insertKeyedUser(alpha.node, 'dave');
+    const daves = await allowApp(['read', 'write:statuses'], dave);
+    expect(
+      await refusal(
+        await deletionBy(await appKeyOf(daves.delegation.id), daves.delegation, post.id),
+      ),
+    ).toMatchObject({ status: 401, error: expect.stringContaining(`dave@${A}`) });
+
+    // Revoked before beta ever saw it: beta asks alpha, which answers `revoked`.
+    const revoked = await allowApp(['read', 'write:statuses']);
+    await alpha.node.db.prisma.oAuthToken.deleteMany({ where: { appId: revoked.grant.appId } });
+    await alpha.node.appDelegations.revoke(revoked.grant);
+    expect(
+      await refusal(
+        await deletionBy(await appKeyOf(revoked.delegation.id), revoked.delegation, post.id),
+      ),
+    ).toMatchObject({ status: 401, error: expect.stringContaining('revoked') });
+
+    expect(await post.copy()).toEqual(before);
+    // The same statement with a delegation that holds is taken: the refusals were the checks'.
+    const taken = await sendToBeta(
+      SWARM_PATHS.deletions,
+      await deletionBy(statusesKey, statuses.delegation, post.id),
+    );
+    expect(taken.status, await taken.clone().text()).toBe(200);
+    expect((await post.copy()).deletedAt).not.toBeNull();
   });
 });

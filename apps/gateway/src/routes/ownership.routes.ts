@@ -24,7 +24,7 @@ const errors = {
   ),
   403: jsonContent(
     errorBodySchema,
-    'The sending node may not relay this statement, or the new address does not hold the account',
+    'The sending node may not relay this statement, the new address does not hold the account, or an app’s delegation does not allow it (an account’s deletion, never)',
   ),
   404: jsonContent(errorBodySchema, 'The account (or its new address) does not exist'),
   502: jsonContent(errorBodySchema, 'The new address’s node could not be asked; retry later'),
@@ -36,13 +36,17 @@ const postDeletion = createRoute({
   tags: ['Ownership'],
   summary: 'Receive the deletion of a post or of a whole account by its author',
   description:
-    'Node-signed by the author’s node; the body is signed by the author (action `delete-post` or `delete-account`, targetDomain = the author’s node). Copies of the post (or everything of the account) are removed here. Idempotent by (actorNodeDomain, interactionId).',
+    'Node-signed by the author’s node; the body is signed by the author (action `delete-post` or `delete-account`, targetDomain = the author’s node), or, for a post only, by an app’s key with the author’s delegation as the body’s `delegation` member. Copies of the post (or everything of the account) are removed here. Idempotent by (actorNodeDomain, interactionId).',
   request: {
     body: { content: { 'application/json': { schema: deletionBodySchema } }, required: true },
   },
   responses: {
     200: jsonContent(interactionResponseSchema, 'Applied (or nothing here)'),
     ...errors,
+    429: jsonContent(
+      errorBodySchema,
+      'Too many delegations of the user’s node to check now (an app’s deletion); retry later',
+    ),
   },
 });
 

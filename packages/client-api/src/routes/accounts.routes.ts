@@ -1,6 +1,7 @@
 import { Hono, type Context } from 'hono';
 import { baseUrlForDomain } from '@swarm/contract';
 import { FOLLOW_PAGE_LIMIT, addressOf, type FollowSide } from '@swarm/domain';
+import { appSignerFor } from '../app-signing.ts';
 import { requireToken, type BearerEnv } from '../bearer.ts';
 import { credentialAccount } from '../entities/account.ts';
 import { relationshipEntity } from '../entities/relationship.ts';
@@ -107,11 +108,13 @@ export function accountRoutes() {
       if (!record) return notFound(c);
       const address = addressOf(record);
       const userId = person.id;
+      // Signed under the app's delegation where possible (app-signing.ts), else as our pages'.
+      const sign = appSignerFor(node, c.var.grant, userId);
       const done =
         action === 'follow'
-          ? await node.actions.interactions.follow(userId, { address })
+          ? await node.actions.interactions.follow(userId, { address, sign })
           : action === 'unfollow'
-            ? await node.actions.interactions.unfollow(userId, { address })
+            ? await node.actions.interactions.unfollow(userId, { address, sign })
             : action === 'mute'
               ? await node.moderation.safety.mute(userId, address)
               : action === 'unmute'

@@ -14,7 +14,7 @@ import {
   type SignedKind,
   type StatusRecord,
 } from '@swarm/domain';
-import { signForApp, signPostForApp } from '../app-signing.ts';
+import { signDeletionForApp, signForApp, signPostForApp } from '../app-signing.ts';
 import { requireToken, type BearerEnv } from '../bearer.ts';
 import { accountEntity } from '../entities/account.ts';
 import { statusEntities, statusEntity } from '../entities/status.ts';
@@ -280,7 +280,9 @@ export function statusRoutes() {
     const record = await statusOf(c, viewer);
     // Someone else's status is not found, as Mastodon answers it (it looks among one's own).
     if (!record || record.isRemote || record.account.id !== viewer.id) return notFound(c);
-    const deleted = await node.actions.posts.delete(viewer.id, record.rowId);
+    // Deleted here, and on the nodes holding a copy when the app can sign the statement.
+    const signed = await signDeletionForApp(node, grantOf(c)!, viewer.id, record.rowId);
+    const deleted = await node.ownership.deletePost(viewer.id, record.rowId, signed);
     if (!deleted.ok) return refused(c, deleted.reason);
     // The deleted status with its source text, for apps that offer to write it again.
     return c.json({ ...statusEntity(record, node.config.domain), text: record.content });

@@ -56,15 +56,15 @@ export function createFollowAction(kit: InteractionKit) {
         timestamp: formatTimestamp(at),
       },
     };
-    // An app's follow goes signed by its key under the person's delegation, or not at all.
+    // An app's follow goes signed by its key under the person's delegation where that is
+    // possible, else unsigned as our pages' follows (kit.appSigned).
     const body = input.sign
       ? await kit.appSigned(input.sign, {
           action: 'follow',
           targetDomain: followee.domain,
           body: plain,
         })
-      : ok(plain);
-    if (!body.ok) return body;
+      : plain;
     const outcome = await commitIfOk(db, async (tx): Promise<Result<string, Repeat>> => {
       const added = await addFollow(tx, {
         follower: actor,
@@ -97,7 +97,7 @@ export function createFollowAction(kit: InteractionKit) {
         kind: 'follow',
         interactionId,
         createdById: user.id,
-        body: body.value,
+        body,
       });
       return ok(queued);
     });

@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import {
   LIMITS,
-  canonicalJson,
   didKeyToPublicKey,
   formatTimestamp,
   isWithinClockWindow,
@@ -17,7 +16,7 @@ import {
   type Result,
 } from '@swarm/contract';
 import type { Db } from '@swarm/db';
-import type { AppDelegations } from '../delegations/index.ts';
+import { delegatedAppKey, type AppDelegations } from '../delegations/index.ts';
 import type { PeerClient } from '../peers/index.ts';
 import { withCapability } from '../registry/capabilities.ts';
 import type { Clock } from '../clock.ts';
@@ -30,8 +29,9 @@ import type { Refusal } from '../refusal.ts';
  * Like, unlike, repost and unrepost carry the user's own signature (docs/protocol.md "User signatures"):
  * `prepare` builds the exact body, the browser signs `userSignaturePayload({action, targetDomain,
  * body})` with the user's key, and the action checks the signed body before anything is written.
- * The node cannot make these for its users; follows, unfollows, mentions and replies go unsigned
- * (the signature is optional there).
+ * The node cannot make these for its users; from our pages follows, unfollows, mentions and
+ * replies go unsigned (the signature is optional there). An app's follow or unfollow is signed
+ * under the person's delegation where the target takes it (`appSigned`).
  */
 export type SignedKind = 'like' | 'unlike' | 'repost' | 'unrepost';
 
@@ -82,20 +82,19 @@ export interface PreparedForSigning {
 }
 
 /**
- * Signs for an app (`(p) => node.appDelegations.signInteraction(grant, p)`): follows and
- * unfollows are built inside the action, so an app's call passes this instead of a body.
+ * Signs a follow or unfollow for an app (the client API's `appSignerFor`): they are built inside
+ * the action, so an app's call passes this instead of a body. Null when the app holds no usable
+ * delegation for the act: it then goes as our pages send it.
  */
-export type AppSigner = (prepared: PreparedForSigning) => Promise<Result<SignedBody, Refusal>>;
+export type AppSigner = (prepared: PreparedForSigning) => Promise<SignedBody | null>;
 
 export interface SignedInteractions {
   /**
-   * A follow or unfollow an app asked for, signed with its key under the user's delegation:
-   * the wire body, or a refusal (the target node takes no delegations, the app may not).
+   * The wire body of a follow or unfollow an app asked for: signed with its key under the
+   * user's delegation when the target node takes delegations and the app holds one for the act,
+   * else unsigned as our pages send it (the signature is optional there), never refused for it.
    */
-  appSigned(
-    sign: AppSigner,
-    prepared: PreparedForSigning,
-  ): Promise<Result<Record<string, unknown>, Refusal>>;
+  appSigned(sign: AppSigner, prepared: PreparedForSigning): Promise<Record<string, unknown>>;
   /** What the browser signs: the spec's body for this action, with a fresh id and time. */
   bodyFor(kind: SignedKind, user: ActingUser, target: RemoteTarget): Record<string, unknown>;
   verifySigned(
@@ -203,7 +202,7 @@ export function createSignedInteractions(deps: {
       );
     }
     const signer = signed.delegation
-      ? await appKeyOf(user, kind, target.domain, signed.delegation)
+      ? await appKeyOf({ ...user, did: user.did }, kind, target.domain, signed.delegation)
       : await didKeyToPublicKey(user.did);
     if (!signer.ok) {
       const reason = signer.reason;
@@ -248,25 +247,20 @@ export function createSignedInteractions(deps: {
   }
 
   /**
-   * The app key of a delegation of the user's, usable for `kind` now (this node's own record,
-   * not the body's copy), sent only to a node that takes delegations: one that does not would
-   * refuse the app key's signature, so the action is refused here with a clear sentence.
+   * The app key of a delegation of the user's, usable for `kind` now (delegatedAppKey), sent
+   * only to a node that takes delegations: one that does not would refuse the app key's
+   * signature, so the action is refused here with a clear sentence.
    */
   async function appKeyOf(
-    user: ActingUser,
+    user: ActingUser & { did: string },
     kind: SignedKind,
     domain: string,
     delegation: Delegation,
-  ): Promise<Result<CryptoKey, Refusal | string>> {
-    if (!deps.delegations) return refuse('FORBIDDEN', 'This node does not sign for apps.');
-    const usable = await deps.delegations.usable(user.id, delegation.id, kind);
-    if (!usable.ok) return usable;
-    if (canonicalJson(usable.value.document) !== canonicalJson(delegation)) {
-      return refuse('INVALID_REQUEST', `The ${kind} carries another delegation than yours.`);
-    }
+  ): Promise<Result<CryptoKey, Refusal>> {
+    const key = await delegatedAppKey(deps.delegations, user, kind, delegation);
+    if (!key.ok) return key;
     const takes = await takesDelegations(domain);
-    if (!takes.ok) return takes;
-    return didKeyToPublicKey(usable.value.appKeyDid);
+    return takes.ok ? key : takes;
   }
 
   async function takesDelegations(domain: string): Promise<Result<void, Refusal>> {
@@ -285,14 +279,14 @@ export function createSignedInteractions(deps: {
   async function appSigned(
     sign: AppSigner,
     prepared: PreparedForSigning,
-  ): Promise<Result<Record<string, unknown>, Refusal>> {
+  ): Promise<Record<string, unknown>> {
+    // A node that takes no delegations (an origin-profile node) would refuse the app key.
     const takes = await takesDelegations(prepared.targetDomain);
-    if (!takes.ok) return takes;
+    if (!takes.ok) return prepared.body;
     const signed = await sign(prepared);
-    if (!signed.ok) return signed;
-    const { body, delegation, signature } = signed.value;
-    if (!delegation) return refuse('FORBIDDEN', 'An app signs only under your delegation.');
-    return ok({ ...body, delegation, signature });
+    if (!signed?.delegation) return prepared.body;
+    const { body, delegation, signature } = signed;
+    return { ...body, delegation, signature };
   }
 
   return { bodyFor, verifySigned, appSigned };

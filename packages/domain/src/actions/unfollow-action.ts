@@ -39,15 +39,14 @@ export function createUnfollowAction(kit: InteractionKit) {
         timestamp: formatTimestamp(at),
       },
     };
-    // Signed before the transaction (the app key's signature needs no database).
+    // An app's unfollow: signed where possible (kit.appSigned), before the transaction.
     const body = input.sign
       ? await kit.appSigned(input.sign, {
           action: 'unfollow',
           targetDomain: followee.domain,
           body: plain,
         })
-      : ok(plain);
-    if (!body.ok) return body;
+      : plain;
     const outcome = await commitIfOk(db, async (tx) => {
       const removed = await removeFollow(tx, { followerKey, followeeKey });
       if (!removed) return ok(null);
@@ -58,7 +57,7 @@ export function createUnfollowAction(kit: InteractionKit) {
           kind: 'unfollow',
           interactionId,
           createdById: user.id,
-          body: body.value,
+          body,
         }),
       );
       return ok(sent);

@@ -5,6 +5,7 @@ export {
   type DelegationChecks,
   type DelegationCheckError,
 } from './delegation-check.ts';
+export { delegatedAppKey } from './delegation-key.ts';
 export { actionsForScopes } from './scope-actions.ts';
 export type {
   AppGrant,

@@ -16,6 +16,7 @@ import {
 } from '@swarm/contract';
 import { commitIfOk, refuse, type Refusal } from '../refusal.ts';
 import type { PostActions } from '../actions/post-actions.service.ts';
+import { delegatedAppKey, type AppDelegations } from '../delegations/index.ts';
 import type { NodeConfig } from '../config.ts';
 import type { DeliveryService } from '../delivery/index.ts';
 import type { Limits } from '../replicas/limits.ts';
@@ -65,7 +66,11 @@ export interface AccountOwnershipService {
     userId: string,
     signed: SignedStatement | null,
   ): Promise<Result<NoticeReport, Refusal>>;
-  /** Deletes a post here and, with a signed statement, tells the nodes holding a copy. */
+  /**
+   * Deletes a post here and, with a signed statement, tells the nodes holding a copy: those that
+   * take deletions, and when an app's key signed it under a delegation, only those that also
+   * take delegations (the others would refuse the app key's signature).
+   */
   deletePost(
     userId: string,
     postId: string,
@@ -91,6 +96,8 @@ export interface AccountOwnershipDeps extends PeerServiceDeps {
   posts: Pick<PostActions, 'delete'>;
   /** The receiver's handling of a move, applied to this node's own followers of the old address. */
   applyMove: InboundOwnershipService['move'];
+  /** App delegations: without it, a deletion an app's key signed is refused. */
+  delegations?: Pick<AppDelegations, 'usable'> | undefined;
 }
 
 /** Statements must be signed within this window of the node's clock (like prepared likes). */
@@ -149,13 +156,44 @@ export function createAccountOwnershipService(deps: AccountOwnershipDeps): Accou
     return written.value;
   }
 
-  /** Checks a signed deletion statement against what was asked and the user's key. */
+  /** The raw statement as sent: the delegation, when an app's key signed it, inside. */
+  function wireOf(signed: SignedStatement): Record<string, unknown> {
+    const { signature: _s, delegation: _d, ...body } = signed.body;
+    return {
+      ...body,
+      ...(signed.delegation ? { delegation: signed.delegation } : {}),
+      signature: signed.signature,
+    };
+  }
+
+  /**
+   * The key that signed a deletion: the user's own, or for a post the app key of a delegation
+   * of theirs usable for `delete-post` now (this node's own record, not the body's copy). An
+   * app can never delete an account.
+   */
+  async function signerOf(
+    user: { id: string; did: string },
+    signed: SignedStatement,
+    kind: 'account' | 'post',
+  ): Promise<Result<CryptoKey, Refusal>> {
+    const delegation = signed.delegation;
+    if (!delegation) {
+      const key = await importDidKey(user.did);
+      return key.ok ? key : refuse('FORBIDDEN', 'The deletion is not signed with your key.');
+    }
+    if (kind !== 'post') {
+      return refuse('FORBIDDEN', 'An app can never delete your account: only your own key can.');
+    }
+    return delegatedAppKey(deps.delegations, user, 'delete-post', delegation);
+  }
+
+  /** Checks a signed deletion statement against what was asked and the user's (or app's) key. */
   async function checkDeletion(
-    user: { handle: string; did: string | null },
+    user: { id: string; handle: string; did: string | null },
     signed: SignedStatement,
     expected: { kind: 'account' } | { kind: 'post'; postId: string },
   ): Promise<Result<void, Refusal>> {
-    const raw = { ...signed.body, signature: signed.signature };
+    const raw = wireOf(signed);
     const parsed = deletionBodySchema.safeParse(raw);
     if (!parsed.success) return refuse('INVALID_REQUEST', 'The signed deletion is malformed.');
     const d = parsed.data.deletion;
@@ -171,8 +209,21 @@ export function createAccountOwnershipService(deps: AccountOwnershipDeps): Accou
     if (!isWithinClockWindow(d.timestamp, clock.now(), SIGNED_WINDOW_MS)) {
       return refuse('INVALID_REQUEST', 'The signed deletion is out of date: try again.');
     }
-    if (!(await signedByDid(d.did, deletionAction(d.kind), self, raw))) {
-      return refuse('FORBIDDEN', 'The deletion is not signed with your key.');
+    const signer = await signerOf({ id: user.id, did: d.did }, signed, d.kind);
+    if (!signer.ok) return signer;
+    const valid = await verifyUserAction({
+      publicKey: signer.value,
+      action: deletionAction(d.kind),
+      targetDomain: self,
+      body: raw,
+    });
+    if (!valid) {
+      return refuse(
+        'FORBIDDEN',
+        signed.delegation
+          ? "The deletion does not match the app's key."
+          : 'The deletion is not signed with your key.',
+      );
     }
     return ok(undefined);
   }
@@ -241,7 +292,7 @@ export function createAccountOwnershipService(deps: AccountOwnershipDeps): Accou
       const holders = await prisma.$transaction((tx) => holderDomains(tx, { userId, self }));
       const { told, skipped } =
         user.did && signed ? await tell(holders, 'deletions') : { told: [], skipped: holders };
-      const body = signed ? { ...signed.body, signature: signed.signature } : {};
+      const body = signed ? wireOf(signed) : {};
       const interactionId = signed
         ? String((signed.body.deletion as { interactionId?: unknown }).interactionId)
         : randomUUID();
@@ -284,11 +335,17 @@ export function createAccountOwnershipService(deps: AccountOwnershipDeps): Accou
       const holders = await prisma.$transaction((tx) =>
         holderDomains(tx, { userId, self, postId }),
       );
-      const { told, skipped } = await tell(holders, 'deletions');
+      const takers = await tell(holders, 'deletions');
+      // An app's statement only to nodes that check delegations; the rest keep their copy.
+      const apt = signed.delegation
+        ? await withCapability({ db, peers }, takers.told, 'delegations')
+        : { told: takers.told, skipped: [] };
+      const { told } = apt;
+      const skipped = [...takers.skipped, ...apt.skipped];
       const interactionId = String(
         (signed.body.deletion as { interactionId?: unknown }).interactionId,
       );
-      const body = { ...signed.body, signature: signed.signature };
+      const body = wireOf(signed);
       const ids = await send(told, 'delete-post', body, interactionId, userId);
       return ok({ id: deleted.value.id, told, skipped, deliveries: await delivery.attempt(ids) });
     },

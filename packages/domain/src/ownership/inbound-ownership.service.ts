@@ -25,6 +25,7 @@ import {
   type FollowTarget,
   type Tx,
 } from '../interactions/interaction-effects.ts';
+import { createDelegationChecks } from '../delegations/index.ts';
 import { describePeerError } from '../peers/index.ts';
 import { importDidKey } from '../peers/key-cache.ts';
 import { refuse, type Refusal } from '../refusal.ts';
@@ -39,6 +40,8 @@ import type { PeerServiceDeps } from '../peers/service-deps.ts';
  * the relaying node and signed by the user's own key. Checks run before any write (sender 403,
  * time 401, key 401, new home 403/404/502); effects and the idempotency ledger are one
  * transaction; deliveries they cause (relays, moved follows) go to the outbox, sent by its worker.
+ * A post's deletion may instead be signed by an app's key under the user's delegation
+ * (docs/protocol.md "App delegations"); an account's, never.
  */
 
 /** The refusals a deletion or move can meet (the one error model, `refusal.ts`). */
@@ -48,8 +51,11 @@ export type OwnershipError = Refusal<
 
 export type OwnershipOutcome = Result<{ message: string }, OwnershipError>;
 
+/** A deletion an app signed may also wait for the reads of delegation states (429). */
+export type DeletionOutcome = Result<{ message: string }, OwnershipError | Refusal<'RATE_LIMITED'>>;
+
 export interface InboundOwnershipService {
-  deletion(sourceDomain: string, body: DeletionBody, rawBody: unknown): Promise<OwnershipOutcome>;
+  deletion(sourceDomain: string, body: DeletionBody, rawBody: unknown): Promise<DeletionOutcome>;
   move(sourceDomain: string, body: MoveBody, rawBody: unknown): Promise<OwnershipOutcome>;
 }
 
@@ -71,6 +77,8 @@ export function createInboundOwnershipService(deps: InboundOwnershipDeps): Inbou
   const prisma = db.prisma;
   const self = config.domain;
   const userDids = createUserDids({ peers, clock });
+  /** App-key signatures under a user's delegation (a post deleted from an app). */
+  const delegations = createDelegationChecks({ peers, clock });
 
   async function signedBy(did: string, action: UserAction, target: string, raw: unknown) {
     const key = await importDidKey(did);
@@ -194,6 +202,26 @@ export function createInboundOwnershipService(deps: InboundOwnershipDeps): Inbou
         );
       }
       const who = { handle: d.actorHandle, domain: d.actorNodeDomain };
+      // An app's statement: its delegation must hold up before the user's did is looked at,
+      // and then the did proves the delegation instead of the statement.
+      const rawDelegation = delegationOf(rawBody);
+      const delegated = rawDelegation !== undefined;
+      if (delegated) {
+        if (d.kind !== 'post') {
+          return fail(
+            'FORBIDDEN',
+            "An app can never delete an account: only the user's own key signs that.",
+          );
+        }
+        const pre = await delegations.precheck({
+          actor: who,
+          action: 'delete-post',
+          targetDomain: d.actorNodeDomain,
+          rawDelegation,
+          signedObject: rawBody,
+        });
+        if (!pre.ok) return refuse(pre.reason.code, pre.reason.message);
+      }
       const expected = await expectedDid(who, d.did);
       if (!expected.ok) return expected;
       const pinned = expected.value?.did ?? d.did;
@@ -203,11 +231,23 @@ export function createInboundOwnershipService(deps: InboundOwnershipDeps): Inbou
           `The deletion names a key that is not ${d.actorHandle}@${d.actorNodeDomain}'s.`,
         );
       }
-      if (!(await signedBy(d.did, deletionAction(d.kind), d.actorNodeDomain, rawBody))) {
+      const proved = delegated
+        ? await delegations.signedByUser(d.did, rawDelegation, d.actorNodeDomain)
+        : await signedBy(d.did, deletionAction(d.kind), d.actorNodeDomain, rawBody);
+      if (!proved) {
         return fail(
           'INVALID_SIGNATURE',
-          `The deletion is not signed by ${d.actorHandle}@${d.actorNodeDomain}'s key.`,
+          delegated
+            ? `The delegation is not signed by ${d.actorHandle}@${d.actorNodeDomain}'s key.`
+            : `The deletion is not signed by ${d.actorHandle}@${d.actorNodeDomain}'s key.`,
         );
+      }
+      if (delegated) {
+        const holds = await delegations.holds(
+          d.actorNodeDomain,
+          String((rawDelegation as { id?: unknown }).id),
+        );
+        if (!holds.ok) return refuse(holds.reason.code, holds.reason.message);
       }
       const actorId = expected.value?.actorId;
       const done = await run(async (tx) => {
@@ -450,4 +490,10 @@ export function createInboundOwnershipService(deps: InboundOwnershipDeps): Inbou
       return ok({ message: OWNERSHIP_MESSAGES.move });
     },
   };
+}
+
+/** The statement's `delegation` member as received (undefined: signed by the user's own key). */
+function delegationOf(rawBody: unknown): unknown {
+  if (typeof rawBody !== 'object' || rawBody === null || Array.isArray(rawBody)) return undefined;
+  return (rawBody as Record<string, unknown>).delegation;
 }

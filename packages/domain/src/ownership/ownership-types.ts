@@ -1,4 +1,4 @@
-import type { Refusal, Result, UserAction } from '@swarm/contract';
+import type { Delegation, Refusal, Result, UserAction } from '@swarm/contract';
 import type { Prisma } from '@swarm/db';
 
 // What the account's owner signs and sends (account-ownership.service.ts), shared with the
@@ -14,6 +14,11 @@ export interface PreparedStatement {
 export interface SignedStatement {
   body: Record<string, unknown>;
   signature: string;
+  /**
+   * Present when an app's key signed a post's deletion (`appDelegations.signInteraction`): the
+   * person's delegation, sent as the statement's `delegation` member, inside what the key signed.
+   */
+  delegation?: Delegation | undefined;
 }
 
 export interface ImportInput {
