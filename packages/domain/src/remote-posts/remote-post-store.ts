@@ -100,10 +100,10 @@ export function createRemotePostStore(deps: {
       where: { apId: viewId },
       select: { id: true, deletedAt: true, repostOfId: true, visibility: true, fetchedAt: true },
     });
-    if (!copy) return 'missing';
-    // A placeholder (no fetch from its node yet) is not something to point others at.
-    const shown =
-      !copy.deletedAt && !copy.repostOfId && copy.visibility === 'public' && copy.fetchedAt;
+    // A placeholder (written from a hint, never fetched from its node) is read like a post
+    // not held.
+    if (!copy || (!copy.fetchedAt && !copy.deletedAt)) return 'missing';
+    const shown = !copy.deletedAt && !copy.repostOfId && copy.visibility === 'public';
     return shown ? { id: copy.id } : null;
   }
 
@@ -152,7 +152,7 @@ export function createRemotePostStore(deps: {
         {
           apId: view.id,
           remoteAuthorId: author.id,
-          visibility: 'public',
+          visibility: input.visibility ?? 'public',
           createdAt: new Date(Math.min(Date.parse(view.createdAt), now.getTime())),
           repostOfId: target.id,
           content: '',
