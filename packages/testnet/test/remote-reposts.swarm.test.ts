@@ -151,6 +151,11 @@ describe('a pushed repost', () => {
     expect(String((first.body as { message: string }).message)).toMatch(/not kept/);
     expect(await copyOf(third.domain, erinPost.id)).toBeNull();
     expect((await carolsReposts()).has(entry.id)).toBe(false);
+    // carol's next read, which would read erin's post from erin's node, comes within a minute.
+    const poll = await prisma().remoteAuthorPoll.findFirstOrThrow({
+      where: { remoteActor: { handle: 'carol', nodeDomain: origin.domain } },
+    });
+    expect(poll.nextPollAt.getTime()).toBeLessThanOrEqual(clock.now().getTime() + 60_000);
 
     // erin's post reaches this node from her own node (bob follows her).
     await as(bob.user).interactions.follow({ address: `erin@${third.domain}` });
