@@ -4,6 +4,7 @@ import {
   parsePeerSinglePost,
   peerRepliesResponseSchema,
   peerSwarmUserResponseSchema,
+  peerTimelineResponseSchema,
   profilePostSchema,
   profileSchema,
   repliesResponseSchema,
@@ -348,6 +349,13 @@ describe('responses', () => {
     checkWireShape(timelineResponseSchema, example, {
       required: ['nodeDomain', 'timestamp'],
       expected: example,
+    });
+    it("peerTimelineResponseSchema leaves out the origin's reposts (repostOfId)", () => {
+      const repost = { ...exampleTimelinePost, content: '', repostOfId: 'x-1' };
+      const own = { ...exampleTimelinePost, repostOfId: null, isReply: false };
+      expect(peerTimelineResponseSchema.parse({ ...example, posts: [repost, own] })).toEqual(
+        example,
+      );
     });
   });
 
