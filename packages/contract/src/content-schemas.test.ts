@@ -4,6 +4,7 @@ import {
   parsePeerSinglePost,
   peerRepliesResponseSchema,
   peerSwarmUserResponseSchema,
+  peerTimelineResponseSchema,
   profilePostSchema,
   profileSchema,
   repliesResponseSchema,
@@ -318,13 +319,16 @@ describe('responses', () => {
       required: ['profile', 'nodeDomain', 'timestamp', 'profile.handle'],
       expected: example,
     });
-    it('peerSwarmUserResponseSchema leaves out the origin\'s reposts (content "", repostOfId)', () => {
+    it('peerSwarmUserResponseSchema sets the origin\'s reposts (content "", repostOfId) apart', () => {
       const originRepost = { ...exampleProfilePost, id: 'r1', content: '', repostOfId: 'x-1' };
       const own = { ...exampleProfilePost, repostOfId: null, originalPostId: null };
       expect(peerSwarmUserResponseSchema.parse({ ...example, posts: [originRepost, own] })).toEqual(
-        example,
+        {
+          ...example,
+          reposts: [{ id: 'r1', createdAt: exampleProfilePost.createdAt, repostOfId: 'x-1' }],
+        },
       );
-      expect(peerSwarmUserResponseSchema.parse(example)).toEqual(example);
+      expect(peerSwarmUserResponseSchema.parse(example)).toEqual({ ...example, reposts: [] });
       expect(
         peerSwarmUserResponseSchema.safeParse({ ...example, posts: [{ ...own, repostOfId: 5 }] })
           .success,
@@ -345,6 +349,13 @@ describe('responses', () => {
     checkWireShape(timelineResponseSchema, example, {
       required: ['nodeDomain', 'timestamp'],
       expected: example,
+    });
+    it("peerTimelineResponseSchema leaves out the origin's reposts (repostOfId)", () => {
+      const repost = { ...exampleTimelinePost, content: '', repostOfId: 'x-1' };
+      const own = { ...exampleTimelinePost, repostOfId: null, isReply: false };
+      expect(peerTimelineResponseSchema.parse({ ...example, posts: [repost, own] })).toEqual(
+        example,
+      );
     });
   });
 

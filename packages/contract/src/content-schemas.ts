@@ -197,22 +197,41 @@ export const swarmUserResponseSchema = z.object({
 export type SwarmUserResponse = z.output<typeof swarmUserResponseSchema>;
 
 /**
- * A peer's `GET /api/swarm/users/[handle]` answer, read for showing the user's posts: the origin
- * also lists the user's reposts of other nodes' posts, as posts with `content: ""` and a
- * `repostOfId`. They are not the user's own posts (the spec's list holds those) and would show
- * as empty posts: they are left out. Otherwise the spec's shape.
+ * A repost in a peer's user list: the entry's id on that node, its time, and the reposted post
+ * as the node names it (an id on that node, or `swarm:{domain}:{postId}`).
  */
+export const peerRepostEntrySchema = z.object({
+  id: postIdSchema,
+  createdAt: timestampSchema,
+  repostOfId: z.string().min(1).max(512),
+});
+export type PeerRepostEntry = z.output<typeof peerRepostEntrySchema>;
+
+/**
+ * A peer's `GET /api/swarm/users/[handle]` answer as readers keep it: the origin also lists the
+ * user's reposts, as posts with `content: ""` and a `repostOfId`. They are not the user's own
+ * posts (the spec's list holds those) and would show as empty posts: `posts` leaves them out
+ * and `reposts` names them (docs/architecture.md "Stored remote content", "Reposts").
+ * Otherwise the spec's shape.
+ */
+const keptUserResponseSchema = swarmUserResponseSchema.extend({
+  reposts: z.array(peerRepostEntrySchema),
+});
 export const peerSwarmUserResponseSchema = swarmUserResponseSchema
   .extend({
     posts: z
       .array(profilePostSchema.extend({ repostOfId: z.string().max(512).nullish() }))
       .default([]),
   })
-  .transform(({ posts, ...rest }): z.input<typeof swarmUserResponseSchema> => ({
+  .transform(({ posts, ...rest }): z.input<typeof keptUserResponseSchema> => ({
     ...rest,
     posts: posts.filter((p) => !p.repostOfId).map(({ repostOfId: _repost, ...p }) => p),
+    reposts: posts.flatMap((p) =>
+      p.repostOfId ? [{ id: p.id, createdAt: p.createdAt, repostOfId: p.repostOfId }] : [],
+    ),
   }))
-  .pipe(swarmUserResponseSchema);
+  .pipe(keptUserResponseSchema);
+export type PeerSwarmUserResponse = z.output<typeof peerSwarmUserResponseSchema>;
 
 /** `GET /api/swarm/timeline` answer. */
 export const timelineResponseSchema = z.object({
@@ -222,6 +241,22 @@ export const timelineResponseSchema = z.object({
   timestamp: timestampSchema,
 });
 export type TimelineResponse = z.output<typeof timelineResponseSchema>;
+
+/**
+ * A peer's `GET /api/swarm/timeline` answer as the crawler keeps it: the origin lists reposts
+ * there too (`repostOfId`); the swarm feed holds no reposts, so they are left out.
+ */
+export const peerTimelineResponseSchema = timelineResponseSchema
+  .extend({
+    posts: z
+      .array(timelinePostSchema.extend({ repostOfId: z.string().max(512).nullish() }))
+      .default([]),
+  })
+  .transform(({ posts, ...rest }): z.input<typeof timelineResponseSchema> => ({
+    ...rest,
+    posts: posts.filter((p) => !p.repostOfId).map(({ repostOfId: _repost, ...p }) => p),
+  }))
+  .pipe(timelineResponseSchema);
 
 /** `GET /api/swarm/replies` answer. */
 export const repliesResponseSchema = z.object({

@@ -33,6 +33,7 @@ import {
   createSeenPosts,
   createThreadService,
   profilePostToView,
+  singlePostToView,
   timelinePostToView,
   type PeerReadOptions,
 } from './feeds/index.ts';
@@ -261,6 +262,7 @@ export async function createNodeContext(
     actor: (input) => actorView(input, self),
     profilePost: (post, author, domain) => profilePostToView(post, author, domain, self),
     timelinePost: (post, domain) => timelinePostToView(post, domain, self),
+    singlePost: (post, domain) => singlePostToView(post, domain, self),
   };
   const remoteContent = remoteContentOf({
     ...base,

@@ -6,7 +6,8 @@ import { createRemotePostStore, STORE_BATCH_MAX } from '../src/remote-posts/inde
 import type { PostView } from '../src/views/index.ts';
 
 // The store's rules on a real database: newer data from a post's node wins, a copy deleted here
-// stays deleted, another author cannot take an id over, local posts are never written.
+// stays deleted, another author cannot take an id over, local posts are never written; a repost
+// entry points at a post held here and never makes one.
 
 let db: Db;
 beforeAll(async () => {
@@ -60,7 +61,7 @@ describe('the remote post store', () => {
       [{ view: view(id, { content: 'edited', likesCount: 5, media }) }],
       'poll',
     );
-    expect(again).toEqual({ created: [], updated: 1, skipped: 0 });
+    expect(again).toEqual({ created: [], updated: 1, skipped: 0, missingOriginals: [] });
     const row = await db.prisma.post.findUniqueOrThrow({
       where: { apId: `swarm:beta.example:${id}` },
       include: { media: true, remoteAuthor: true },
@@ -106,7 +107,7 @@ describe('the remote post store', () => {
       author: { ...view(id).author, domain: 'gamma.example' },
     });
     const outcome = await store().store([{ view: local }, { view: foreign }], 'read');
-    expect(outcome).toEqual({ created: [], updated: 0, skipped: 2 });
+    expect(outcome).toEqual({ created: [], updated: 0, skipped: 2, missingOriginals: [] });
     expect(await db.prisma.post.count({ where: { id } })).toBe(0);
     const many = Array.from({ length: STORE_BATCH_MAX + 1 }, () => ({ view: view(id) }));
     await expect(store().store(many, 'crawl')).rejects.toThrow(/at most/);
@@ -143,5 +144,49 @@ describe('the remote post store', () => {
       visibility: 'followers',
       replyTo: { apId: `swarm:beta.example:${parent}` },
     });
+  });
+
+  it('keeps a repost entry pointing at a held public post only; the entry stays a repost', async () => {
+    const held = '7f9c1e7a-0b2d-4c11-9a5e-5b4f1d1e0a07';
+    const secret = '7f9c1e7a-0b2d-4c11-9a5e-5b4f1d1e0a08';
+    const [repost, missing, ofSecret] = [
+      '7f9c1e7a-0b2d-4c11-9a5e-5b4f1d1e0a09',
+      '7f9c1e7a-0b2d-4c11-9a5e-5b4f1d1e0a0a',
+      '7f9c1e7a-0b2d-4c11-9a5e-5b4f1d1e0a0b',
+    ];
+    const elsewhere = 'swarm:gamma.example:7f9c1e7a-0b2d-4c11-9a5e-5b4f1d1e0a0c';
+    await store().store(
+      [{ view: view(held) }, { view: view(secret), visibility: 'followers' }],
+      'push',
+    );
+    const outcome = await store().store(
+      [
+        { view: view(repost), repostOf: `swarm:beta.example:${held}` },
+        { view: view(missing), repostOf: elsewhere },
+        { view: view(ofSecret), repostOf: `swarm:beta.example:${secret}` },
+      ],
+      'poll',
+    );
+    expect(outcome).toEqual({
+      created: [`swarm:beta.example:${repost}`],
+      updated: 0,
+      skipped: 2,
+      missingOriginals: [elsewhere],
+    });
+    const rows = await db.prisma.post.findMany({
+      where: { apId: { in: [repost, missing, ofSecret].map((id) => `swarm:beta.example:${id}`) } },
+      select: { content: true, repostOf: { select: { apId: true } } },
+    });
+    expect(rows).toEqual([{ content: '', repostOf: { apId: `swarm:beta.example:${held}` } }]);
+    expect(await db.prisma.post.count({ where: { apId: elsewhere } })).toBe(0);
+    // The same id sent as a post later does not turn the repost into one.
+    const asPost = await store().store([{ view: view(repost, { content: 'now a post' }) }], 'push');
+    expect(asPost).toMatchObject({ updated: 0, skipped: 1 });
+    expect(
+      await db.prisma.post.findUniqueOrThrow({
+        where: { apId: `swarm:beta.example:${repost}` },
+        select: { content: true },
+      }),
+    ).toEqual({ content: '' });
   });
 });

@@ -101,7 +101,7 @@ export function createOriginViews(state: OriginState) {
     originalPostId: null,
     nodeDomain: domain,
     author: { ...authorOf(p.authorHandle), isBot: false, nodeDomain: domain },
-    repostOfId: null,
+    repostOfId: p.repostOfId ?? null,
     repostOf: null,
   });
 
@@ -119,7 +119,7 @@ export function createOriginViews(state: OriginState) {
     isReply: false,
     replyToId: null,
     swarmReplyToId: null,
-    repostOfId: null,
+    repostOfId: p.repostOfId ?? null,
     repostOf: null,
     linkPreviewTitle: null,
     linkPreviewDescription: null,

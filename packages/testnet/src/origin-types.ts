@@ -30,6 +30,8 @@ export interface OriginPost {
   replies: OriginReply[];
   /** Its own reply to another node's post: served by id, not listed (§5 lists exclude replies). */
   isReply?: boolean;
+  /** A repost (content ""): the reposted post as it names it (its id, or `swarm:{domain}:{id}`). */
+  repostOfId?: string;
 }
 
 export interface OriginReply {

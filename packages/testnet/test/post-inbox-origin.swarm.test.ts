@@ -133,7 +133,7 @@ describe('POST /api/swarm/inbox in the origin profile’s format', () => {
     await prisma().remoteActor.update({ where: { actorUrl }, data: { did: null } });
   });
 
-  it('a repost is answered and not kept as a copy', async () => {
+  it('a repost of a post not held here is answered and not kept', async () => {
     const before = await prisma().post.count();
     const pushed = await origin.pushPost(ours.domain, {
       author: 'olga',

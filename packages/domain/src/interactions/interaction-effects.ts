@@ -98,12 +98,20 @@ export async function removeLike(
 /**
  * Undoes exactly a repost, a local user's or another node's: the row, one off the count, its
  * notification, and the repost's own post (a local user's repost shows in feeds as a post with
- * `repostOfId`; nothing else points at it). False when there was none.
+ * `repostOfId`; nothing else points at it), and for another node's also the stored copy of their
+ * repost entry (docs/architecture.md "Stored remote content"). False when there was no row.
  */
 export async function removeRepost(
   tx: Tx,
   input: { postId: string; actorKey: string },
 ): Promise<boolean> {
+  await tx.post.deleteMany({
+    where: {
+      repostOfId: input.postId,
+      apId: { not: null },
+      remoteAuthor: { actorUrl: input.actorKey },
+    },
+  });
   const row = await tx.repost.findUnique({
     where: { postId_actorKey: { postId: input.postId, actorKey: input.actorKey } },
     select: { id: true, repostPostId: true },

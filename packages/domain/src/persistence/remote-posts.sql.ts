@@ -58,7 +58,9 @@ export const dropUnfollowedPollsSql = sqlStatement(
 /**
  * A copy this node must keep whatever its age: deleted here (the tombstone keeps it from coming
  * back), liked or reposted by someone here, replied to or reposted by a post written here, named
- * by a notification, bookmarked by someone here, or a reply in a thread of a post written here.
+ * by a notification, bookmarked by someone here, or a reply in a thread of a post written here;
+ * and while a stored repost of a remote person repeats it (that repost is aged as the reposter's
+ * copy and shows nothing without it; once it goes, the copy is judged on its own again).
  */
 const PROTECTED = Prisma.sql`(
   p.deleted_at IS NOT NULL
@@ -66,6 +68,9 @@ const PROTECTED = Prisma.sql`(
   OR EXISTS (SELECT 1 FROM reposts r WHERE r.post_id = p.id AND r.user_id IS NOT NULL)
   OR EXISTS (SELECT 1 FROM posts c WHERE c.reply_to_id = p.id AND c.author_id IS NOT NULL)
   OR EXISTS (SELECT 1 FROM posts c WHERE c.repost_of_id = p.id AND c.author_id IS NOT NULL)
+  OR EXISTS (SELECT 1 FROM posts c
+             WHERE c.repost_of_id = p.id AND c.remote_author_id IS NOT NULL
+               AND c.deleted_at IS NULL)
   OR EXISTS (SELECT 1 FROM notifications n WHERE n.post_id = p.id)
   OR EXISTS (SELECT 1 FROM bookmarks b WHERE b.post_id = p.id)
   OR EXISTS (SELECT 1 FROM posts o WHERE o.id = p.reply_to_id AND o.author_id IS NOT NULL))`;

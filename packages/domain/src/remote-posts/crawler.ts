@@ -1,4 +1,4 @@
-import { SWARM_PATHS, timelineResponseSchema } from '@swarm/contract';
+import { SWARM_PATHS, peerTimelineResponseSchema } from '@swarm/contract';
 import type { Db } from '@swarm/db';
 import type { Clock } from '../clock.ts';
 import type { Logger } from '../logger.ts';
@@ -88,7 +88,7 @@ export function createSwarmCrawler(deps: {
     const read = await reads.read(
       domain,
       `${SWARM_PATHS.timeline}?limit=${options.postsPerRead}`,
-      timelineResponseSchema,
+      peerTimelineResponseSchema,
     );
     if (!read.ok) {
       const now = clock.now();

@@ -1,4 +1,4 @@
-import type { ProfilePost, TimelinePost } from '@swarm/contract';
+import type { ProfilePost, SinglePost, TimelinePost } from '@swarm/contract';
 import type { z } from 'zod';
 import type { ActorView, PostView } from '../views/index.ts';
 
@@ -26,6 +26,8 @@ export interface WireViews {
   }): ActorView;
   profilePost(post: ProfilePost, author: ActorView, domain: string): PostView;
   timelinePost(post: TimelinePost, domain: string): PostView | null;
+  /** `GET /api/swarm/posts/[id]` of `domain`. */
+  singlePost(post: SinglePost, domain: string): PostView | null;
 }
 
 /** Counts of the background reads (ops/metrics.ts). */

@@ -1,4 +1,10 @@
-import { SWARM_PATHS, peerSwarmUserResponseSchema } from '@swarm/contract';
+import {
+  SWARM_PATHS,
+  parsePeerSinglePost,
+  parseSwarmPostId,
+  peerSwarmUserResponseSchema,
+} from '@swarm/contract';
+import { z } from 'zod';
 import type { Db } from '@swarm/db';
 import type { Clock } from '../clock.ts';
 import type { Logger } from '../logger.ts';
@@ -10,14 +16,14 @@ import {
 import { mapBounded } from '../registry/bounded.ts';
 import { parseCapabilities } from '../registry/capabilities.ts';
 import type { RegistryService } from '../registry/index.ts';
-import type { PeerReads, RemoteReadMetrics } from './poller-ports.ts';
+import type { PeerReads, RemoteReadMetrics, WireViews } from './poller-ports.ts';
 import {
   POLL_POLICY,
   delayAfterFailure,
   intervalAfterSuccess,
   type PollPolicy,
 } from './poller-policy.ts';
-import { STORE_BATCH_MAX } from './remote-post-store.ts';
+import { STORE_BATCH_MAX, type RemotePostStore } from './remote-post-store.ts';
 import type { RemoteProfileStore } from './remote-profile-store.ts';
 
 /**
@@ -26,6 +32,9 @@ import type { RemoteProfileStore } from './remote-profile-store.ts';
  * read only this database. Peers that cannot push (origin-profile nodes, or ours while a push
  * was lost) are covered the same way. Rows are claimed (`claimed_until`, FOR UPDATE SKIP
  * LOCKED), so several gateway replicas share the work without reading anyone twice.
+ * A person's reposts of posts not held here are kept once the reposted post is: up to
+ * `originalsPerRead` of them are read from their own node (never from the reposter's) right
+ * after the person's read, in the same job.
  */
 export interface RemotePoller {
   /**
@@ -56,6 +65,8 @@ export interface PollerOptions {
   postsPerRead: number;
   /** How long a claim holds if the replica that took it dies mid-batch. */
   claimMs: number;
+  /** Reposted posts read from their own node per person read, at most. */
+  originalsPerRead: number;
   policy: PollPolicy;
 }
 
@@ -64,6 +75,7 @@ export const POLLER_DEFAULTS: PollerOptions = {
   concurrency: 4,
   postsPerRead: 20,
   claimMs: 2 * 60_000,
+  originalsPerRead: 3,
   policy: POLL_POLICY,
 };
 
@@ -74,11 +86,14 @@ export function createRemotePoller(deps: {
   reads: PeerReads;
   /** Keeps the whole answer: the person's profile (pages read it) and their posts. */
   profiles: Pick<RemoteProfileStore, 'store'>;
+  /** Reposted posts read from their own node. */
+  store: Pick<RemotePostStore, 'store'>;
+  views: Pick<WireViews, 'singlePost'>;
   registry: Pick<RegistryService, 'blockedDomains'>;
   metrics?: Pick<RemoteReadMetrics, 'observeRemoteRead'>;
   options?: Partial<PollerOptions>;
 }): RemotePoller {
-  const { db, clock, logger, reads, profiles, registry, metrics } = deps;
+  const { db, clock, logger, reads, profiles, store, views, registry, metrics } = deps;
   const options = { ...POLLER_DEFAULTS, ...deps.options };
   const { policy } = options;
   const prisma = db.prisma;
@@ -106,9 +121,34 @@ export function createRemotePoller(deps: {
     return 'failed';
   }
 
+  /**
+   * Reads reposted posts from their own nodes and stores them; true when one was stored. A post
+   * that cannot be read now is asked again at the reposter's next read, if still listed.
+   */
+  async function fetchOriginals(ids: readonly string[], blocked: ReadonlySet<string>) {
+    let stored = false;
+    for (const id of ids.slice(0, options.originalsPerRead)) {
+      const ref = parseSwarmPostId(id);
+      if (!ref.ok || blocked.has(ref.value.domain)) continue;
+      const { domain, postId } = ref.value;
+      const read = await reads.read(domain, SWARM_PATHS.post(postId), z.unknown());
+      if (!read.ok) continue;
+      const post = parsePeerSinglePost(read.value, domain);
+      // Its own node speaks for it: the author must be of that node (the store checks), and a
+      // repost is no post to show in another's repost.
+      if (!post.ok || post.value.id !== postId || post.value.repostOfId) continue;
+      const view = views.singlePost(post.value, domain);
+      if (!view) continue;
+      const outcome = await store.store([{ view }], 'poll');
+      stored ||= outcome.created.length + outcome.updated > 0;
+    }
+    return stored;
+  }
+
   async function pollOne(
     row: Row,
     pushes: boolean,
+    blocked: ReadonlySet<string>,
   ): Promise<{ result: 'ok' | 'failed'; created: number }> {
     const { handle, nodeDomain: domain } = row.remoteActor;
     const read = await reads.read(
@@ -119,7 +159,15 @@ export function createRemotePoller(deps: {
     if (!read.ok) return { result: await failed(row, read.error), created: 0 };
     try {
       const answer = { ...read.value, posts: read.value.posts.slice(0, STORE_BATCH_MAX) };
-      const outcome = await profiles.store(domain, handle, answer, 'poll');
+      let outcome = await profiles.store(domain, handle, answer, 'poll');
+      if (
+        outcome.missingOriginals.length > 0 &&
+        (await fetchOriginals(outcome.missingOriginals, blocked))
+      ) {
+        // The reposts of what was just stored find it now.
+        const again = await profiles.store(domain, handle, answer, 'poll');
+        outcome = { ...again, created: [...outcome.created, ...again.created] };
+      }
       const newest = Math.max(
         outcome.newestPostAt?.getTime() ?? 0,
         row.newestPostAt?.getTime() ?? 0,
@@ -232,7 +280,7 @@ export function createRemotePoller(deps: {
           metrics?.observeRemoteRead('poll', 'skipped');
           return;
         }
-        const outcome = await pollOne(row, pushing.has(row.remoteActor.nodeDomain));
+        const outcome = await pollOne(row, pushing.has(row.remoteActor.nodeDomain), blocked);
         report[outcome.result] += 1;
         report.created += outcome.created;
         metrics?.observeRemoteRead('poll', outcome.result);

@@ -11,8 +11,9 @@ import { refuse, type Refusal } from '../refusal.ts';
 import { createUserDids } from '../security/user-dids.ts';
 import { createDelegationChecks } from '../delegations/index.ts';
 import { createInboxAuthorSignature, type InboxDidPin } from './inbox-author-signature.ts';
-import { viewPostId } from '../feeds/post-views.ts';
+import { viewPostId, viewPostRef } from '../feeds/post-views.ts';
 import { pushedPostView, type AnyPostPush } from './inbox-post-view.ts';
+import { POLL_POLICY } from './poller-policy.ts';
 import type { RemotePostStore } from './remote-post-store.ts';
 
 /**
@@ -21,7 +22,10 @@ import type { RemotePostStore } from './remote-post-store.ts';
  * gateway has checked the body size, the node signature, the block list and the per-node rate
  * limit, and parsed the body in the sender's dialect; this checks the rest in the documented
  * order and writes only when all pass, through the remote post store (the one way remote posts
- * enter the database).
+ * enter the database). A repost is kept as the reposter's entry pointing at the reposted post
+ * when that post is held here; the push says nothing of that post that could be stored (the
+ * sender may not be its node): one not held makes the reposter's next poll come sooner, which
+ * reads it from its own node.
  */
 
 export type InboxRefusal = Refusal<
@@ -46,7 +50,10 @@ export interface PostInbox {
 export const INBOX_MESSAGES = {
   created: 'Post received',
   updated: 'Post refreshed',
-  repost: 'Repost received; reposts are not kept as copies',
+  repost: 'Repost received',
+  repostRefreshed: 'Repost refreshed',
+  repostNotHeld: 'Repost received; not kept: the reposted post is not held here yet',
+  repostNotKept: 'Repost received; not kept',
   removed: 'Post removed here; not kept',
 } as const;
 
@@ -139,9 +146,11 @@ export function createPostInbox(deps: PostInboxDeps): PostInbox {
     });
     if (!signed.ok) return signed;
 
-    // All checks passed. A repost has no text of its own to keep: the reposted post reaches
-    // followers of its own author by its own push.
-    if (push.post.repostOfId) return ok(answer(INBOX_MESSAGES.repost, postId));
+    const visibility = 'visibility' in push.post ? push.post.visibility : 'public';
+    // All checks passed.
+    if (push.post.repostOfId) {
+      return receiveRepost(push, push.post.repostOfId, { postId, actorUrl, visibility }, signed);
+    }
     const counts = ('counts' in push ? push.counts : undefined) ??
       held.copy ?? { likesCount: 0, repostsCount: 0, repliesCount: 0 };
     const view = pushedPostView(
@@ -153,7 +162,6 @@ export function createPostInbox(deps: PostInboxDeps): PostInbox {
       },
       self,
     );
-    const visibility = 'visibility' in push.post ? push.post.visibility : 'public';
     const outcome = await store.store([{ view, visibility }], 'push');
     if (outcome.skipped > 0) return ok(answer(INBOX_MESSAGES.removed, postId));
     await pinDid(actorUrl, signed.value);
@@ -162,6 +170,37 @@ export function createPostInbox(deps: PostInboxDeps): PostInbox {
       return ok(answer(INBOX_MESSAGES.created, postId));
     }
     return ok(answer(INBOX_MESSAGES.updated, postId));
+  }
+
+  /** A repost: its entry kept when the reposted post is held here (see above). */
+  async function receiveRepost(
+    push: AnyPostPush,
+    repostOfId: string,
+    at: { postId: string; actorUrl: string; visibility: 'public' | 'followers' },
+    signed: { value: InboxDidPin | undefined },
+  ): Promise<Result<PostPushAnswer, InboxRefusal>> {
+    const { postId, actorUrl, visibility } = at;
+    const zero = { likesCount: 0, repostsCount: 0, repliesCount: 0 };
+    const repostOf = viewPostRef(repostOfId, push.nodeDomain, self);
+    if (!repostOf) return ok(answer(INBOX_MESSAGES.repostNotKept, postId));
+    const view = pushedPostView(push, zero, self);
+    const outcome = await store.store([{ view, visibility, repostOf }], 'push');
+    if (outcome.missingOriginals.length > 0) {
+      // Read soon (bounded by the poller's shortest interval), never at once per push.
+      const soon = new Date(clock.now().getTime() + POLL_POLICY.minMs);
+      await prisma.remoteAuthorPoll.updateMany({
+        where: { remoteActor: { actorUrl }, nextPollAt: { gt: soon } },
+        data: { nextPollAt: soon },
+      });
+      return ok(answer(INBOX_MESSAGES.repostNotHeld, postId));
+    }
+    if (outcome.skipped > 0) return ok(answer(INBOX_MESSAGES.repostNotKept, postId));
+    await pinDid(actorUrl, signed.value);
+    if (outcome.created.length > 0) {
+      logger.info({ peer: push.nodeDomain, post: postId, repostOf }, 'pushed repost stored');
+      return ok(answer(INBOX_MESSAGES.repost, postId));
+    }
+    return ok(answer(INBOX_MESSAGES.repostRefreshed, postId));
   }
 
   return { receive };

@@ -1,4 +1,4 @@
-import { parseSwarmPostId } from '@swarm/contract';
+import { parseSwarmPostId, uuidSchema } from '@swarm/contract';
 import type { Db, Prisma, PostVisibility } from '@swarm/db';
 import type { Clock } from '../clock.ts';
 import { upsertRemoteActor } from '../interactions/interaction-effects.ts';
@@ -15,6 +15,12 @@ import type { PostView } from '../views/index.ts';
  * counts, media, card); a copy deleted here stays deleted (deletions arrive as the account
  * statements of docs/protocol.md). Callers hand in only what the post's own node sent: each
  * checks who sent it.
+ *
+ * A remote person's repost is a copy of its own (the entry's `swarm:` id, the reposter, no text)
+ * whose `repostOfId` is the row of the reposted post: a local post or a copy already stored, never
+ * one made from what the reposter's node says of it (it may not be that post's node). A repost of
+ * a post not held here is not kept; its id is reported so that the caller may fetch the post from
+ * its own node.
  */
 export interface RemotePostStore {
   /** Stores or refreshes the remote posts among `posts` (local ones are skipped). */
@@ -29,6 +35,11 @@ export interface StoredPostInput {
   view: PostView;
   /** Only pushes to follower nodes carry `followers`; everything read publicly is `public`. */
   visibility?: Extract<PostVisibility, 'public' | 'followers'>;
+  /**
+   * A repost entry: the view id of the post it repeats (bare for ours, `swarm:…` otherwise).
+   * `view` is then the entry itself: its id, the reposter, its time; its text is not kept.
+   */
+  repostOf?: string;
 }
 
 export interface StoreOutcome {
@@ -36,8 +47,10 @@ export interface StoreOutcome {
   created: string[];
   /** Copies refreshed with what the node sent now. */
   updated: number;
-  /** Left alone: not remote, a repost entry's reposter, or a copy deleted here. */
+  /** Left alone: not remote, another author's id, a copy deleted here, a repost not kept. */
   skipped: number;
+  /** Reposted posts not held here (view ids, `swarm:…`), whose reposts were not kept. */
+  missingOriginals: string[];
 }
 
 /** At most this many posts per call: callers page larger answers. */
@@ -67,6 +80,89 @@ export function createRemotePostStore(deps: {
     }
     const copy = await prisma.post.findUnique({ where: { apId: replyToId }, select: { id: true } });
     return copy?.id ?? null;
+  }
+
+  /**
+   * The row a repost entry may point at: a local post or a shown copy that anyone may see
+   * (public or unlisted; a followers-only post is not spread by a repost), itself no repost.
+   */
+  async function repostTarget(viewId: string): Promise<{ id: string } | 'missing' | null> {
+    const visible = { deletedAt: null, repostOfId: null } as const;
+    if (!viewId.startsWith('swarm:')) {
+      if (!uuidSchema.safeParse(viewId).success) return null;
+      return prisma.post.findFirst({
+        where: { id: viewId, apId: null, visibility: { in: ['public', 'unlisted'] }, ...visible },
+        select: { id: true },
+      });
+    }
+    if (!parseSwarmPostId(viewId).ok) return null;
+    const copy = await prisma.post.findUnique({
+      where: { apId: viewId },
+      select: { id: true, deletedAt: true, repostOfId: true, visibility: true, fetchedAt: true },
+    });
+    // A placeholder (written from a hint, never fetched from its node) is read like a post
+    // not held.
+    if (!copy || (!copy.fetchedAt && !copy.deletedAt)) return 'missing';
+    const shown = !copy.deletedAt && !copy.repostOfId && copy.visibility === 'public';
+    return shown ? { id: copy.id } : null;
+  }
+
+  /** A repost entry: its own row by the reposter, pointing at the reposted post's row. */
+  async function storeRepost(
+    input: StoredPostInput & { repostOf: string },
+    now: Date,
+  ): Promise<'updated' | 'skipped' | { created: string } | { missing: string }> {
+    const { view } = input;
+    const parsed = parseSwarmPostId(view.id);
+    if (!view.isRemote || !parsed.ok || view.author.domain !== parsed.value.domain) {
+      return 'skipped';
+    }
+    const target = await repostTarget(input.repostOf);
+    if (target === 'missing') return { missing: input.repostOf };
+    if (!target) return 'skipped';
+    const author = await upsertRemoteActor(
+      prisma,
+      {
+        handle: view.author.handle,
+        domain: view.author.domain,
+        displayName: view.author.displayName,
+        avatarUrl: view.author.avatarUrl ?? '',
+        bio: '',
+      },
+      { now },
+    );
+    const existing = await prisma.post.findUnique({
+      where: { apId: view.id },
+      select: { id: true, deletedAt: true, remoteAuthorId: true, repostOfId: true },
+    });
+    if (existing) {
+      const same =
+        !existing.deletedAt &&
+        existing.remoteAuthorId === author.id &&
+        existing.repostOfId === target.id;
+      if (!same) return 'skipped';
+      await prisma.post.updateMany({
+        where: { id: existing.id, deletedAt: null },
+        data: { fetchedAt: now },
+      });
+      return 'updated';
+    }
+    const created = await prisma.post.createManyAndReturn({
+      data: [
+        {
+          apId: view.id,
+          remoteAuthorId: author.id,
+          visibility: input.visibility ?? 'public',
+          createdAt: new Date(Math.min(Date.parse(view.createdAt), now.getTime())),
+          repostOfId: target.id,
+          content: '',
+          fetchedAt: now,
+        },
+      ],
+      skipDuplicates: true,
+      select: { id: true },
+    });
+    return created[0] ? { created: view.id } : 'skipped';
   }
 
   /**
@@ -119,12 +215,16 @@ export function createRemotePostStore(deps: {
         id: true,
         deletedAt: true,
         remoteAuthorId: true,
+        repostOfId: true,
         media: { select: { url: true }, orderBy: { position: 'asc' } },
       },
     });
     if (existing) {
-      // Another author's copy under this id, or one deleted here: the node cannot take it back.
-      if (existing.deletedAt || existing.remoteAuthorId !== author.id) return 'skipped';
+      // Another author's copy under this id, one deleted here, or a repost: the node cannot
+      // take it back, nor make a repost a post.
+      if (existing.deletedAt || existing.remoteAuthorId !== author.id || existing.repostOfId) {
+        return 'skipped';
+      }
       const same =
         existing.media.length === media.length &&
         existing.media.every((item, i) => item.url === media[i]!.url);
@@ -182,7 +282,7 @@ export function createRemotePostStore(deps: {
 
   return {
     async store(posts, source) {
-      const outcome: StoreOutcome = { created: [], updated: 0, skipped: 0 };
+      const outcome: StoreOutcome = { created: [], updated: 0, skipped: 0, missingOriginals: [] };
       if (posts.length > STORE_BATCH_MAX) {
         throw new Error(`store() takes at most ${STORE_BATCH_MAX} posts, got ${posts.length}`);
       }
@@ -190,10 +290,18 @@ export function createRemotePostStore(deps: {
       const now = clock.now();
       // One post at a time: a bad row (say, a vanished reply target) costs only itself.
       for (const input of posts) {
-        const result = await storeOne(input, now);
+        const result =
+          input.repostOf === undefined
+            ? await storeOne(input, now)
+            : await storeRepost({ ...input, repostOf: input.repostOf }, now);
         if (result === 'updated') outcome.updated += 1;
         else if (result === 'skipped') outcome.skipped += 1;
-        else outcome.created.push(result.created);
+        else if ('missing' in result) {
+          outcome.skipped += 1;
+          if (!outcome.missingOriginals.includes(result.missing)) {
+            outcome.missingOriginals.push(result.missing);
+          }
+        } else outcome.created.push(result.created);
       }
       if (outcome.created.length > 0) {
         logger.debug({ source, created: outcome.created.length }, 'remote posts stored');
