@@ -8,8 +8,10 @@ import { signUp, STEP_TIMEOUT_MS, twoNodeSuite, type Person } from './browser-ha
 // exchanges its code. A then publishes the delegation as active, which it does only for one
 // whose signature it checked against alice's registered did: only her browser could have made
 // it. The app favourites bob's post through the client API, and the like reaches B signed by the
-// app key under that delegation. Revoking the app in Settings revokes the delegation. Needs
-// `pnpm build`.
+// app key under that delegation. With the same token, once bob follows alice: the app's
+// followers-only post reaches B by its push (A serves no such post to peers' reads) under the
+// delegation; its unfollow and follow of bob reach B; its deletion removes B's copy. Revoking
+// the app in Settings revokes the delegation. Needs `pnpm build`.
 
 const OOB = 'urn:ietf:wg:oauth:2.0:oob';
 /** Each step on a busy machine: two nodes and a browser share it. */
@@ -206,11 +208,13 @@ describe('the consent page signs a delegation to the app key', () => {
       // signed: by her own key (which A does not hold) or by the app key under her delegation.
       await bob.visitUntil(b.url, '/', appPostOnB, 4 * STEP_TIMEOUT_MS);
       await bob.shot('app-post-pushed');
+      // B's log of the push names the delegation it took the post under.
       const stored = b
         .output()
         .split('\n')
         .filter((line) => line.includes('pushed post stored') && line.includes(posted.postId));
       expect(stored).toHaveLength(1);
+      expect(stored[0]).toContain(delegationId);
       await alice.visitUntil(a.url, '/deliveries', () => deliveredToB('Post to followers'));
     },
     STEP_MS,
