@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { RestartableNode } from '@swarm/testnet';
-import { signUp, twoNodeSuite, type Person } from './browser-harness.ts';
+import { signUp, STEP_TIMEOUT_MS, twoNodeSuite, type Person } from './browser-harness.ts';
 
 // The consent page signs the person's delegation to the app's key in their browser
 // (docs/protocol.md "App delegations"): alice signs up on A (her key is made in this browser)
@@ -8,8 +8,10 @@ import { signUp, twoNodeSuite, type Person } from './browser-harness.ts';
 // exchanges its code. A then publishes the delegation as active, which it does only for one
 // whose signature it checked against alice's registered did: only her browser could have made
 // it. The app favourites bob's post through the client API, and the like reaches B signed by the
-// app key under that delegation. Revoking the app in Settings revokes the delegation. Needs
-// `pnpm build`.
+// app key under that delegation. With the same token, once bob follows alice: the app's
+// followers-only post reaches B by its push (A serves no such post to peers' reads) under the
+// delegation; its unfollow and follow of bob reach B; its deletion removes B's copy. Revoking
+// the app in Settings revokes the delegation. Needs `pnpm build`.
 
 const OOB = 'urn:ietf:wg:oauth:2.0:oob';
 /** Each step on a busy machine: two nodes and a browser share it. */
@@ -156,6 +158,131 @@ describe('the consent page signs a delegation to the app key', () => {
           { timeout: 30_000, interval: 1_000 },
         )
         .toBe(1);
+    },
+    STEP_MS,
+  );
+
+  const bearer = () => ({ authorization: `Bearer ${accessToken}` });
+  const appPost = 'From my app, for my followers only';
+  /** The app's followers-only status: its client API id, and its post id on A. */
+  const posted = { id: '', postId: '' };
+  /** Bob's home on B showing the app's post. */
+  const appPostOnB = () => bob.page.getByRole('article').filter({ hasText: appPost });
+  /** Alice's deliveries on A of `label` to B that were delivered. */
+  const deliveredToB = (label: string) =>
+    alice.page
+      .getByRole('listitem')
+      // Case-sensitive: "Follow to" is not found in "Unfollow to".
+      .filter({ hasText: new RegExp(`${label} to ${b.domain}`) })
+      .filter({ hasText: 'Delivered' });
+
+  it(
+    'bob follows alice, so B gets her pushes',
+    async () => {
+      await bob.visit(b.url, `/@alice@${a.domain}`, 'profile-alice');
+      await bob.page.getByRole('button', { name: 'Follow', exact: true }).click();
+      await bob.page.getByRole('button', { name: /^(Unfollow|Requested)$/ }).waitFor();
+      await bob.visitUntil(b.url, `/@alice@${a.domain}`, () =>
+        bob.page.getByRole('button', { name: 'Unfollow', exact: true }),
+      );
+    },
+    STEP_MS,
+  );
+
+  it(
+    'the app posts for alice’s followers; B holds the copy A pushed, signed under the delegation',
+    async () => {
+      const written = await fetch(`${a.url}/api/v1/statuses`, {
+        method: 'POST',
+        headers: { ...bearer(), 'content-type': 'application/json' },
+        body: JSON.stringify({ status: appPost, visibility: 'private' }),
+      });
+      expect(written.status, await written.clone().text()).toBe(200);
+      const status = (await written.json()) as { id: string; url: string; visibility: string };
+      expect(status.visibility).toBe('private');
+      posted.id = status.id;
+      posted.postId = /[0-9a-f-]{36}$/.exec(status.url)?.[0] ?? '';
+      expect(posted.postId).not.toBe('');
+      // A never serves a followers-only post to peers' reads, so only the push can bring it to
+      // B; and B pinned alice's did when it took the app's like, so it takes her pushes only
+      // signed: by her own key (which A does not hold) or by the app key under her delegation.
+      await bob.visitUntil(b.url, '/', appPostOnB, 4 * STEP_TIMEOUT_MS);
+      await bob.shot('app-post-pushed');
+      // B's log of the push names the delegation it took the post under.
+      const stored = b
+        .output()
+        .split('\n')
+        .filter((line) => line.includes('pushed post stored') && line.includes(posted.postId));
+      expect(stored).toHaveLength(1);
+      expect(stored[0]).toContain(delegationId);
+      await alice.visitUntil(a.url, '/deliveries', () => deliveredToB('Post to followers'));
+    },
+    STEP_MS,
+  );
+
+  it(
+    'the app unfollows and follows bob again; B takes both',
+    async () => {
+      const followersOfBob = async () => {
+        const answer = await fetch(`${b.url}/api/swarm/users/bob?limit=0`);
+        return ((await answer.json()) as { profile: { followersCount: number } }).profile
+          .followersCount;
+      };
+      const found = await fetch(
+        `${a.url}/api/v1/accounts/lookup?acct=${encodeURIComponent(`bob@${b.domain}`)}`,
+        { headers: bearer() },
+      );
+      expect(found.status, await found.clone().text()).toBe(200);
+      const bobId = ((await found.json()) as { id: string }).id;
+      expect(await followersOfBob()).toBe(1);
+
+      const unfollowed = await fetch(`${a.url}/api/v1/accounts/${bobId}/unfollow`, {
+        method: 'POST',
+        headers: bearer(),
+      });
+      expect(unfollowed.status, await unfollowed.clone().text()).toBe(200);
+      expect(await unfollowed.json()).toMatchObject({ following: false });
+      await expect.poll(followersOfBob, { timeout: 60_000, interval: 1_000 }).toBe(0);
+
+      const followed = await fetch(`${a.url}/api/v1/accounts/${bobId}/follow`, {
+        method: 'POST',
+        headers: bearer(),
+      });
+      expect(followed.status, await followed.clone().text()).toBe(200);
+      await expect.poll(followersOfBob, { timeout: 60_000, interval: 1_000 }).toBe(1);
+      // Both were sent (signed by the app key: B lists `delegations`, the app may follow) and
+      // B answered them with success.
+      await alice.visitUntil(a.url, '/deliveries', () => deliveredToB('Unfollow'));
+      await alice.visitUntil(
+        a.url,
+        '/deliveries',
+        () => deliveredToB('Follow').nth(1),
+        4 * STEP_TIMEOUT_MS,
+      );
+    },
+    STEP_MS,
+  );
+
+  it(
+    'the app deletes its status; B removes its copy on the deletion signed under the delegation',
+    async () => {
+      const deleted = await fetch(`${a.url}/api/v1/statuses/${posted.id}`, {
+        method: 'DELETE',
+        headers: bearer(),
+      });
+      expect(deleted.status, await deleted.clone().text()).toBe(200);
+      // Without a delegation A would delete it here only: B's copy goes only on a deletion
+      // statement the app key signed and alice's did vouches for.
+      await expect
+        .poll(
+          async () => {
+            await bob.visit(b.url, '/');
+            return appPostOnB().count();
+          },
+          { timeout: 4 * STEP_TIMEOUT_MS, interval: 1_000 },
+        )
+        .toBe(0);
+      await bob.shot('app-post-deleted');
     },
     STEP_MS,
   );

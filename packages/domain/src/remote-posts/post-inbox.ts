@@ -166,7 +166,15 @@ export function createPostInbox(deps: PostInboxDeps): PostInbox {
     if (outcome.skipped > 0) return ok(answer(INBOX_MESSAGES.removed, postId));
     await pinDid(actorUrl, signed.value);
     if (outcome.created.length > 0) {
-      logger.info({ peer: nodeDomain, post: postId, visibility }, 'pushed post stored');
+      // An app's post names the delegation it was taken under, so an operator can trace it.
+      const delegation =
+        profile === 'swarm' && typeof input.rawDelegation === 'object' && input.rawDelegation
+          ? String((input.rawDelegation as Record<string, unknown>).id)
+          : undefined;
+      logger.info(
+        { peer: nodeDomain, post: postId, visibility, ...(delegation ? { delegation } : {}) },
+        'pushed post stored',
+      );
       return ok(answer(INBOX_MESSAGES.created, postId));
     }
     return ok(answer(INBOX_MESSAGES.updated, postId));
