@@ -599,18 +599,22 @@ describe('the person’s own settings', () => {
     expect(filed?.posts.map((p) => p.postExcerpt)).toEqual(['cheap watches', 'cheaper watches']);
     // A status of someone else, one the reporter may not read, and too many: refused.
     const own = await masto.v1.statuses.create({ status: 'mine' });
-    const hidden = await carolMasto.v1.statuses.create({
+    // erin's followers-only post: alice does not follow her.
+    const erinToken = await developerToken(a, await signUp(a, 'erin', 'Erin'), ['read', 'write']);
+    const erin = createRestAPIClient({ url: a.url, accessToken: erinToken });
+    const hidden = await erin.v1.statuses.create({
       status: 'for followers',
       visibility: 'private',
     });
-    const send = (statusIds: string[]) =>
+    const send = (statusIds: string[], accountId = carol.id) =>
       bearer(aliceToken, '/api/v1/reports', {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ account_id: carol.id, status_ids: statusIds }),
+        body: JSON.stringify({ account_id: accountId, status_ids: statusIds }),
       });
     expect((await errorOf(await send([first.id, own.id]))).status).toBe(404);
-    expect((await errorOf(await send([hidden.id]))).status).toBe(404);
+    const erinId = (await erin.v1.accounts.verifyCredentials()).id;
+    expect((await errorOf(await send([hidden.id], erinId))).status).toBe(404);
     const many = Array.from({ length: 21 }, (_, i) => `1${String(i).padStart(17, '0')}`);
     expect((await errorOf(await send(many))).status).toBe(422);
   });
