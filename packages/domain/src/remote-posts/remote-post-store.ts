@@ -36,6 +36,8 @@ export interface StoreOutcome {
   created: string[];
   /** Copies refreshed with what the node sent now. */
   updated: number;
+  /** Of those, copies whose text, mark, images or link changed (not only their counts). */
+  changed: number;
   /** Left alone: not remote, a repost entry's reposter, or a copy deleted here. */
   skipped: number;
 }
@@ -49,7 +51,10 @@ export function createRemotePostStore(deps: {
   db: Db;
   clock: Clock;
   logger: Logger;
-  /** Told when new copies are stored: open pages (live updates) recompute what they show. */
+  /**
+   * Told when new copies are stored or a copy's text, images or link changed (not for new counts
+   * alone): open pages (live updates) recompute what they show, apps' streams send the edit.
+   */
   invalidations?: Pick<Invalidations, 'publish'>;
 }): RemotePostStore {
   const { db, clock, logger, invalidations } = deps;
@@ -78,7 +83,7 @@ export function createRemotePostStore(deps: {
   async function storeOne(
     input: StoredPostInput,
     now: Date,
-  ): Promise<'updated' | 'skipped' | { created: string }> {
+  ): Promise<'updated' | 'changed' | 'skipped' | { created: string }> {
     const { view } = input;
     const parsed = parseSwarmPostId(view.id);
     if (!view.isRemote || !parsed.ok || view.author.domain !== parsed.value.domain) {
@@ -119,7 +124,10 @@ export function createRemotePostStore(deps: {
         id: true,
         deletedAt: true,
         remoteAuthorId: true,
-        media: { select: { url: true }, orderBy: { position: 'asc' } },
+        content: true,
+        isNsfw: true,
+        linkPreviewUrl: true,
+        media: { select: { url: true, altText: true }, orderBy: { position: 'asc' } },
       },
     });
     if (existing) {
@@ -128,6 +136,12 @@ export function createRemotePostStore(deps: {
       const same =
         existing.media.length === media.length &&
         existing.media.every((item, i) => item.url === media[i]!.url);
+      const edited =
+        !same ||
+        existing.media.some((item, i) => item.altText !== media[i]!.altText) ||
+        existing.content !== columns.content ||
+        existing.isNsfw !== columns.isNsfw ||
+        existing.linkPreviewUrl !== columns.linkPreviewUrl;
       const update = (tx: Tx) =>
         tx.post.updateMany({
           // Deleted meanwhile: stays deleted.
@@ -135,7 +149,8 @@ export function createRemotePostStore(deps: {
           data: { ...columns, ...(input.visibility ? { visibility: input.visibility } : {}) },
         });
       if (same) {
-        await update(prisma);
+        const { count } = await update(prisma);
+        if (count === 0) return 'updated';
       } else {
         await prisma.$transaction(async (tx) => {
           const { count } = await update(tx);
@@ -148,7 +163,7 @@ export function createRemotePostStore(deps: {
           }
         });
       }
-      return 'updated';
+      return edited ? 'changed' : 'updated';
     }
     const row = {
       apId: view.id,
@@ -182,7 +197,7 @@ export function createRemotePostStore(deps: {
 
   return {
     async store(posts, source) {
-      const outcome: StoreOutcome = { created: [], updated: 0, skipped: 0 };
+      const outcome: StoreOutcome = { created: [], updated: 0, changed: 0, skipped: 0 };
       if (posts.length > STORE_BATCH_MAX) {
         throw new Error(`store() takes at most ${STORE_BATCH_MAX} posts, got ${posts.length}`);
       }
@@ -191,12 +206,18 @@ export function createRemotePostStore(deps: {
       // One post at a time: a bad row (say, a vanished reply target) costs only itself.
       for (const input of posts) {
         const result = await storeOne(input, now);
-        if (result === 'updated') outcome.updated += 1;
-        else if (result === 'skipped') outcome.skipped += 1;
-        else outcome.created.push(result.created);
+        if (result === 'skipped') outcome.skipped += 1;
+        else if (typeof result === 'object') outcome.created.push(result.created);
+        else {
+          outcome.updated += 1;
+          if (result === 'changed') outcome.changed += 1;
+        }
       }
-      if (outcome.created.length > 0) {
-        logger.debug({ source, created: outcome.created.length }, 'remote posts stored');
+      if (outcome.created.length > 0 || outcome.changed > 0) {
+        logger.debug(
+          { source, created: outcome.created.length, changed: outcome.changed },
+          'remote posts stored',
+        );
         await invalidations?.publish(LIVE_TOPIC);
       }
       return outcome;
