@@ -13,8 +13,9 @@ import type { Subscription } from './streams.ts';
  * The streaming hub of one process (docs/clients.md, "Streaming"): every open socket or event
  * stream, what each subscribed to, and the fan-out of the node's stream feed to them. One feed
  * subscription serves every connection; each post is routed with one audience query for all
- * the people connected, rendered once, and each event's text built once per stream and shared by
- * every connection that gets it.
+ * the people connected, read once with all its receivers' states and rendered once per distinct
+ * state, and each event's text built once per payload and stream and shared by every connection
+ * that gets it.
  */
 
 /** Where a connection's events go: a WebSocket or an event stream. */
