@@ -617,6 +617,16 @@ describe('the person’s own settings', () => {
     expect((await errorOf(await send([hidden.id], erinId))).status).toBe(404);
     const many = Array.from({ length: 21 }, (_, i) => `1${String(i).padStart(17, '0')}`);
     expect((await errorOf(await send(many))).status).toBe(422);
+    // A moderator deleting "the post" of this report deletes both.
+    const acted = await fetch(`${a.url}/api/swarm/admin/reports/${filed!.id}/action`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ action: 'delete-post', reason: 'spam' }),
+    });
+    expect(acted.status).toBe(200);
+    for (const status of [first, second]) {
+      expect((await bearer(aliceToken, `/api/v1/statuses/${status.id}`)).status).toBe(404);
+    }
   });
 
   it('a report about a remote account’s statuses goes to its node with every status', async () => {
