@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 // megalodon act with it on local (carol) and remote (bob) accounts. `pnpm build` first.
 
 const PASSWORD = 'correct horse battery staple';
+const ADMIN_TOKEN = 'client-accounts-admin-token-0123456789';
 /** A 1×1 PNG: an avatar small enough for any upload limit. */
 const PNG = Buffer.from(
   'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==',
@@ -76,7 +77,7 @@ async function errorOf(response: Response) {
 
 beforeAll(async () => {
   dataDir = await mkdtemp(join(tmpdir(), 'swarm-client-accounts-'));
-  const env = { ADDRESS_HEADER: 'X-Forwarded-For', XFF_DEPTH: '1' };
+  const env = { ADDRESS_HEADER: 'X-Forwarded-For', XFF_DEPTH: '1', ADMIN_TOKEN };
   a = nodeOnPort({
     dataDir: join(dataDir, 'a'),
     port: await freePort(),
@@ -563,6 +564,104 @@ describe('the person’s own settings', () => {
     });
     expect((await errorOf(missing)).status).toBe(422);
   });
+
+  /** The moderation queue of a node, as its admin API answers it. */
+  async function queue(node: RestartableNode) {
+    const res = await fetch(`${node.url}/api/swarm/admin/reports?status=all`, {
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+    });
+    expect(res.status).toBe(200);
+    return (
+      (await res.json()) as {
+        reports: {
+          id: string;
+          comment: string;
+          forwardState: string | null;
+          posts: { postId: string; postExcerpt: string | null }[];
+        }[];
+      }
+    ).reports;
+  }
+
+  it('a report names every status the app sent; each must be the account’s and readable', async () => {
+    const carol = await masto.v1.accounts.lookup({ acct: 'carol' });
+    const carolMasto = createRestAPIClient({ url: a.url, accessToken: carolToken });
+    const first = await carolMasto.v1.statuses.create({ status: 'cheap watches' });
+    const second = await carolMasto.v1.statuses.create({ status: 'cheaper watches' });
+    const report = await masto.v1.reports.create({
+      accountId: carol.id,
+      statusIds: [first.id, second.id],
+      comment: 'two of them',
+      category: 'spam',
+    });
+    expect(report.statusIds).toEqual([first.id, second.id]);
+    const filed = (await queue(a)).find((r) => r.comment === 'two of them');
+    expect(filed?.posts.map((p) => p.postExcerpt)).toEqual(['cheap watches', 'cheaper watches']);
+    // A status of someone else, one the reporter may not read, and too many: refused.
+    const own = await masto.v1.statuses.create({ status: 'mine' });
+    // erin's followers-only post: alice does not follow her.
+    const erinToken = await developerToken(a, await signUp(a, 'erin', 'Erin'), ['read', 'write']);
+    const erin = createRestAPIClient({ url: a.url, accessToken: erinToken });
+    const hidden = await erin.v1.statuses.create({
+      status: 'for followers',
+      visibility: 'private',
+    });
+    const send = (statusIds: string[], accountId = carol.id) =>
+      bearer(aliceToken, '/api/v1/reports', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ account_id: accountId, status_ids: statusIds }),
+      });
+    expect((await errorOf(await send([first.id, own.id]))).status).toBe(404);
+    const erinId = (await erin.v1.accounts.verifyCredentials()).id;
+    expect((await errorOf(await send([hidden.id], erinId))).status).toBe(404);
+    const many = Array.from({ length: 21 }, (_, i) => `1${String(i).padStart(17, '0')}`);
+    expect((await errorOf(await send(many))).status).toBe(422);
+    // A moderator deleting "the post" of this report deletes both.
+    const acted = await fetch(`${a.url}/api/swarm/admin/reports/${filed!.id}/action`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ action: 'delete-post', reason: 'spam' }),
+    });
+    expect(acted.status).toBe(200);
+    for (const status of [first, second]) {
+      expect((await bearer(aliceToken, `/api/v1/statuses/${status.id}`)).status).toBe(404);
+    }
+  });
+
+  it('a report about a remote account’s statuses goes to its node with every status', async () => {
+    const bob = await masto.v1.accounts.lookup({ acct: `bob@${b.domain}` });
+    const statuses = await masto.v1.accounts.$select(bob.id).statuses.list();
+    const pushed = await trpc(b, bobCookie, 'posts.create', {
+      content: 'bob again',
+      visibility: 'public',
+    });
+    expect(pushed.status).toBe(200);
+    // The second copy: read from bob's node when alice looks at his profile.
+    await expect
+      .poll(async () => (await masto.v1.accounts.$select(bob.id).statuses.list()).length, {
+        timeout: 60_000,
+      })
+      .toBeGreaterThan(statuses.length);
+    const both = (await masto.v1.accounts.$select(bob.id).statuses.list()).slice(0, 2);
+    const report = await masto.v1.reports.create({
+      accountId: bob.id,
+      statusIds: both.map((s) => s.id),
+      comment: 'remote pair',
+      forward: true,
+    });
+    expect(report.statusIds).toEqual(both.map((s) => s.id));
+    expect(report.forwarded).toBe(true);
+    const here = (await queue(a)).find((r) => r.comment === 'remote pair');
+    expect(here?.posts).toHaveLength(2);
+    await expect
+      .poll(async () => (await queue(a)).find((r) => r.comment === 'remote pair')?.forwardState, {
+        timeout: 60_000,
+      })
+      .toBe('sent');
+    const there = (await queue(b)).find((r) => r.comment === 'remote pair');
+    expect(there?.posts.map((p) => p.postId)).toEqual(here?.posts.map((p) => p.postId));
+  }, 120_000);
 });
 
 describe('start-up calls of apps', () => {

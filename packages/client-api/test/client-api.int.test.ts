@@ -1,6 +1,12 @@
 import { createHash } from 'node:crypto';
 import { authServicesOf, type AuthServices } from '@swarm/auth';
-import { createTestNode, type TestNode } from '@swarm/testnet';
+import {
+  createManualClock,
+  createTestNode,
+  startOriginPeer,
+  type TestNode,
+  type TestNodeOverrides,
+} from '@swarm/testnet';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClientApi } from '../src/index.ts';
 
@@ -14,8 +20,9 @@ let t: TestNode;
 let auth: AuthServices;
 
 /** A test node with the client API in the place of the gateway: `t.request` goes through it. */
-const clientApiNode = (env: Record<string, string> = {}) =>
+const clientApiNode = (env: Record<string, string> = {}, overrides: TestNodeOverrides = {}) =>
   createTestNode(env, {
+    ...overrides,
     app: (node) => {
       const api = createClientApi({ node, auth: authServicesOf(node) });
       const fetch = (request: Request) => api.fetch(request, { clientIp: '192.0.2.7' });
@@ -179,4 +186,96 @@ describe('the rate limit', () => {
       await limited.close();
     }
   });
+});
+
+describe('streaming: a copy edited on its node', () => {
+  it('is sent again as status.update, with each receiver’s own state', async () => {
+    // Real time on the manual clock: the feed reads copies by when they were stored, from the
+    // database's clock; the origin peer (real HTTP) dates its posts by ours.
+    const clock = createManualClock(new Date());
+    const n = await clientApiNode({ SWARM_DEV: '1' }, { clock });
+    const origin = await startOriginPeer({
+      users: [{ handle: 'olive', displayName: 'Olive' }],
+      now: () => clock.now(),
+    });
+    const readers: ReadableStreamDefaultReader<string>[] = [];
+    try {
+      const veraAuth = authServicesOf(n.node);
+      const vera = await veraAuth.accounts.createUser({ handle: 'vera', isAdmin: false });
+      if (!vera.ok) throw new Error(vera.reason.message);
+      const app = await veraAuth.developerApps.create(vera.value.user.id, {
+        name: 'Reader',
+        scopes: ['read', 'write'],
+      });
+      if (!app.ok) throw new Error(app.reason.message);
+      const auth = { authorization: `Bearer ${app.value.accessToken}` };
+
+      /** An event stream, and the events it received so far. */
+      const listen = async (headers: Record<string, string>) => {
+        const res = await n.request('/api/v1/streaming/public/remote', { headers });
+        expect(res.status).toBe(200);
+        const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
+        readers.push(reader);
+        let text = '';
+        void (async () => {
+          for (;;) {
+            const { value, done } = await reader.read().catch(() => ({ value: '', done: true }));
+            if (done) return;
+            text += value;
+          }
+        })();
+        const events = () =>
+          [...text.matchAll(/event: (\S+)\ndata: (.*)\n\n/g)].map((m) => ({
+            event: m[1]!,
+            status: JSON.parse(m[2]!) as { id: string; content: string; bookmarked: boolean },
+          }));
+        return { events };
+      };
+      const mine = await listen(auth);
+      const anyone = await listen({});
+
+      const original = origin.addPost('olive', 'first words');
+      const found = await n.request(
+        `/api/v2/search?type=statuses&resolve=true&q=${encodeURIComponent(`${origin.url}/posts/${original.id}`)}`,
+        { headers: auth },
+      );
+      const [copy] = ((await found.json()) as { statuses: { id: string }[] }).statuses;
+      expect(copy).toBeDefined();
+      for (const stream of [mine, anyone]) {
+        await expect
+          .poll(() => stream.events().map((e) => e.event), { timeout: 10_000 })
+          .toEqual(['update']);
+      }
+      const bookmarked = await n.request(`/api/v1/statuses/${copy!.id}/bookmark`, {
+        method: 'POST',
+        headers: auth,
+      });
+      expect(bookmarked.status).toBe(200);
+
+      // Its node says it differently now; the thread read after the copy is stale refreshes it.
+      origin.posts.get(original.id)!.content = 'second words';
+      clock.advance(11 * 60_000);
+      expect(
+        (await n.request(`/api/v1/statuses/${copy!.id}/context`, { headers: auth })).status,
+      ).toBe(200);
+      await n.node.threads.settled();
+      for (const [stream, bookmark] of [
+        [mine, true],
+        [anyone, false],
+      ] as const) {
+        await expect
+          .poll(() => stream.events().map((e) => e.event), { timeout: 10_000 })
+          .toEqual(['update', 'status.update']);
+        expect(stream.events()[1]!.status).toMatchObject({
+          id: copy!.id,
+          content: expect.stringContaining('second words'),
+          bookmarked: bookmark,
+        });
+      }
+    } finally {
+      for (const reader of readers) await reader.cancel().catch(() => undefined);
+      await origin.close();
+      await n.close();
+    }
+  }, 60_000);
 });

@@ -383,6 +383,37 @@ describe('events', () => {
     watcher.ws.close();
   });
 
+  it('a status on the user stream carries its receiver’s like, repost and bookmark', async () => {
+    const rest = (path: string) =>
+      fetch(`${node.url}${path}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${tokens.get('bob')}` },
+      });
+    const watcher = await rawSocket('?stream=public:local');
+    const bob = await rawSocket(`?stream=user&access_token=${tokens.get('bob')}`);
+    await settle();
+    await post('alice', 'bob will like, bookmark and repost this');
+    const original = JSON.parse((await watcher.next()).payload) as { id: string };
+    await bob.next((r) => JSON.parse(r.payload).id === original.id);
+    for (const action of ['favourite', 'bookmark']) {
+      expect((await rest(`/api/v1/statuses/${original.id}/${action}`)).status).toBe(200);
+    }
+    expect((await rest(`/api/v1/statuses/${original.id}/reblog`)).status).toBe(200);
+    // bob's repost reaches his own home stream as he sees it: liked, reposted, bookmarked.
+    const repost = JSON.parse(
+      (await bob.next((r) => JSON.parse(r.payload).reblog?.id === original.id)).payload,
+    );
+    for (const status of [repost, repost.reblog]) {
+      expect(status).toMatchObject({
+        favourited: true,
+        reblogged: true,
+        bookmarked: true,
+        muted: false,
+      });
+    }
+    for (const s of [watcher, bob]) s.ws.close();
+  });
+
   it('megalodon’s local socket gets updates', async () => {
     const client = generator('mastodon', node.url, tokens.get('bob'));
     const socket = await client.localStreaming();

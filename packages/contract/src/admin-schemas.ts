@@ -69,6 +69,13 @@ export const adminCreatedPostSchema = z.object({
   ),
 });
 
+const reportedPostNowSchema = z.object({
+  content: z.string(),
+  createdAt: z.string(),
+  deleted: z.boolean(),
+  replyTo: z.string().nullable(),
+});
+
 export const adminReportSchema = z.object({
   id: z.string(),
   status: z.string(),
@@ -82,14 +89,16 @@ export const adminReportSchema = z.object({
   postId: z.string().nullable(),
   postApId: z.string().nullable(),
   postExcerpt: z.string().nullable(),
-  postNow: z
-    .object({
-      content: z.string(),
-      createdAt: z.string(),
-      deleted: z.boolean(),
-      replyTo: z.string().nullable(),
-    })
-    .nullable(),
+  postNow: reportedPostNowSchema.nullable(),
+  /** Every post the report names, the first (`postId`) included, in the reporter's order. */
+  posts: z.array(
+    z.object({
+      postId: z.string(),
+      postApId: z.string().nullable(),
+      postExcerpt: z.string().nullable(),
+      postNow: reportedPostNowSchema.nullable(),
+    }),
+  ),
   targetDomain: z.string(),
   forwardState: z.string().nullable(),
   resolution: z.string().nullable(),

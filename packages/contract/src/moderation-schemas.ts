@@ -23,6 +23,8 @@ export type ReportCategory = (typeof REPORT_CATEGORIES)[number];
 export const reportCategorySchema = z.enum(REPORT_CATEGORIES);
 
 export const REPORT_COMMENT_MAX = 1000;
+/** Posts one report may name (an app's report names several posts of one person). */
+export const REPORT_POSTS_MAX = 20;
 
 /** What a moderator may do about a report (the admin pages, the admin API and the CLI). */
 export const REPORT_ACTIONS = [
@@ -59,6 +61,11 @@ export const forwardedReportBodySchema = z.object({
     targetHandle: remoteHandleSchema,
     /** The reported post's id on the receiving node, when a post is reported. */
     postId: z.string().min(1).max(200).optional(),
+    /**
+     * Every post reported, when there are several (the first is `postId`, which a node reading
+     * one post keeps): all on the receiving node, by `targetHandle`.
+     */
+    postIds: z.array(z.string().min(1).max(200)).min(1).max(REPORT_POSTS_MAX).optional(),
     category: reportCategorySchema,
     comment: z.string().max(REPORT_COMMENT_MAX).default(''),
     /** The node the reporter uses (the sender); the reporter stays anonymous. */

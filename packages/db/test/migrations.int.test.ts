@@ -84,6 +84,7 @@ const EXPECTED_TABLES = [
   'remote_actors',
   'remote_author_polls',
   'remote_profiles',
+  'report_posts',
   'reports',
   'reposts',
   'request_nonces',

@@ -19,7 +19,15 @@ afterAll(async () => {
 
 const at = new Date('2026-11-27T12:00:00.000Z');
 const clock = { now: () => at };
-const store = () => createRemotePostStore({ db, clock, logger: createLogger('silent') });
+/** What the store told the invalidation bus (live pages and apps' streams listen there). */
+const published: string[] = [];
+const store = () =>
+  createRemotePostStore({
+    db,
+    clock,
+    logger: createLogger('silent'),
+    invalidations: { publish: async (topic) => void published.push(topic) },
+  });
 
 function view(id: string, overrides: Partial<PostView> = {}): PostView {
   const apId = `swarm:beta.example:${id}`;
@@ -61,7 +69,13 @@ describe('the remote post store', () => {
       [{ view: view(id, { content: 'edited', likesCount: 5, media }) }],
       'poll',
     );
-    expect(again).toEqual({ created: [], updated: 1, skipped: 0, missingOriginals: [] });
+    expect(again).toEqual({
+      created: [],
+      updated: 1,
+      changed: 1,
+      skipped: 0,
+      missingOriginals: [],
+    });
     const row = await db.prisma.post.findUniqueOrThrow({
       where: { apId: `swarm:beta.example:${id}` },
       include: { media: true, remoteAuthor: true },
@@ -72,6 +86,20 @@ describe('the remote post store', () => {
     expect(row.remoteAuthor?.handle).toBe('bob');
     expect(row.fetchedAt?.toISOString()).toBe(clock.now().toISOString());
     expect(row.visibility).toBe('public');
+    // New counts alone are not an edit: nothing for live pages and streams.
+    published.length = 0;
+    const counts = await store().store(
+      [{ view: view(id, { content: 'edited', likesCount: 7, media }) }],
+      'poll',
+    );
+    expect(counts).toMatchObject({ updated: 1, changed: 0 });
+    expect(published).toEqual([]);
+    const alt = await store().store(
+      [{ view: view(id, { content: 'edited', media: [{ ...media[0]!, altText: 'b' }] }) }],
+      'poll',
+    );
+    expect(alt).toMatchObject({ updated: 1, changed: 1 });
+    expect(published).toHaveLength(1);
   });
 
   it('keeps a copy deleted here deleted, and another author cannot take the id over', async () => {
@@ -107,7 +135,13 @@ describe('the remote post store', () => {
       author: { ...view(id).author, domain: 'gamma.example' },
     });
     const outcome = await store().store([{ view: local }, { view: foreign }], 'read');
-    expect(outcome).toEqual({ created: [], updated: 0, skipped: 2, missingOriginals: [] });
+    expect(outcome).toEqual({
+      created: [],
+      updated: 0,
+      changed: 0,
+      skipped: 2,
+      missingOriginals: [],
+    });
     expect(await db.prisma.post.count({ where: { id } })).toBe(0);
     const many = Array.from({ length: STORE_BATCH_MAX + 1 }, () => ({ view: view(id) }));
     await expect(store().store(many, 'crawl')).rejects.toThrow(/at most/);
@@ -170,6 +204,7 @@ describe('the remote post store', () => {
     expect(outcome).toEqual({
       created: [`swarm:beta.example:${repost}`],
       updated: 0,
+      changed: 0,
       skipped: 2,
       missingOriginals: [elsewhere],
     });

@@ -57,7 +57,8 @@ export function addModerationCommands(
             r.category,
             r.targetAddress,
             r.reporter,
-            short(r.postExcerpt, 40),
+            // A report naming several posts shows its first and how many more.
+            `${short(r.postExcerpt, 40)}${r.posts.length > 1 ? ` (+${r.posts.length - 1})` : ''}`,
             short(r.comment, 40),
             r.forwardState ?? '',
           ]),

@@ -1,16 +1,18 @@
 import { Hono } from 'hono';
-import { addressOf } from '@swarm/domain';
+import { REPORT_POSTS_MAX, addressOf } from '@swarm/domain';
 import { requireToken, type BearerEnv } from '../bearer.ts';
 import { apiError, refusalAnswer } from '../errors.ts';
 import { parseApiId } from '../ids.ts';
 import { listParam, textParam } from '../list-paging.ts';
 import { readParams } from '../params.ts';
 import { accountJson, notFound } from '../route-kit.ts';
+import { viewerOf } from '../viewer.ts';
 
 /**
  * `POST /api/v1/reports` through the domain's reporting (moderation `reports.file`): the account
- * (`account_id`), optionally one of its posts (`status_ids[]`: the domain's report is about one
- * post, so the first id is the post reported and the answer names it alone), the comment, and `forward` (default true here as in our pages: the
+ * (`account_id`), optionally some of its posts (`status_ids[]`, at most REPORT_POSTS_MAX, each
+ * one the reporter may read; any other is 404, as Mastodon's lookup among the account's
+ * statuses answers), the comment, and `forward` (default true here as in our pages: the
  * content's node hears of it without the reporter's identity). Mastodon's categories map to
  * ours: `spam` → spam, `legal` → illegal, `violation` → abuse, `other` → other.
  */
@@ -33,23 +35,32 @@ export function reportRoutes() {
     if (!accountId) return apiError(c, 422, "Validation failed: account_id can't be blank");
     const account = await node.appAccounts.byId(accountId);
     if (!account) return notFound(c);
-    const statusIds = listParam(params, 'status_ids') ?? [];
-    let postId: string | undefined;
-    let reportedIds: string[] = [];
-    const first = statusIds[0];
-    if (first !== undefined) {
-      const apiId = parseApiId(first);
-      const post = apiId
-        ? await node.db.prisma.post.findUnique({
-            where: { apiId },
-            select: { id: true, apId: true, authorId: true, remoteAuthorId: true, deletedAt: true },
-          })
-        : null;
-      if (!post || post.deletedAt || (post.authorId ?? post.remoteAuthorId) !== account.id) {
-        return apiError(c, 422, 'Validation failed: status_ids names no post of this account');
-      }
-      postId = post.apId ?? post.id;
-      reportedIds = [first];
+    const reportedIds = [...new Set(listParam(params, 'status_ids') ?? [])];
+    if (reportedIds.length > REPORT_POSTS_MAX) {
+      return apiError(
+        c,
+        422,
+        `Validation failed: a report may name at most ${REPORT_POSTS_MAX} statuses`,
+      );
+    }
+    const viewer = await viewerOf(c);
+    const rowIds: string[] = [];
+    for (const statusId of reportedIds) {
+      const apiId = parseApiId(statusId);
+      const rowId = apiId && viewer ? await node.clientReads.readableRow(viewer, apiId) : null;
+      if (!rowId) return notFound(c);
+      rowIds.push(rowId);
+    }
+    const rows = await node.db.prisma.post.findMany({
+      where: { id: { in: rowIds } },
+      select: { id: true, apId: true, authorId: true, remoteAuthorId: true },
+    });
+    const byRow = new Map(rows.map((row) => [row.id, row]));
+    const postIds: string[] = [];
+    for (const rowId of rowIds) {
+      const post = byRow.get(rowId);
+      if (!post || (post.authorId ?? post.remoteAuthorId) !== account.id) return notFound(c);
+      postIds.push(post.apId ?? post.id);
     }
     const category = CATEGORY[textParam(params, 'category') ?? 'other'] ?? 'other';
     const forward =
@@ -58,7 +69,7 @@ export function reportRoutes() {
         : !['false', '0', false].includes(params.forward as string);
     const comment = typeof params.comment === 'string' ? params.comment : '';
     const filed = await node.moderation.reports.file(c.var.grant.userId!, {
-      ...(postId ? { postId } : { target: addressOf(account) }),
+      ...(postIds.length > 0 ? { postIds } : { target: addressOf(account) }),
       category,
       comment,
       forward,

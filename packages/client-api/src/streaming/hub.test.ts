@@ -1,7 +1,12 @@
 import type { TokenGrant } from '@swarm/auth';
 import { createLogger, type StreamBatch, type StreamFeed, type StreamPost } from '@swarm/domain';
 import { describe, expect, it } from 'vitest';
-import { createStreamingHub, type StreamEventText, type StreamSink } from './hub.ts';
+import {
+  createStreamingHub,
+  type StreamEventText,
+  type StreamRenderers,
+  type StreamSink,
+} from './hub.ts';
 import { parseSubscription } from './streams.ts';
 
 // The hub's routing and bounds on a feed this test drives; the whole path (database, sockets,
@@ -24,7 +29,7 @@ function fakeFeed(audience: { follows?: Set<string>; hides?: Set<string> } = {})
   return {
     feed,
     async emit(batch: Partial<StreamBatch>) {
-      listener?.({ posts: [], deleted: [], notifications: [], ...batch });
+      listener?.({ posts: [], updated: [], deleted: [], notifications: [], ...batch });
       // Delivery is asynchronous (audience, rendering): let it finish.
       for (let i = 0; i < 10; i++) await new Promise((r) => setImmediate(r));
     },
@@ -68,14 +73,22 @@ function sink(accept = true) {
   return { s, sent, closed };
 }
 
-function setup(audience?: Parameters<typeof fakeFeed>[0], limits = {}) {
+type Statuses = StreamRenderers['statuses'];
+
+/** The same text for every receiver. */
+const sameForAll: Statuses = async (posts) => {
+  const texts = new Map(posts.map((p) => [p.id, `{"id":"${p.apiId}"}`]));
+  return (id) => texts.get(id);
+};
+
+function setup(audience?: Parameters<typeof fakeFeed>[0], limits = {}, statuses = sameForAll) {
   const driver = fakeFeed(audience);
   let shutdown: (() => void) | undefined;
   const hub = createStreamingHub({
     feed: driver.feed,
     logger: createLogger('silent'),
     renderers: {
-      statuses: async (posts) => new Map(posts.map((p) => [p.id, `{"id":"${p.apiId}"}`])),
+      statuses,
       notifications: async (notes) => new Map(notes.map((n) => [n.id, `{"id":"${n.apiId}"}`])),
     },
     limits,
@@ -97,6 +110,40 @@ function setup(audience?: Parameters<typeof fakeFeed>[0], limits = {}) {
 }
 
 describe('streaming hub', () => {
+  it('renders a status once for all its receivers, each with their own state', async () => {
+    const asked: string[][] = [];
+    const { driver, connect } = setup(
+      { follows: new Set(['bob alice']) },
+      {},
+      async (posts, viewers) => {
+        asked.push([...viewers].sort());
+        return (id, viewer) =>
+          posts.some((p) => p.id === id) ? `{"id":"${id}","seenBy":"${viewer ?? ''}"}` : undefined;
+      },
+    );
+    const bob = connect('bob', [['user'], ['public']]);
+    const carol = connect('carol', [['public']]);
+    const anyone = connect(null, [['public']]);
+    await driver.emit({ posts: [post()] });
+    expect(asked).toEqual([['bob', 'carol']]);
+    const seen = (s: { sent: StreamEventText[] }) => s.sent.map((t) => JSON.parse(t.ws).payload);
+    expect(seen(bob)).toEqual(Array(2).fill('{"id":"p1","seenBy":"bob"}'));
+    expect(seen(carol)).toEqual(['{"id":"p1","seenBy":"carol"}']);
+    expect(seen(anyone)).toEqual(['{"id":"p1","seenBy":""}']);
+  });
+
+  it('sends an edited copy as status.update where the post goes', async () => {
+    const { driver, connect } = setup({ follows: new Set(['bob alice']) });
+    const bob = connect('bob', [['user']]);
+    const anyone = connect(null, [['public:remote']]);
+    const copy = post({ authorId: 'alice', local: false });
+    await driver.emit({ updated: [copy, post({ id: 'p2', shown: false })] });
+    for (const s of [bob, anyone]) {
+      expect(s.sent.map((t) => JSON.parse(t.ws).event)).toEqual(['status.update']);
+    }
+    expect(anyone.sent[0]!.sse).toBe('event: status.update\ndata: {"id":"100"}\n\n');
+  });
+
   it('sends a listed post on its public and tag streams, with Mastodon’s stream field', async () => {
     const { driver, connect } = setup();
     const local = connect(null, [['public:local'], ['hashtag', { tag: 'Rust' }]]);

@@ -13,8 +13,9 @@ import type { Subscription } from './streams.ts';
  * The streaming hub of one process (docs/clients.md, "Streaming"): every open socket or event
  * stream, what each subscribed to, and the fan-out of the node's stream feed to them. One feed
  * subscription serves every connection; each post is routed with one audience query for all
- * the people connected, rendered once, and each event's text built once per stream and shared by
- * every connection that gets it.
+ * the people connected, read once with all its receivers' states and rendered once per distinct
+ * state, and each event's text built once per payload and stream and shared by every connection
+ * that gets it.
  */
 
 /** Where a connection's events go: a WebSocket or an event stream. */
@@ -68,8 +69,15 @@ export type OpenResult =
 
 /** Payloads of the events: Mastodon's entities as JSON text, rendered in batches. */
 export interface StreamRenderers {
-  /** Status entities as anyone sees them (no viewer state), by post id. */
-  statuses(posts: readonly StreamPost[]): Promise<Map<string, string>>;
+  /**
+   * Status entities of the posts, read once for the people connected among `viewers`: the text
+   * of a post as a receiver sees it (their likes, reposts, bookmarks; null: anonymous), or
+   * undefined when it cannot be shown.
+   */
+  statuses(
+    posts: readonly StreamPost[],
+    viewers: readonly string[],
+  ): Promise<(postId: string, viewer: string | null) => string | undefined>;
   /** Notification entities, by notification id. */
   notifications(notes: readonly StreamNotification[]): Promise<Map<string, string>>;
   /** Which of `lists` (ids) hold which authors: for the `list` stream (empty without lists). */
@@ -243,7 +251,8 @@ export function createStreamingHub(deps: {
 
     // Who is connected where each post could go: one audience query for them all.
     const posts = batch.posts.filter((p) => p.shown);
-    const routed = [...posts, ...batch.deleted];
+    const updated = batch.updated.filter((p) => p.shown);
+    const routed = [...posts, ...updated, ...batch.deleted];
     const viewers = new Set(homeViewers);
     for (const post of routed) {
       for (const key of publicKeys(post)) {
@@ -301,17 +310,31 @@ export function createStreamingHub(deps: {
       return targets;
     };
 
-    const updates = posts.map((post) => ({ post, targets: plan(post) }));
-    const wanted = updates.filter((u) => u.targets.length > 0).map((u) => u.post);
-    const rendered =
-      wanted.length > 0 ? await renderers.statuses(wanted) : new Map<string, string>();
-    for (const { post, targets } of updates) {
-      const payload = rendered.get(post.id);
-      if (payload === undefined) continue;
-      const text = shared('update', payload);
-      for (const { c, key } of targets) {
-        const sub = c.subscriptions.get(key);
-        if (sub) send(c, text(sub.stream));
+    // New posts (`update`) and changed copies (`status.update`), each as its receiver sees it:
+    // one read for every post and every receiver, one text per distinct payload.
+    const jobs = [
+      ...posts.map((post) => ({ event: 'update', post, targets: plan(post) })),
+      ...updated.map((post) => ({ event: 'status.update', post, targets: plan(post) })),
+    ].filter((job) => job.targets.length > 0);
+    if (jobs.length > 0) {
+      const receivers = new Set<string>();
+      for (const { targets } of jobs) {
+        for (const { c } of targets) if (c.grant?.userId) receivers.add(c.grant.userId);
+      }
+      const render = await renderers.statuses(
+        jobs.map((job) => job.post),
+        [...receivers],
+      );
+      for (const { event, post, targets } of jobs) {
+        const texts = new Map<string, ReturnType<typeof shared>>();
+        for (const { c, key } of targets) {
+          const payload = render(post.id, c.grant?.userId ?? null);
+          const sub = c.subscriptions.get(key);
+          if (payload === undefined || !sub) continue;
+          let text = texts.get(payload);
+          if (!text) texts.set(payload, (text = shared(event, payload)));
+          send(c, text(sub.stream));
+        }
       }
     }
 

@@ -8,11 +8,12 @@ import type { StreamRenderers } from './hub.ts';
  * The payloads of streamed events: Mastodon's Status entity (entities/status.ts, from the client
  * read model) and Notification entity, as JSON text, rendered in one read per batch.
  *
- * Statuses are rendered as nobody in particular sees them (no `favourited`, `reblogged` or
- * `bookmarked` of the receiver): a post that just appeared has none of those for anyone but in
- * rare cases (a repost of something the receiver liked), and one rendering then serves every
- * connection. A notification belongs to one person; its status is theirs to read (their own
- * post, or one that mentions them).
+ * A status carries its receiver's `favourited`, `reblogged` and `bookmarked`, as the REST reads
+ * do: the records are read once, the receivers' likes, reposts and bookmarks in one read for all
+ * of them (`clientReads.forViewers`), and each post is rendered once per distinct state (at most
+ * eight texts, most receivers sharing the one with none). Anonymous receivers get that one.
+ * A notification belongs to one person; its status is theirs to read (their own post, or one
+ * that mentions them).
  */
 
 /** Our notification kinds as Mastodon names them: a reply is a mention there. */
@@ -32,11 +33,22 @@ export function createStreamRenderers(node: NodeContext): StreamRenderers {
     return new Map(records.map((record) => [record.rowId, statusEntity(record, domain)]));
   }
   return {
-    async statuses(posts: readonly StreamPost[]) {
-      const entities = await statusesById(posts.map((p) => p.id));
-      const out = new Map<string, string>();
-      for (const [id, entity] of entities) out.set(id, JSON.stringify(entity));
-      return out;
+    async statuses(posts: readonly StreamPost[], viewers: readonly string[]) {
+      const ids = [...new Set(posts.map((p) => p.id))];
+      const records = ids.length > 0 ? await node.clientReads.statusesByRows(null, ids) : [];
+      const seenBy = await node.clientReads.forViewers(records, viewers);
+      const byId = new Map(records.map((record) => [record.rowId, record]));
+      const texts = new Map<string, string>();
+      return (postId, viewer) => {
+        const record = byId.get(postId);
+        if (!record) return undefined;
+        const seen = viewer ? seenBy(viewer, record) : record;
+        const { favourited, reblogged, bookmarked } = seen.viewer;
+        const key = `${postId} ${+favourited}${+reblogged}${+bookmarked}`;
+        let text = texts.get(key);
+        if (text === undefined) texts.set(key, (text = JSON.stringify(statusEntity(seen, domain))));
+        return text;
+      };
     },
     listMembers: (lists, posts) => node.lists.holding(lists, posts),
     async ownsList(userId, list) {

@@ -12,8 +12,10 @@ import {
   accountRemoteSelect,
   accountUserSelect,
   loadStatusRecords,
+  recordFor,
   remoteAccount,
   userAccount,
+  viewerStates,
 } from './status-loader.ts';
 
 /**
@@ -29,6 +31,14 @@ export interface ClientReads {
   statusByRow(viewer: ClientViewer | null, rowId: string): Promise<StatusRecord | null>;
   /** Rows as records in the order given, without the visibility check (the caller did it). */
   statusesByRows(viewer: ClientViewer | null, rowIds: readonly string[]): Promise<StatusRecord[]>;
+  /**
+   * Records read for nobody in particular, as each of `viewerIds` sees them (their likes,
+   * reposts, bookmarks), in one read for all of them: the streams' many receivers.
+   */
+  forViewers(
+    records: readonly StatusRecord[],
+    viewerIds: readonly string[],
+  ): Promise<(viewerId: string, record: StatusRecord) => StatusRecord>;
   /** The viewer's own repost of the post in row `rowId` (its reblog status), if any. */
   repostOf(viewer: ClientViewer, rowId: string): Promise<StatusRecord | null>;
   /** The row id of `apiId` when the viewer may read it. */
@@ -73,6 +83,10 @@ export function createClientReads(deps: ClientReadsDeps): ClientReads {
       return (await load(viewer, [rowId]))[0] ?? null;
     },
     statusesByRows: load,
+    async forViewers(records, viewerIds) {
+      const states = await viewerStates(prisma, viewerIds, records);
+      return (viewerId, record) => recordFor(record, viewerId, states);
+    },
     async repostOf(viewer, rowId) {
       const repost = await prisma.repost.findUnique({
         where: { postId_actorKey: { postId: rowId, actorKey: localActorKey(viewer.id) } },

@@ -7,6 +7,7 @@ import type {
   MediaRecord,
   MentionRecord,
   StatusRecord,
+  StatusViewerRecord,
 } from './client-records.ts';
 
 /**
@@ -279,18 +280,61 @@ async function fillMentions(
   }
 }
 
-/** The rows the viewer bookmarked among `rowIds` (bookmarks/, private to the viewer). */
-async function bookmarkedRows(
+/** How each of some viewers sees a row: their likes, reposts and bookmarks (private to them). */
+export type ViewerStates = (viewerId: string, rowId: string) => StatusViewerRecord;
+
+/**
+ * The likes, reposts and bookmarks of `viewerIds` among the posts the records show: one query
+ * each, whatever the number of viewers (the streams read them for everyone connected at once).
+ */
+export async function viewerStates(
   prisma: PrismaClient,
-  viewer: ClientViewer,
-  rowIds: readonly string[],
-): Promise<Set<string>> {
-  if (rowIds.length === 0) return new Set();
-  const rows = await prisma.bookmark.findMany({
-    where: { userId: viewer.id, postId: { in: [...rowIds] } },
-    select: { postId: true },
-  });
-  return new Set(rows.map((row) => row.postId));
+  viewerIds: readonly string[],
+  records: readonly StatusRecord[],
+): Promise<ViewerStates> {
+  const rowIds = [...new Set(records.map((r) => (r.reblog ?? r).rowId))];
+  const viewers = [...new Set(viewerIds)];
+  if (rowIds.length === 0 || viewers.length === 0) return () => NO_VIEWER;
+  const keys = viewers.map(localActorKey);
+  const userOf = new Map(viewers.map((id, i) => [keys[i]!, id]));
+  const [likes, reposts, bookmarks] = await Promise.all([
+    prisma.like.findMany({
+      where: { actorKey: { in: keys }, postId: { in: rowIds } },
+      select: { postId: true, actorKey: true },
+    }),
+    prisma.repost.findMany({
+      where: { actorKey: { in: keys }, postId: { in: rowIds } },
+      select: { postId: true, actorKey: true },
+    }),
+    prisma.bookmark.findMany({
+      where: { userId: { in: viewers }, postId: { in: rowIds } },
+      select: { postId: true, userId: true },
+    }),
+  ]);
+  const liked = new Set(likes.map((l) => `${userOf.get(l.actorKey)} ${l.postId}`));
+  const reposted = new Set(reposts.map((r) => `${userOf.get(r.actorKey)} ${r.postId}`));
+  const bookmarked = new Set(bookmarks.map((b) => `${b.userId} ${b.postId}`));
+  return (viewerId, rowId) => {
+    const key = `${viewerId} ${rowId}`;
+    return {
+      favourited: liked.has(key),
+      reblogged: reposted.has(key),
+      bookmarked: bookmarked.has(key),
+    };
+  };
+}
+
+/**
+ * The record as `viewerId` sees it (a copy: records rendered for nobody in particular are
+ * shared). Mastodon answers a reblog's state as its original's.
+ */
+export function recordFor(
+  record: StatusRecord,
+  viewerId: string,
+  states: ViewerStates,
+): StatusRecord {
+  const viewer = states(viewerId, (record.reblog ?? record).rowId);
+  return { ...record, viewer, ...(record.reblog ? { reblog: { ...record.reblog, viewer } } : {}) };
 }
 
 async function fillViewer(
@@ -299,32 +343,11 @@ async function fillViewer(
   records: StatusRecord[],
 ): Promise<void> {
   if (!viewer || records.length === 0) return;
-  const shown = records.map((r) => r.reblog ?? r);
-  const rowIds = [...new Set(shown.map((r) => r.rowId))];
-  const actorKey = localActorKey(viewer.id);
-  const [likes, reposts, bookmarks] = await Promise.all([
-    prisma.like.findMany({ where: { actorKey, postId: { in: rowIds } }, select: { postId: true } }),
-    prisma.repost.findMany({
-      where: { actorKey, postId: { in: rowIds } },
-      select: { postId: true },
-    }),
-    bookmarkedRows(prisma, viewer, rowIds),
-  ]);
-  const liked = new Set(likes.map((l) => l.postId));
-  const reposted = new Set(reposts.map((r) => r.postId));
-  const stateOf = (rowId: string) => ({
-    favourited: liked.has(rowId),
-    reblogged: reposted.has(rowId),
-    bookmarked: bookmarks.has(rowId),
-  });
+  const states = await viewerStates(prisma, [viewer.id], records);
+  // In place: the mentions are filled into these same records meanwhile.
   for (const record of records) {
-    if (record.reblog) {
-      record.reblog.viewer = stateOf(record.reblog.rowId);
-      // Mastodon answers a reblog's state as its original's.
-      record.viewer = record.reblog.viewer;
-    } else {
-      record.viewer = stateOf(record.rowId);
-    }
+    record.viewer = states(viewer.id, (record.reblog ?? record).rowId);
+    if (record.reblog) record.reblog.viewer = record.viewer;
   }
 }
 

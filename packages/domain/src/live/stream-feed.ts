@@ -24,7 +24,9 @@ import { LIVE_TOPIC } from './live-hub.ts';
  *
  * Reads look back a few seconds and drop what they already announced: a post written in a
  * transaction that commits late is still found. Deletions are found among the posts announced
- * recently (bounded): apps are told of what they may be showing, not of every old post.
+ * recently (bounded): apps are told of what they may be showing, not of every old post. So are
+ * edits: a copy announced recently and stored again with other text, images or link (another
+ * `shown_hash`) is announced as updated; a copy stored again with new counts only is not.
  */
 
 /** A post as the streams route it (viewer-independent facts). */
@@ -61,6 +63,8 @@ export interface StreamNotification {
 
 export interface StreamBatch {
   posts: StreamPost[];
+  /** Copies announced before whose text, images or link changed since (`status.update`). */
+  updated: StreamPost[];
   /** Posts announced before that are deleted now (their facts as announced). */
   deleted: StreamPost[];
   notifications: StreamNotification[];
@@ -112,6 +116,7 @@ interface PostRow {
   is_reply: boolean;
   repost_of_id: string | null;
   content: string;
+  shown_hash: string;
   seen_at: Date;
   handle: string | null;
   node_domain: string | null;
@@ -169,8 +174,8 @@ export function createStreamFeed(deps: {
   const options = { ...STREAM_FEED_DEFAULTS, ...deps.options };
   const listeners = new Set<(batch: StreamBatch) => void>();
   let watched: () => Iterable<string> = () => [];
-  /** Announced ids, with when they were announced (posts also with their facts). */
-  const announcedPosts = new Map<string, { at: number; post: StreamPost }>();
+  /** Announced ids, with when they were announced (posts also with their facts and shown hash). */
+  const announcedPosts = new Map<string, { at: number; post: StreamPost; shown: string }>();
   const announcedNotifications = new Map<string, number>();
   let postsSince: Date | undefined;
   let notificationsSince: Date | undefined;
@@ -240,7 +245,7 @@ export function createStreamFeed(deps: {
   }
 
   async function read() {
-    const batch: StreamBatch = { posts: [], deleted: [], notifications: [] };
+    const batch: StreamBatch = { posts: [], updated: [], deleted: [], notifications: [] };
     const now = clock.now().getTime();
     try {
       const since = postsSince ?? new Date(now - options.lookbackMs);
@@ -248,10 +253,13 @@ export function createStreamFeed(deps: {
         streamNewPostsSql(since, new Date(now - options.maxCopyAgeMs), options.batch),
       );
       for (const row of rows) {
-        if (announcedPosts.has(row.id)) continue;
+        const known = announcedPosts.get(row.id);
+        if (known?.shown === row.shown_hash) continue;
         const post = postOf(row, self);
-        announcedPosts.set(row.id, { at: now, post });
-        batch.posts.push(post);
+        // An edit keeps its place among the recent (the order deletions are forgotten in).
+        if (known) Object.assign(known, { post, shown: row.shown_hash });
+        else announcedPosts.set(row.id, { at: now, post, shown: row.shown_hash });
+        (known ? batch.updated : batch.posts).push(post);
       }
       // A full batch: the rest next time, from where this one ended; else the next read looks
       // back from the database's clock.
@@ -310,7 +318,9 @@ export function createStreamFeed(deps: {
       // The next event or tick tries again; the sockets stay open meanwhile.
       logger.warn({ err }, 'streaming: could not read what changed');
     }
-    if (batch.posts.length + batch.deleted.length + batch.notifications.length === 0) return;
+    const events =
+      batch.posts.length + batch.updated.length + batch.deleted.length + batch.notifications.length;
+    if (events === 0) return;
     for (const listener of listeners) {
       try {
         listener(batch);

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import {
   REPORT_CATEGORIES,
   REPORT_COMMENT_MAX,
+  REPORT_POSTS_MAX,
   SWARM_PATHS,
   formatSwarmPostId,
   nodeInfoSchema,
@@ -34,13 +35,19 @@ import {
  * and the outbox's final outcome is written back to the report (`ForwardState`).
  */
 
+/** A reported post: its id on its node, its `swarm:` id, and its text when reported. */
+interface PostRef {
+  postId: string;
+  postApId: string;
+  excerpt: string | null;
+}
+
 interface Target {
   targetAddress: string;
   domain: string;
   handle: string;
-  postId: string | null;
-  postApId: string | null;
-  excerpt: string | null;
+  /** The posts reported (none: the person). */
+  posts: PostRef[];
 }
 
 export function createReportFiling(
@@ -76,60 +83,94 @@ export function createReportFiling(
       targetAddress: `${handle}@${domain}`,
       domain,
       handle,
-      postId,
-      postApId: apId,
-      excerpt: copy.content.slice(0, EXCERPT_MAX),
+      posts: [{ postId, postApId: apId, excerpt: copy.content.slice(0, EXCERPT_MAX) }],
     };
   }
 
-  /** What is reported: the person, the post (ids, excerpt) and the node hosting it. */
-  async function resolveTarget(input: ReportInput): Promise<Result<Target, Refusal>> {
-    if (input.postId !== undefined && input.postId !== '') {
-      const raw = input.postId.trim();
-      if (isUuid(raw)) {
-        const post = await prisma.post.findFirst({
-          where: { id: raw, apId: null, authorId: { not: null } },
-          select: { id: true, content: true, author: { select: { handle: true } } },
-        });
-        if (!post?.author) return refuse('NOT_FOUND', `There is no post ${raw}.`);
-        return ok({
-          targetAddress: `${post.author.handle}@${self}`,
-          domain: self,
-          handle: post.author.handle,
-          postId: post.id,
-          postApId: formatSwarmPostId({ domain: self, postId: post.id }),
-          excerpt: post.content.slice(0, EXCERPT_MAX),
-        });
-      }
-      const swarmId = parseSwarmPostId(raw);
-      if (!swarmId.ok) return refuse('INVALID_REQUEST', `Not a post id: ${swarmId.reason}.`);
-      const { domain, postId } = swarmId.value;
-      if (domain === self) return resolveTarget({ ...input, postId });
-      // The post as its node serves it: who wrote it, and what it said.
-      const answer = await peers.getJson(domain, SWARM_PATHS.post(postId), z.unknown());
-      if (!answer.ok && answer.reason.kind === 'http' && answer.reason.status === 404) {
-        return refuse('NOT_FOUND', `${domain} has no post ${postId}.`);
-      }
-      if (!answer.ok) {
-        // The node is down: the copy seen here names the author, and the outbox sends later.
-        const copy = await storedCopy(domain, postId);
-        if (copy) return ok(copy);
-        return refuse(
-          'PEER_UNAVAILABLE',
-          `The post's node did not answer: ${describePeerError(answer.reason)}.`,
-        );
-      }
-      const post = parsePeerSinglePost(answer.value, domain);
-      if (!post.ok) return refuse('NOT_FOUND', `${domain} has no post ${postId}.`);
-      const authorHandle = post.value.author.handle.split('@')[0]!;
-      return ok({
-        targetAddress: `${authorHandle}@${domain}`,
-        domain,
-        handle: authorHandle,
-        postId,
-        postApId: formatSwarmPostId({ domain, postId }),
-        excerpt: post.value.content.slice(0, EXCERPT_MAX),
+  /** One reported post: its author, its ids and excerpt, and the node hosting it. */
+  async function resolvePost(input: string): Promise<Result<Target, Refusal>> {
+    const raw = input.trim();
+    if (isUuid(raw)) {
+      const post = await prisma.post.findFirst({
+        where: { id: raw, apId: null, authorId: { not: null } },
+        select: { id: true, content: true, author: { select: { handle: true } } },
       });
+      if (!post?.author) return refuse('NOT_FOUND', `There is no post ${raw}.`);
+      return ok({
+        targetAddress: `${post.author.handle}@${self}`,
+        domain: self,
+        handle: post.author.handle,
+        posts: [
+          {
+            postId: post.id,
+            postApId: formatSwarmPostId({ domain: self, postId: post.id }),
+            excerpt: post.content.slice(0, EXCERPT_MAX),
+          },
+        ],
+      });
+    }
+    const swarmId = parseSwarmPostId(raw);
+    if (!swarmId.ok) return refuse('INVALID_REQUEST', `Not a post id: ${swarmId.reason}.`);
+    const { domain, postId } = swarmId.value;
+    if (domain === self) return resolvePost(postId);
+    // The post as its node serves it: who wrote it, and what it said.
+    const answer = await peers.getJson(domain, SWARM_PATHS.post(postId), z.unknown());
+    if (!answer.ok && answer.reason.kind === 'http' && answer.reason.status === 404) {
+      return refuse('NOT_FOUND', `${domain} has no post ${postId}.`);
+    }
+    if (!answer.ok) {
+      // The node is down: the copy seen here names the author, and the outbox sends later.
+      const copy = await storedCopy(domain, postId);
+      if (copy) return ok(copy);
+      return refuse(
+        'PEER_UNAVAILABLE',
+        `The post's node did not answer: ${describePeerError(answer.reason)}.`,
+      );
+    }
+    const post = parsePeerSinglePost(answer.value, domain);
+    if (!post.ok) return refuse('NOT_FOUND', `${domain} has no post ${postId}.`);
+    const authorHandle = post.value.author.handle.split('@')[0]!;
+    return ok({
+      targetAddress: `${authorHandle}@${domain}`,
+      domain,
+      handle: authorHandle,
+      posts: [
+        {
+          postId,
+          postApId: formatSwarmPostId({ domain, postId }),
+          excerpt: post.value.content.slice(0, EXCERPT_MAX),
+        },
+      ],
+    });
+  }
+
+  /**
+   * What is reported: the person, or posts of one person (each read as `resolvePost` reads it,
+   * at the same time: a remote node is asked once per post) and the node hosting them.
+   */
+  async function resolveTarget(input: ReportInput): Promise<Result<Target, Refusal>> {
+    const named = (input.postIds ?? (input.postId !== undefined ? [input.postId] : []))
+      .map((id) => id.trim())
+      .filter((id) => id !== '');
+    const ids = [...new Set(named)];
+    if (ids.length > REPORT_POSTS_MAX) {
+      return refuse('INVALID_REQUEST', `A report may name at most ${REPORT_POSTS_MAX} posts.`);
+    }
+    if (ids.length > 0) {
+      const each = await Promise.all(ids.map(resolvePost));
+      const targets: Target[] = [];
+      for (const one of each) {
+        if (!one.ok) return one;
+        targets.push(one.value);
+      }
+      const first = targets[0]!;
+      const author = first.targetAddress.toLowerCase();
+      if (targets.some((t) => t.targetAddress.toLowerCase() !== author)) {
+        return refuse('INVALID_REQUEST', 'The posts of one report must all be by one person.');
+      }
+      // A local post named by its id and by its `swarm:` id is one post.
+      const posts = [...new Map(targets.map((t) => [t.posts[0]!.postApId, t.posts[0]!])).values()];
+      return ok({ ...first, posts });
     }
     const address = parsePersonAddress(input.target ?? '', self);
     if (!address.ok) return refuse('INVALID_REQUEST', `Not a valid address: ${address.reason}.`);
@@ -144,9 +185,7 @@ export function createReportFiling(
       targetAddress: address.value,
       domain,
       handle,
-      postId: null,
-      postApId: null,
-      excerpt: null,
+      posts: [],
     });
   }
 
@@ -179,11 +218,14 @@ export function createReportFiling(
     category: string,
     comment: string,
   ): ForwardedReportBody {
+    const [first, ...more] = target.posts;
     return {
       report: {
         id: reportId,
         targetHandle: target.handle,
-        ...(target.postId ? { postId: target.postId } : {}),
+        ...(first ? { postId: first.postId } : {}),
+        // Every post when there are several; a node that reads `postId` alone still gets the first.
+        ...(more.length > 0 ? { postIds: target.posts.map((p) => p.postId) } : {}),
         category: category as ReportCategory,
         comment,
         reporterNodeDomain: self,
@@ -228,14 +270,23 @@ export function createReportFiling(
         ? 'unsupported'
         : 'pending';
     // The report and its forward are one write: never a report whose forward was lost.
+    const [first, ...more] = target.value.posts;
     const written = await commitIfOk(db, async (tx) => {
       const row = await tx.report.create({
         data: {
           reporterId,
           targetAddress: target.value.targetAddress,
-          postId: target.value.postId,
-          postApId: target.value.postApId,
-          postExcerpt: target.value.excerpt,
+          postId: first?.postId ?? null,
+          postApId: first?.postApId ?? null,
+          postExcerpt: first?.excerpt ?? null,
+          morePosts: {
+            create: more.map((post, i) => ({
+              position: i + 1,
+              postId: post.postId,
+              postApId: post.postApId,
+              postExcerpt: post.excerpt,
+            })),
+          },
           category: input.category,
           comment,
           forwardState,

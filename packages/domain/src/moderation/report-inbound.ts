@@ -42,21 +42,27 @@ export function createReportInbound(deps: Pick<ReportServiceDeps, 'db' | 'clock'
         code: 'USER_NOT_FOUND',
         message: `No user ${report.targetHandle} on this node.`,
       });
-    let excerpt: string | null = null;
-    if (report.postId !== undefined) {
-      const post = isUuid(report.postId)
-        ? await prisma.post.findFirst({
-            where: { id: report.postId, authorId: user.id, apId: null },
-            select: { content: true },
-          })
-        : null;
-      if (!post)
-        return err({
-          code: 'POST_NOT_FOUND',
-          message: `No post ${report.postId} by ${user.handle} on this node.`,
-        });
-      excerpt = post.content.slice(0, EXCERPT_MAX);
-    }
+    // Every post named (`postIds` when the sender reports several), each one of the user's.
+    const ids = [
+      ...new Set(report.postIds ?? (report.postId !== undefined ? [report.postId] : [])),
+    ];
+    const found = await prisma.post.findMany({
+      where: { id: { in: ids.filter(isUuid) }, authorId: user.id, apId: null },
+      select: { id: true, content: true },
+    });
+    const excerpts = new Map(found.map((p) => [p.id, p.content.slice(0, EXCERPT_MAX)]));
+    const missing = ids.find((id) => !excerpts.has(id));
+    if (missing !== undefined)
+      return err({
+        code: 'POST_NOT_FOUND',
+        message: `No post ${missing} by ${user.handle} on this node.`,
+      });
+    const posts = ids.map((id) => ({
+      postId: id,
+      postApId: formatSwarmPostId({ domain: self, postId: id }),
+      postExcerpt: excerpts.get(id)!,
+    }));
+    const [first, ...more] = posts;
     const open = await prisma.report.count({ where: { sourceDomain, status: 'open' } });
     if (open >= OPEN_FORWARDED_PER_NODE) {
       return err({
@@ -64,26 +70,34 @@ export function createReportInbound(deps: Pick<ReportServiceDeps, 'db' | 'clock'
         message: `${sourceDomain} has ${OPEN_FORWARDED_PER_NODE} open reports here already; wait for moderators.`,
       });
     }
-    const created = await prisma.report.createManyAndReturn({
-      data: [
-        {
-          sourceDomain,
-          remoteReportId: report.id,
-          targetAddress: `${user.handle}@${self}`,
-          postId: report.postId ?? null,
-          postApId: report.postId
-            ? formatSwarmPostId({ domain: self, postId: report.postId })
-            : null,
-          postExcerpt: excerpt,
-          category: report.category,
-          comment: report.comment.trim(),
-          createdAt: clock.now(),
-        },
-      ],
-      skipDuplicates: true,
-      select: { id: true },
+    // The report and its further posts in one transaction; a concurrent repeat makes no row.
+    const createdId = await prisma.$transaction(async (tx) => {
+      const created = await tx.report.createManyAndReturn({
+        data: [
+          {
+            sourceDomain,
+            remoteReportId: report.id,
+            targetAddress: `${user.handle}@${self}`,
+            postId: first?.postId ?? null,
+            postApId: first?.postApId ?? null,
+            postExcerpt: first?.postExcerpt ?? null,
+            category: report.category,
+            comment: report.comment.trim(),
+            createdAt: clock.now(),
+          },
+        ],
+        skipDuplicates: true,
+        select: { id: true },
+      });
+      const id = created[0]?.id;
+      if (id && more.length > 0) {
+        await tx.reportPost.createMany({
+          data: more.map((post, i) => ({ reportId: id, position: i + 1, ...post })),
+        });
+      }
+      return id;
     });
-    if (created[0]) return ok({ reportId: created[0].id });
+    if (createdId) return ok({ reportId: createdId });
     const winner = await prisma.report.findUniqueOrThrow({
       where: { sourceDomain_remoteReportId: { sourceDomain, remoteReportId: report.id } },
       select: { id: true },

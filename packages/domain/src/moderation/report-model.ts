@@ -7,7 +7,7 @@ import type { Refusal } from '../refusal.ts';
 
 /** The reports' vocabulary and the service's shape (reports.service.ts puts it together). */
 
-export { REPORT_ACTIONS, type ReportAction } from '@swarm/contract';
+export { REPORT_ACTIONS, REPORT_POSTS_MAX, type ReportAction } from '@swarm/contract';
 
 export const REPORT_STATUSES = ['open', 'resolved', 'dismissed'] as const;
 export type ReportStatus = (typeof REPORT_STATUSES)[number];
@@ -22,6 +22,11 @@ export interface ReportInput {
   target?: string;
   /** A local post's id, or `swarm:{domain}:{postId}` for a post of another node. */
   postId?: string;
+  /**
+   * Several posts of one person, each as `postId` (an app's report names up to
+   * REPORT_POSTS_MAX); when given, `postId` is not read.
+   */
+  postIds?: readonly string[];
   category: string;
   comment?: string;
   /** Send the report (without who filed it) to the node hosting the content. Default true. */
@@ -40,6 +45,21 @@ export interface FiledReport {
   forwardState: ForwardState | null;
 }
 
+/** A reported local post as it is now (null when gone). */
+export interface ReportedPostNow {
+  content: string;
+  createdAt: string;
+  deleted: boolean;
+  replyTo: string | null;
+}
+
+export interface ReportedPost {
+  postId: string;
+  postApId: string | null;
+  postExcerpt: string | null;
+  postNow: ReportedPostNow | null;
+}
+
 export interface ReportView {
   id: string;
   status: ReportStatus;
@@ -56,7 +76,9 @@ export interface ReportView {
   postApId: string | null;
   /** The post as reported, and as it is now (local posts; null when gone). */
   postExcerpt: string | null;
-  postNow: { content: string; createdAt: string; deleted: boolean; replyTo: string | null } | null;
+  postNow: ReportedPostNow | null;
+  /** Every post the report names, the first (`postId`) included, in the reporter's order. */
+  posts: ReportedPost[];
   /** The target node's domain, and whether the operator muted or blocked it. */
   targetDomain: string;
   forwardState: string | null;

@@ -2,6 +2,7 @@ import { ok, parseHandleAddress, type Result } from '@swarm/contract';
 import type { Prisma } from '@swarm/db';
 import { refuse, type Refusal } from '../refusal.ts';
 import { parsePersonAddress } from '../views/addresses.ts';
+import { isUuid } from './registrations.service.ts';
 import { checkReason, createReportViews, reportSelect } from './report-views.ts';
 import {
   REPORT_ACTIONS,
@@ -154,12 +155,14 @@ export function createReportModeration(
         case 'delete-post': {
           if (!local || !report.postId)
             return refuse('INVALID_REQUEST', 'Only a post on this node can be deleted here.');
-          const author = await prisma.post.findUnique({
-            where: { id: report.postId },
-            select: { authorId: true, deletedAt: true },
+          // Every post the report names (an app's report may name several).
+          const rows = await prisma.post.findMany({
+            where: { id: { in: report.posts.map((p) => p.postId).filter(isUuid) } },
+            select: { id: true, authorId: true, deletedAt: true },
           });
-          if (author?.authorId && !author.deletedAt) {
-            const deleted = await deps.posts.delete(author.authorId, report.postId);
+          for (const row of rows) {
+            if (!row.authorId || row.deletedAt) continue;
+            const deleted = await deps.posts.delete(row.authorId, row.id);
             if (!deleted.ok) return deleted;
           }
           break;
@@ -221,7 +224,7 @@ export function createReportModeration(
             {
               actor: actor.handle,
               action: `report.${action}`,
-              target: `${report.targetAddress}${report.postId ? ` post ${report.postId}` : ''}`,
+              target: `${report.targetAddress}${report.postId ? ` post ${report.posts.map((p) => p.postId).join(', ')}` : ''}`,
               reason: reason.value,
               details: { reportId: report.id, category: report.category },
             },

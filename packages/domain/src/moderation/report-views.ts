@@ -2,7 +2,12 @@ import { ok, parseHandleAddress, type Result } from '@swarm/contract';
 import type { Db, Prisma } from '@swarm/db';
 import { refuse, type Refusal } from '../refusal.ts';
 import { isUuid } from './registrations.service.ts';
-import { REPORT_STATUSES, type ReportStatus, type ReportView } from './report-model.ts';
+import {
+  REPORT_STATUSES,
+  type ReportedPostNow,
+  type ReportStatus,
+  type ReportView,
+} from './report-model.ts';
 
 /** What the queue, the actions and filing share: a report row as moderators see it. */
 
@@ -21,6 +26,10 @@ export const reportSelect = {
   postId: true,
   postApId: true,
   postExcerpt: true,
+  morePosts: {
+    select: { postId: true, postApId: true, postExcerpt: true },
+    orderBy: { position: 'asc' },
+  },
   forwardState: true,
   resolution: true,
   resolutionReason: true,
@@ -47,28 +56,48 @@ export function createReportViews(db: Db, self: string) {
     const parsed = parseHandleAddress(row.targetAddress);
     const targetDomain = parsed.ok ? parsed.value.domain : self;
     const targetIsLocal = targetDomain === self;
-    const [target, post, resolver] = await Promise.all([
+    const named = [
+      ...(row.postId
+        ? [{ postId: row.postId, postApId: row.postApId, postExcerpt: row.postExcerpt }]
+        : []),
+      ...row.morePosts,
+    ];
+    const localIds = targetIsLocal ? named.map((p) => p.postId).filter(isUuid) : [];
+    const [target, rows, resolver] = await Promise.all([
       targetIsLocal && parsed.ok
         ? prisma.user.findUnique({
             where: { handle: parsed.value.handle.toLowerCase() },
             select: { suspendedAt: true, silencedAt: true },
           })
         : null,
-      targetIsLocal && row.postId && isUuid(row.postId)
-        ? prisma.post.findUnique({
-            where: { id: row.postId },
+      localIds.length > 0
+        ? prisma.post.findMany({
+            where: { id: { in: localIds } },
             select: {
+              id: true,
               content: true,
               createdAt: true,
               deletedAt: true,
               replyTo: { select: { content: true } },
             },
           })
-        : null,
+        : [],
       row.resolvedById
         ? prisma.user.findUnique({ where: { id: row.resolvedById }, select: { handle: true } })
         : null,
     ]);
+    const now = new Map(
+      rows.map((post): [string, ReportedPostNow] => [
+        post.id,
+        {
+          content: post.content,
+          createdAt: post.createdAt.toISOString(),
+          deleted: post.deletedAt !== null,
+          replyTo: post.replyTo?.content.slice(0, 500) ?? null,
+        },
+      ]),
+    );
+    const posts = named.map((p) => ({ ...p, postNow: now.get(p.postId) ?? null }));
     return {
       id: row.id,
       status: (REPORT_STATUSES as readonly string[]).includes(row.status)
@@ -90,14 +119,8 @@ export function createReportViews(db: Db, self: string) {
       postId: row.postId,
       postApId: row.postApId,
       postExcerpt: row.postExcerpt,
-      postNow: post
-        ? {
-            content: post.content,
-            createdAt: post.createdAt.toISOString(),
-            deleted: post.deletedAt !== null,
-            replyTo: post.replyTo?.content.slice(0, 500) ?? null,
-          }
-        : null,
+      postNow: posts[0]?.postNow ?? null,
+      posts,
       targetDomain,
       forwardState: row.forwardState,
       resolution: row.resolution,

@@ -6,8 +6,15 @@ import { shownNotificationSql } from './visibility.sql.ts';
 
 const ZERO_UUID = '00000000-0000-0000-0000-000000000000';
 
-/** The columns the feed reads of a post `p` and its author, and of the post it reposts. */
+/**
+ * The columns the feed reads of a post `p` and its author, and of the post it reposts.
+ * `shown_hash` sums up what apps show of it (text, mark, images, link): a copy stored again with
+ * another is an edit to stream, one with new counts only is not.
+ */
 const POST_FACTS = Prisma.sql`
+  md5(concat_ws(chr(31), p.content, p.is_nsfw::text, p.link_preview_url,
+    (SELECT string_agg(m.url || chr(29) || m.alt_text, chr(30) ORDER BY m.position)
+     FROM media_items m WHERE m.post_id = p.id))) AS shown_hash,
   p.id::text AS id, p.api_id::text AS api_id, p.author_id::text AS author_id,
   p.remote_author_id::text AS remote_author_id, p.visibility::text AS visibility,
   p.ap_id IS NULL AS local, p.reply_to_id IS NOT NULL AS is_reply,

@@ -47,6 +47,8 @@ export interface StoreOutcome {
   created: string[];
   /** Copies refreshed with what the node sent now. */
   updated: number;
+  /** Of those, copies whose text, mark, images or link changed (not only their counts). */
+  changed: number;
   /** Left alone: not remote, another author's id, a copy deleted here, a repost not kept. */
   skipped: number;
   /** Reposted posts not held here (view ids, `swarm:…`), whose reposts were not kept. */
@@ -62,7 +64,10 @@ export function createRemotePostStore(deps: {
   db: Db;
   clock: Clock;
   logger: Logger;
-  /** Told when new copies are stored: open pages (live updates) recompute what they show. */
+  /**
+   * Told when new copies are stored or a copy's text, images or link changed (not for new counts
+   * alone): open pages (live updates) recompute what they show, apps' streams send the edit.
+   */
   invalidations?: Pick<Invalidations, 'publish'>;
 }): RemotePostStore {
   const { db, clock, logger, invalidations } = deps;
@@ -174,7 +179,7 @@ export function createRemotePostStore(deps: {
   async function storeOne(
     input: StoredPostInput,
     now: Date,
-  ): Promise<'updated' | 'skipped' | { created: string }> {
+  ): Promise<'updated' | 'changed' | 'skipped' | { created: string }> {
     const { view } = input;
     const parsed = parseSwarmPostId(view.id);
     if (!view.isRemote || !parsed.ok || view.author.domain !== parsed.value.domain) {
@@ -216,7 +221,10 @@ export function createRemotePostStore(deps: {
         deletedAt: true,
         remoteAuthorId: true,
         repostOfId: true,
-        media: { select: { url: true }, orderBy: { position: 'asc' } },
+        content: true,
+        isNsfw: true,
+        linkPreviewUrl: true,
+        media: { select: { url: true, altText: true }, orderBy: { position: 'asc' } },
       },
     });
     if (existing) {
@@ -228,6 +236,12 @@ export function createRemotePostStore(deps: {
       const same =
         existing.media.length === media.length &&
         existing.media.every((item, i) => item.url === media[i]!.url);
+      const edited =
+        !same ||
+        existing.media.some((item, i) => item.altText !== media[i]!.altText) ||
+        existing.content !== columns.content ||
+        existing.isNsfw !== columns.isNsfw ||
+        existing.linkPreviewUrl !== columns.linkPreviewUrl;
       const update = (tx: Tx) =>
         tx.post.updateMany({
           // Deleted meanwhile: stays deleted.
@@ -235,7 +249,8 @@ export function createRemotePostStore(deps: {
           data: { ...columns, ...(input.visibility ? { visibility: input.visibility } : {}) },
         });
       if (same) {
-        await update(prisma);
+        const { count } = await update(prisma);
+        if (count === 0) return 'updated';
       } else {
         await prisma.$transaction(async (tx) => {
           const { count } = await update(tx);
@@ -248,7 +263,7 @@ export function createRemotePostStore(deps: {
           }
         });
       }
-      return 'updated';
+      return edited ? 'changed' : 'updated';
     }
     const row = {
       apId: view.id,
@@ -282,7 +297,13 @@ export function createRemotePostStore(deps: {
 
   return {
     async store(posts, source) {
-      const outcome: StoreOutcome = { created: [], updated: 0, skipped: 0, missingOriginals: [] };
+      const outcome: StoreOutcome = {
+        created: [],
+        updated: 0,
+        changed: 0,
+        skipped: 0,
+        missingOriginals: [],
+      };
       if (posts.length > STORE_BATCH_MAX) {
         throw new Error(`store() takes at most ${STORE_BATCH_MAX} posts, got ${posts.length}`);
       }
@@ -294,17 +315,22 @@ export function createRemotePostStore(deps: {
           input.repostOf === undefined
             ? await storeOne(input, now)
             : await storeRepost({ ...input, repostOf: input.repostOf }, now);
-        if (result === 'updated') outcome.updated += 1;
-        else if (result === 'skipped') outcome.skipped += 1;
-        else if ('missing' in result) {
+        if (result === 'skipped') outcome.skipped += 1;
+        else if (result === 'updated' || result === 'changed') {
+          outcome.updated += 1;
+          if (result === 'changed') outcome.changed += 1;
+        } else if ('missing' in result) {
           outcome.skipped += 1;
           if (!outcome.missingOriginals.includes(result.missing)) {
             outcome.missingOriginals.push(result.missing);
           }
         } else outcome.created.push(result.created);
       }
-      if (outcome.created.length > 0) {
-        logger.debug({ source, created: outcome.created.length }, 'remote posts stored');
+      if (outcome.created.length > 0 || outcome.changed > 0) {
+        logger.debug(
+          { source, created: outcome.created.length, changed: outcome.changed },
+          'remote posts stored',
+        );
         await invalidations?.publish(LIVE_TOPIC);
       }
       return outcome;
