@@ -17,7 +17,6 @@ import {
 import type { Db, Prisma } from '@swarm/db';
 import type { Clock } from '../clock.ts';
 import type { NodeConfig } from '../config.ts';
-import type { RegistryService } from '../registry/index.ts';
 import {
   ACCOUNT_FLAGS_SELECT,
   LISTED_ACCOUNT,
@@ -71,8 +70,8 @@ export interface ContentServiceDeps {
   db: Db;
   clock: Clock;
   config: Pick<NodeConfig, 'domain' | 'nodeIsNsfw'>;
-  /** Reposts of copies from blocked nodes are not listed. */
-  registry: Pick<RegistryService, 'blockedDomains'>;
+  /** The nodes blocked here (the registry's): reposts of their copies are not listed. */
+  blockedDomains: () => Promise<ReadonlySet<string>>;
 }
 
 /** Replies per page of `GET /api/swarm/replies` (the spec gives that endpoint no `limit`). */
@@ -162,7 +161,7 @@ export function pageNewestFirst<T extends { createdAt: Date }>(
 }
 
 export function createContentService(deps: ContentServiceDeps): ContentService {
-  const { db, clock, config, registry } = deps;
+  const { db, clock, config, blockedDomains } = deps;
   const prisma = db.prisma;
   const node: NodeFacts = { domain: config.domain, nodeIsNsfw: config.nodeIsNsfw };
   const before = (value: string | undefined) =>
@@ -179,7 +178,7 @@ export function createContentService(deps: ContentServiceDeps): ContentService {
       }
       // Reposts only for readers that asked: older readers would keep one as an empty post.
       const entries = query.reposts
-        ? { OR: [TOP_LEVEL, listedReposts(await registry.blockedDomains())] }
+        ? { OR: [TOP_LEVEL, listedReposts(await blockedDomains())] }
         : TOP_LEVEL;
       const posts =
         query.limit === 0
