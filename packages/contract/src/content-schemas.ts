@@ -187,10 +187,20 @@ export function parsePeerSinglePost(input: unknown, peerDomain: string): Result<
   return parsed.ok || !wrapped ? parsed : err(`post: ${parsed.reason}`);
 }
 
+/**
+ * An entry of a user's list: a post of theirs, or (only when the reader asked with
+ * `reposts=true`, docs/protocol.md "Public reads") a repost of theirs: `content: ""` and the
+ * reposted post in `repostOfId` (an id on the answering node, or `swarm:{domain}:{postId}`).
+ */
+export const profileEntrySchema = profilePostSchema.extend({
+  repostOfId: z.string().min(1).max(512).nullish(),
+});
+export type ProfileEntry = z.output<typeof profileEntrySchema>;
+
 /** `GET /api/swarm/users/[handle]` answer. */
 export const swarmUserResponseSchema = z.object({
   profile: profileSchema,
-  posts: z.array(profilePostSchema).default([]),
+  posts: z.array(profileEntrySchema).default([]),
   nodeDomain: domainSchema,
   timestamp: timestampSchema,
 });
@@ -208,13 +218,14 @@ export const peerRepostEntrySchema = z.object({
 export type PeerRepostEntry = z.output<typeof peerRepostEntrySchema>;
 
 /**
- * A peer's `GET /api/swarm/users/[handle]` answer as readers keep it: the origin also lists the
- * user's reposts, as posts with `content: ""` and a `repostOfId`. They are not the user's own
- * posts (the spec's list holds those) and would show as empty posts: `posts` leaves them out
- * and `reposts` names them (docs/architecture.md "Stored remote content", "Reposts").
- * Otherwise the spec's shape.
+ * A peer's `GET /api/swarm/users/[handle]` answer as readers keep it: the origin lists the
+ * user's reposts, and ours do when asked (`reposts=true`), as posts with `content: ""` and a
+ * `repostOfId`. They are not the user's own posts (the spec's list holds those) and would show
+ * as empty posts: `posts` leaves them out and `reposts` names them (docs/architecture.md "Stored
+ * remote content", "Reposts"). Otherwise the spec's shape.
  */
 const keptUserResponseSchema = swarmUserResponseSchema.extend({
+  posts: z.array(profilePostSchema),
   reposts: z.array(peerRepostEntrySchema),
 });
 export const peerSwarmUserResponseSchema = swarmUserResponseSchema

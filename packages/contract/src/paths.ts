@@ -10,6 +10,9 @@ export const SWARM_PATHS = {
   timeline: '/api/swarm/timeline',
   replies: '/api/swarm/replies',
   user: (handle: string) => `/api/swarm/users/${encodeURIComponent(handle)}`,
+  /** A user's newest posts and reposts, for readers that keep both (`peerSwarmUserResponseSchema`). */
+  userEntries: (handle: string, limit: number) =>
+    `/api/swarm/users/${encodeURIComponent(handle)}?limit=${limit}&reposts=true`,
   followers: (handle: string) => `/api/swarm/users/${encodeURIComponent(handle)}/followers`,
   following: (handle: string) => `/api/swarm/users/${encodeURIComponent(handle)}/following`,
   post: (postId: string) => `/api/swarm/posts/${encodeURIComponent(postId)}`,

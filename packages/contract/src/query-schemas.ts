@@ -36,8 +36,14 @@ export function booleanQuery(defaultValue: boolean) {
     .pipe(z.boolean());
 }
 
-/** `GET /api/swarm/users/[handle]`. */
-export const swarmUserQuerySchema = z.object({ limit: limitQuery(LIMITS.swarmUserPosts) });
+/**
+ * `GET /api/swarm/users/[handle]`. `reposts`: list the user's reposts among their posts (readers
+ * that can tell a repost entry from a post ask for them; docs/protocol.md "Public reads").
+ */
+export const swarmUserQuerySchema = z.object({
+  limit: limitQuery(LIMITS.swarmUserPosts),
+  reposts: booleanQuery(false),
+});
 
 /** `GET /api/swarm/timeline`; `before` pages back by `createdAt`. */
 export const timelineQuerySchema = z.object({

@@ -174,7 +174,12 @@ export async function createNodeContext(
   const peerProfiles = createPeerProfiles({ db, peers: rawPeers, clock, logger });
   const peers = withPeerProfiles(rawPeers, { profiles: peerProfiles, keys, config });
   const swarm = createSwarmServices({ ...base, peers, keys, profiles: peerProfiles });
-  const content = createContentService({ db, clock, config });
+  const content = createContentService({
+    db,
+    clock,
+    config,
+    blockedDomains: () => swarm.registry.blockedDomains(),
+  });
   const uploads = createUploadService({
     ...base,
     storage: deps.mediaStorage ?? mediaStorageFor(config, deps.baseDir),

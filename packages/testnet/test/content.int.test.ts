@@ -187,6 +187,60 @@ describe('public reads about content', () => {
       expect('did' in raw.profile).toBe(false);
     });
 
+    it('lists reposts only with reposts=true, in time order, of posts anyone may see', async () => {
+      const alice = await f.user('alice');
+      const bob = await f.user('bob');
+      const carl = await f.user('carl', { suspendedAt: f.at(1) });
+      const shown = await f.post(bob.id, 90);
+      const followersOnly = await f.post(bob.id, 89, { visibility: 'followers' });
+      const deleted = await f.post(bob.id, 88, { deletedAt: f.at(1) });
+      const hidden = await f.post(carl.id, 87);
+      const copy = async (domain: string, minutesAgo: number) =>
+        f.prisma.post.create({
+          data: {
+            apId: `swarm:${domain}:0b3c2a4e-7f6d-4e8a-9b1c-${String(minutesAgo).padStart(12, '0')}`,
+            remoteAuthorId: (await f.remoteActor('erin', domain)).id,
+            content: `copy from ${domain}`,
+            createdAt: f.at(minutesAgo),
+            fetchedAt: f.at(1),
+          },
+        });
+      const good = await copy('good.test', 86);
+      const blocked = await copy('blocked.test', 85);
+      await f.prisma.nodeBlock.create({ data: { domain: 'blocked.test' } });
+      const originals = [shown, followersOnly, deleted, hidden, good, blocked];
+      for (const [i, original] of originals.entries()) {
+        await f.post(alice.id, 40 - i, { content: '', repostOfId: original.id });
+      }
+      await f.post(alice.id, 50, { content: 'alice writes' });
+      await f.post(alice.id, 10, { content: 'alice again' });
+
+      const list = async (query: string) =>
+        swarmUserResponseSchema
+          .parse((await getJson(t, `/api/swarm/users/alice${query}`)).body)
+          .posts.map((p) => [p.content, p.repostOfId ?? null]);
+      expect(await list('?reposts=true')).toEqual([
+        ['alice again', null],
+        ['', good.apId], // a copy: its swarm id
+        ['', shown.id], // ours: our id
+        ['alice writes', null],
+      ]);
+      expect(await list('?reposts=1&limit=2')).toEqual([
+        ['alice again', null],
+        ['', good.apId],
+      ]);
+      // Readers that do not ask get the list they always got.
+      expect(await list('')).toEqual([
+        ['alice again', null],
+        ['alice writes', null],
+      ]);
+      const raw = (await getJson(t, '/api/swarm/users/alice?reposts=true')).body as {
+        posts: Record<string, unknown>[];
+      };
+      expect(raw.posts[0]).not.toHaveProperty('repostOfId');
+      await expectError(t, '/api/swarm/users/alice?reposts=maybe', 400, 'INVALID_REQUEST');
+    });
+
     it('applies limit: default 25, clamped to 50, 0 = profile only, invalid = 400', async () => {
       const alice = await f.user('alice');
       await f.prisma.post.createMany({

@@ -4,6 +4,7 @@ import {
   type MediaItem,
   type PostAuthor,
   type Profile,
+  type ProfileEntry,
   type ProfilePost,
   type Reply,
   type SinglePost,
@@ -55,12 +56,18 @@ export const postSelect = {
   media: orderedMedia,
 } as const satisfies Prisma.PostSelect;
 
+const postRefSelect = { select: { id: true, apId: true } } as const;
+
+/** An entry of a user's list: a post, or a repost naming what it repeats. */
+export const profileEntrySelect = {
+  ...postSelect,
+  repostOf: postRefSelect,
+} as const satisfies Prisma.PostSelect;
+
 export const authoredPostSelect = {
   ...postSelect,
   author: { select: authorSelect },
 } as const satisfies Prisma.PostSelect;
-
-const postRefSelect = { select: { id: true, apId: true } } as const;
 
 export const singlePostSelect = {
   ...authoredPostSelect,
@@ -106,6 +113,7 @@ export const profileUserSelect = {
 export type MediaRow = Prisma.MediaItemGetPayload<{ select: typeof mediaSelect }>;
 export type AuthorRow = Prisma.UserGetPayload<{ select: typeof authorSelect }>;
 export type PostRow = Prisma.PostGetPayload<{ select: typeof postSelect }>;
+export type ProfileEntryRow = Prisma.PostGetPayload<{ select: typeof profileEntrySelect }>;
 export type AuthoredPostRow = Prisma.PostGetPayload<{ select: typeof authoredPostSelect }>;
 export type SinglePostRow = Prisma.PostGetPayload<{ select: typeof singlePostSelect }>;
 export type ReplyRow = Prisma.PostGetPayload<{ select: typeof replySelect }>;
@@ -196,6 +204,15 @@ export function toProfilePost(row: PostRow): ProfilePost {
     linkPreviewDescription: row.linkPreviewDescription ?? '',
     linkPreviewImage: safeUrl(row.linkPreviewImage),
   };
+}
+
+/**
+ * A user's list entry: a post as the spec shows it, or a repost (a row with no text of its own)
+ * with `repostOfId` added; posts carry no `repostOfId`, as before reposts were listed.
+ */
+export function toProfileEntry(row: ProfileEntryRow): ProfileEntry {
+  const post = toProfilePost(row);
+  return row.repostOf ? { ...post, repostOfId: toPostRef(row.repostOf) } : post;
 }
 
 /** Timeline rows are local posts, so the author is always set (see the service's filter). */

@@ -26,12 +26,12 @@ import {
 } from '../views/visibility.ts';
 import {
   authoredPostSelect,
-  postSelect,
+  profileEntrySelect,
   profileUserSelect,
   replySelect,
   singlePostSelect,
   toProfile,
-  toProfilePost,
+  toProfileEntry,
   toReply,
   toSinglePost,
   toTimelinePost,
@@ -70,6 +70,8 @@ export interface ContentServiceDeps {
   db: Db;
   clock: Clock;
   config: Pick<NodeConfig, 'domain' | 'nodeIsNsfw'>;
+  /** The nodes blocked here (the registry's): reposts of their copies are not listed. */
+  blockedDomains: () => Promise<ReadonlySet<string>>;
 }
 
 /** Replies per page of `GET /api/swarm/replies` (the spec gives that endpoint no `limit`). */
@@ -110,6 +112,29 @@ export const TOP_LEVEL = {
   repostOfId: null,
 } as const satisfies Prisma.PostWhereInput;
 
+/**
+ * A user's reposts that a profile list shows anyone (docs/protocol.md "Public reads"): the
+ * reposted post is visible by id to the public (public or unlisted, never followers-only), not
+ * deleted, no repost itself, and either ours by a shown account or a copy from a node not
+ * blocked here. Reposts are never replies.
+ */
+export function listedReposts(blocked: ReadonlySet<string>): Prisma.PostWhereInput {
+  return {
+    replyToId: null,
+    repostOf: {
+      is: {
+        ...VISIBLE,
+        deletedAt: null,
+        repostOfId: null,
+        OR: [
+          { apId: null, author: SHOWN_ACCOUNT },
+          { apId: { not: null }, remoteAuthor: { is: { nodeDomain: { notIn: [...blocked] } } } },
+        ],
+      },
+    },
+  };
+}
+
 export const NEWEST_FIRST = [
   { createdAt: 'desc' },
   { id: 'desc' },
@@ -136,7 +161,7 @@ export function pageNewestFirst<T extends { createdAt: Date }>(
 }
 
 export function createContentService(deps: ContentServiceDeps): ContentService {
-  const { db, clock, config } = deps;
+  const { db, clock, config, blockedDomains } = deps;
   const prisma = db.prisma;
   const node: NodeFacts = { domain: config.domain, nodeIsNsfw: config.nodeIsNsfw };
   const before = (value: string | undefined) =>
@@ -151,18 +176,22 @@ export function createContentService(deps: ContentServiceDeps): ContentService {
       if (!user || isHiddenAccount(user)) {
         return err({ code: 'USER_NOT_FOUND', message: `No user ${handle} on this node.` });
       }
+      // Reposts only for readers that asked: older readers would keep one as an empty post.
+      const entries = query.reposts
+        ? { OR: [TOP_LEVEL, listedReposts(await blockedDomains())] }
+        : TOP_LEVEL;
       const posts =
         query.limit === 0
           ? []
           : await prisma.post.findMany({
-              where: { ...LOCAL_LIVE, ...LISTED, ...TOP_LEVEL, authorId: user.id },
+              where: { ...LOCAL_LIVE, ...LISTED, ...entries, authorId: user.id },
               orderBy: NEWEST_FIRST,
               take: query.limit,
-              select: postSelect,
+              select: profileEntrySelect,
             });
       return ok({
         profile: toProfile(user, node),
-        posts: posts.map(toProfilePost),
+        posts: posts.map(toProfileEntry),
         nodeDomain: node.domain,
         timestamp: formatTimestamp(clock.now()),
       });

@@ -268,7 +268,7 @@ export function createProfileService(deps: ProfileServiceDeps): ProfileService {
     if (!fresh) {
       const answer = await visitors.getJson(
         domain,
-        `${SWARM_PATHS.user(asked.handle)}?limit=${PROFILE_POSTS_LIMIT.max}`,
+        SWARM_PATHS.userEntries(asked.handle, PROFILE_POSTS_LIMIT.max),
         peerSwarmUserResponseSchema,
         { anonymous: viewer === null },
       );

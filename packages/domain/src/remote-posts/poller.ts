@@ -153,7 +153,7 @@ export function createRemotePoller(deps: {
     const { handle, nodeDomain: domain } = row.remoteActor;
     const read = await reads.read(
       domain,
-      `${SWARM_PATHS.user(handle)}?limit=${options.postsPerRead}`,
+      SWARM_PATHS.userEntries(handle, options.postsPerRead),
       peerSwarmUserResponseSchema,
     );
     if (!read.ok) return { result: await failed(row, read.error), created: 0 };

@@ -15,9 +15,10 @@ import {
  * (display fields, did pinned on first sight), the rest of the profile, and their newest posts
  * through the post store. The poller writes it for people someone here follows; a profile page
  * of someone else writes it after its on-demand read. Profile pages then read it from here.
- * Nodes that list their users' reposts (the origin's) have them kept too, after the posts (a
- * repost of the user's own post finds it stored); a stored repost the node no longer lists among
- * the entries it answered (newer than the oldest of them) was undone there and goes.
+ * Nodes that list their users' reposts (the origin's; ours, asked with `reposts=true`) have them
+ * kept too, after the posts (a repost of the user's own post finds it stored); a stored repost
+ * the node no longer lists among the entries it answered (newer than the oldest of them) was
+ * undone there and goes.
  */
 export interface RemoteProfileStore {
   store(
