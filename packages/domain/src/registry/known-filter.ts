@@ -11,8 +11,8 @@ export const KNOWN_FILTER = {
   /** Filter bits per domain held: with 7 hashes, ~0.8 % false positives. */
   bitsPerDomain: 10,
   hashes: 7,
-  /** The smallest filter sent (bytes). */
-  minBytes: 8,
+  /** The smallest filter sent (bytes): a node holding a few domains still has few false positives. */
+  minBytes: 64,
   /** Nodes at most in an answer to a request with a filter (the nodes it lacks). */
   answerNodes: 1_000,
   /** Verified active nodes at most checked against one filter, newest change first. */
