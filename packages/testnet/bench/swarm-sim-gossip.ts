@@ -308,7 +308,7 @@ export function simulateGossip(o: GossipSimOptions): GossipSimResult {
   /** probeDue: what is due, oldest first, up to the cap; then as many as the budget allows. */
   function probeDue(i: number) {
     const heap = heaps[i]!;
-    const cap = probesPerRound ?? PROBE_BUDGET.max;
+    const cap = probesPerRound ?? Math.ceil(PROBE_BUDGET.max / PROBE_BUDGET.backlogShare);
     const dueNow: number[] = [];
     while (dueNow.length < cap && heap.size > 0) {
       const key = heap.peek()!;

@@ -205,7 +205,8 @@ export function createNodeContacts(deps: {
     const notIn = [...blocked, self];
     // Unsigned hints get a bounded share of the round; known nodes and vouched hints the rest.
     type Due = { domain: string; discovered_via: string };
-    const cap = limit ?? PROBE_BUDGET.max;
+    // Enough rows that half of them can reach the budget's maximum.
+    const cap = limit ?? Math.ceil(PROBE_BUDGET.max / PROBE_BUDGET.backlogShare);
     const unsignedDue = await prisma.$queryRaw<Due[]>(
       dueUnsignedHintsSql(now, notIn, Math.min(HINT_BOUNDS.unsignedProbesPerRound, cap)),
     );
