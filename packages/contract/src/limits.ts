@@ -22,6 +22,12 @@ export const LIMITS = {
   /** Entries at most in one gossip answer. */
   gossipMaxNodes: 200,
   gossipMaxHandles: 500,
+  /**
+   * A gossip request's `known` filter (docs/protocol.md, Gossip): at most this many bytes of
+   * bits, and 1–16 hashes. 64 KiB hold ~54,000 domains at a 1 % false-positive rate.
+   */
+  gossipKnownMaxBytes: 64 * 1024,
+  gossipKnownMaxHashes: 16,
   /** Accepted skew of `X-Swarm-Timestamp` against the receiver's clock (either direction). */
   clockWindowMs: 5 * 60 * 1000,
   /** Interaction `timestamp`: up to 7 days old (retries from outboxes), up to 5 minutes ahead. */

@@ -126,6 +126,28 @@ export const handleEntrySchema = z.object({
 export type HandleEntry = z.output<typeof handleEntrySchema>;
 
 /**
+ * Our extra member of a gossip request: a Bloom filter of the domains the sender already holds,
+ * so that the answer lists nodes it lacks (docs/protocol.md, Gossip). `bits` is standard base64
+ * of the filter's bytes (bit i = byte ⌊i/8⌋, bit i mod 8, least significant first); `salt` is
+ * hashed with every domain, new for each request, so a false positive of one request is not
+ * one of the next. Peers of other implementations ignore it (and answer by `since`).
+ */
+export const gossipKnownSchema = z.object({
+  bits: z
+    .string()
+    .min(4)
+    .max(Math.ceil(LIMITS.gossipKnownMaxBytes / 3) * 4)
+    .regex(/^[A-Za-z0-9+/]+={0,2}$/),
+  hashes: z.int().min(1).max(LIMITS.gossipKnownMaxHashes),
+  salt: z
+    .string()
+    .min(1)
+    .max(64)
+    .regex(/^[A-Za-z0-9_-]+$/),
+});
+export type GossipKnown = z.output<typeof gossipKnownSchema>;
+
+/**
  * `POST /api/swarm/gossip` body. `since` is the responder's own clock from its previous answer
  * (docs/protocol.md, Gossip: clocks of two nodes are never compared); absent on a first exchange.
  * Array sizes are bounded by the body cap, not here: other implementations may send more than
@@ -137,6 +159,7 @@ export const gossipRequestSchema = z.object({
   handles: z.array(handleEntrySchema).default([]),
   timestamp: timestampSchema,
   since: timestampSchema.optional(),
+  known: gossipKnownSchema.optional(),
 });
 export type GossipRequest = z.output<typeof gossipRequestSchema>;
 

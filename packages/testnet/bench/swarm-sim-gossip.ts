@@ -1,8 +1,12 @@
 import {
   GOSSIP_FANOUT,
   HINT_BOUNDS,
-  PROBES_PER_ROUND,
+  KNOWN_FILTER,
+  PROBE_BUDGET,
+  knownFilterBytes,
   failedProbesSinceInactive,
+  knownFilterFalsePositiveRate,
+  probeBudget,
   probeDelayMs,
   trustAfterFailure,
   trustAfterSuccess,
@@ -14,12 +18,15 @@ import { NumberHeap, prng } from './swarm-sim-model.ts';
 // The registry and gossip of N nodes, modelled in typed arrays (one row per ordered pair of
 // nodes instead of a database per node). Real: peer selection (`weightedSample` weighted by trust,
 // GOSSIP_FANOUT a round), trust steps (`trustAfterSuccess` / `trustAfterFailure`), the probe
-// backoff (`probeDelayMs`, `failedProbesSinceInactive`), the constants (PROBES_PER_ROUND,
-// HINT_BOUNDS, INACTIVE_AFTER_FAILURES, LIMITS.gossipMaxNodes). Modelled from the code, as the
-// SQL and services do it: push-pull exchanges with `since` cursors and capped pages
-// (gossip-exchange.ts, gossip-receive.ts, gossip-pages.ts), mentions stored as hints due for a
-// probe (node-hints.ts), due probes oldest first (dueKnownNodesSql), inactivity after 5 failures.
-// Not modelled: handles (convergence counts nodes only), unsigned gossip, blocks, time of day.
+// backoff (`probeDelayMs`, `failedProbesSinceInactive`), the probe budget (`probeBudget`), the
+// constants (PROBE_BUDGET, HINT_BOUNDS, INACTIVE_AFTER_FAILURES, LIMITS.gossipMaxNodes,
+// KNOWN_FILTER) and the `known` filter's false-positive rate (`knownFilterFalsePositiveRate`).
+// Modelled from the code, as the SQL and services do it: push-pull exchanges with `since` cursors
+// and capped pages, answers to a `known` filter listing a random sample of the nodes the
+// requester lacks (gossip-exchange.ts, gossip-receive.ts, gossip-pages.ts), mentions stored as
+// hints due for a probe (node-hints.ts), due probes oldest first (dueKnownNodesSql), inactivity
+// after 5 failures. Not modelled: handles (convergence counts nodes only), unsigned gossip,
+// blocks, time of day.
 
 const ROUND_MS = 60_000;
 /**
@@ -51,9 +58,12 @@ export interface GossipSimOptions {
   maxRounds: number;
   /** Rounds run after convergence, without loss (60 = one hour at the default interval). */
   steadyRounds: number;
+  /** What-if knobs. A fixed number of probes a round instead of `probeBudget`'s. */
   probesPerRound?: number;
-  /** Node entries per gossip page (default LIMITS.gossipMaxNodes): a what-if knob. */
+  /** Node entries per gossip page (default LIMITS.gossipMaxNodes). */
   pageCap?: number;
+  /** False: requests carry no `known` filter (as before it, or peers of other implementations). */
+  knownFilter?: boolean;
   seed?: number;
   costs: GossipCosts;
 }
@@ -62,8 +72,10 @@ export interface GossipSimResult {
   n: number;
   live: number;
   dead: number;
-  probesPerRound: number;
+  /** The fixed probes a round of a what-if, or null for `probeBudget`. */
+  probesPerRound: number | null;
   pageCap: number;
+  knownFilter: boolean;
   targetRounds: number;
   rounds: number | null;
   /** Per round: share of (live node, live peer) pairs known as active and verified. */
@@ -87,8 +99,9 @@ export function simulateGossip(o: GossipSimOptions): GossipSimResult {
   const started = performance.now();
   const { n, costs } = o;
   if (n >= J_BITS) throw new Error(`gossip sim: N must be < ${J_BITS}`);
-  const probesPerRound = o.probesPerRound ?? PROBES_PER_ROUND;
+  const probesPerRound = o.probesPerRound ?? null;
   const pageCap = o.pageCap ?? LIMITS.gossipMaxNodes;
+  const knownFilter = o.knownFilter ?? true;
   const random = prng(o.seed ?? n);
   const lossRandom = prng((o.seed ?? n) + 1);
   const cells = n * n;
@@ -106,6 +119,9 @@ export function simulateGossip(o: GossipSimOptions): GossipSimResult {
   const lastSync = Array.from({ length: n }, () => new Map<number, number>());
   const hintsTotal = new Int32Array(n);
   const hintsBySource = Array.from({ length: n }, () => new Map<number, number>());
+  /** Pruned hints still in the node's `known` filter, until which round (NodeHints.pruned). */
+  const prunedUntil = Array.from({ length: n }, () => new Map<number, number>());
+  const prunedRounds = Math.ceil(HINT_BOUNDS.prunedKnownMs / ROUND_MS);
   const activeCount = new Int32Array(n);
   const liveActive = new Int32Array(n);
   const alive = new Uint8Array(n).fill(1);
@@ -172,6 +188,7 @@ export function simulateGossip(o: GossipSimOptions): GossipSimResult {
         due[k] = NONE;
         trust[k] = 0;
         fails[k] = 0;
+        prunedUntil[i]!.set(j, round + prunedRounds);
       } else schedule(i, j, dueIn(probeDelayMs(f)));
     } else if (s === ACTIVE && f >= INACTIVE_AFTER_FAILURES) {
       st[k] = INACTIVE;
@@ -227,12 +244,44 @@ export function simulateGossip(o: GossipSimOptions): GossipSimResult {
     return { items, capped: items.length >= pageCap, lastChange };
   }
 
+  /** A request's `known` member: base64 of the filter's bytes, its salt and hash count. */
+  const filterWireBytes = (count: number) => Math.ceil(knownFilterBytes(count) / 3) * 4 + 50;
+
+  /**
+   * Whether i's `known` filter holds j (heldDomains): verified, a hint not failed yet, or a hint
+   * pruned lately.
+   */
+  function holds(i: number, j: number) {
+    const s = st[i * n + j]!;
+    if (s === UNKNOWN) return (prunedUntil[i]!.get(j) ?? 0) > round;
+    return s === ACTIVE || s === INACTIVE || (s === HINT && fails[i * n + j] === 0);
+  }
+
+  /** missingNodes: a random sample of j's active nodes that i's filter does not hold. */
+  function missing(j: number, i: number) {
+    const falsePositive = knownFilterFalsePositiveRate(known[i]!.length + 1);
+    const lacks: number[] = [];
+    for (const x of known[j]!) {
+      if (st[j * n + x] !== ACTIVE || x === i) continue;
+      if (!holds(i, x) || random() < falsePositive) lacks.push(x);
+    }
+    const take = Math.min(KNOWN_FILTER.answerNodes, lacks.length);
+    for (let a = 0; a < take; a++) {
+      const b = a + Math.floor(random() * (lacks.length - a));
+      [lacks[a], lacks[b]] = [lacks[b]!, lacks[a]!];
+    }
+    lacks.length = take;
+    return lacks;
+  }
+
   function exchange(i: number, j: number) {
     exchanges++;
     requests[i]! += 1;
     const exchangeStart = ++stamp;
     const out = changed(i, pushCur[i]!.get(j) ?? 0, i, j);
-    const requestBytes = costs.emptyExchangeBytes / 2 + out.items.length * costs.nodeEntryBytes;
+    const filterBytes = knownFilter ? filterWireBytes(known[i]!.length + 1) : 0;
+    const requestBytes =
+      costs.emptyExchangeBytes / 2 + out.items.length * costs.nodeEntryBytes + filterBytes;
     entriesSent += out.items.length;
     bytes[i]! += requestBytes;
     if (!alive[j] || lost()) {
@@ -243,7 +292,9 @@ export function simulateGossip(o: GossipSimOptions): GossipSimResult {
     success(j, i);
     noteHints(j, i, out.items);
     const now = ++stamp;
-    const answer = changed(j, lastSync[i]!.get(j) ?? 0, j, i);
+    const answer = knownFilter
+      ? { items: missing(j, i), capped: false, lastChange: 0 }
+      : changed(j, lastSync[i]!.get(j) ?? 0, j, i);
     entriesSent += answer.items.length;
     const answerBytes = costs.emptyExchangeBytes / 2 + answer.items.length * costs.nodeEntryBytes;
     bytes[i]! += answerBytes;
@@ -254,10 +305,12 @@ export function simulateGossip(o: GossipSimOptions): GossipSimResult {
     pushCur[i]!.set(j, out.capped ? out.lastChange : exchangeStart);
   }
 
+  /** probeDue: what is due, oldest first, up to the cap; then as many as the budget allows. */
   function probeDue(i: number) {
     const heap = heaps[i]!;
-    let done = 0;
-    while (done < probesPerRound && heap.size > 0) {
+    const cap = probesPerRound ?? Math.ceil(PROBE_BUDGET.max / PROBE_BUDGET.backlogShare);
+    const dueNow: number[] = [];
+    while (dueNow.length < cap && heap.size > 0) {
       const key = heap.peek()!;
       const j = key % J_BITS;
       const at = (key - j) / J_BITS;
@@ -265,7 +318,12 @@ export function simulateGossip(o: GossipSimOptions): GossipSimResult {
       heap.pop();
       const k = i * n + j;
       if (due[k] !== at || (st[k] !== HINT && st[k] !== INACTIVE)) continue; // stale entry
-      done++;
+      dueNow.push(key);
+    }
+    const budget = probesPerRound ?? probeBudget(dueNow.length);
+    for (const key of dueNow.slice(budget)) heap.push(key);
+    for (const key of dueNow.slice(0, budget)) {
+      const j = key % J_BITS;
       probesSent++;
       requests[i]! += 1;
       bytes[i]! += costs.probeBytes;
@@ -364,6 +422,7 @@ export function simulateGossip(o: GossipSimOptions): GossipSimResult {
     dead: n - live,
     probesPerRound,
     pageCap,
+    knownFilter,
     targetRounds,
     rounds,
     knownShare,

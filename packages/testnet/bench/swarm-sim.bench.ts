@@ -2,8 +2,9 @@ import { LIMITS } from '@swarm/contract';
 import {
   CRAWLER_DEFAULTS,
   GOSSIP_FANOUT,
+  KNOWN_FILTER,
   POLLER_DEFAULTS,
-  PROBES_PER_ROUND,
+  PROBE_BUDGET,
   REMOTE_CONTENT_INTERVALS,
 } from '@swarm/domain';
 import { calibrate, type Calibration } from './swarm-sim-calibrate.ts';
@@ -24,8 +25,10 @@ export interface SwarmSimConfig {
   nodes: number;
   people: number;
   gossipSizes: number[];
-  /** Also N = 1,000 with the page cap and/or the probe budget lifted (SIM_WHAT_IFS=0: not). */
+  /** Also N = 1,000 without the `known` filter and/or the probe budget (SIM_WHAT_IFS=0: not). */
   whatIfs: boolean;
+  /** Only the gossip part (SIM_GOSSIP_ONLY=1): no people, load, crawl or delivery. */
+  gossipOnly: boolean;
   gossipMaxRounds: number;
   steadyRounds: number;
   followsMean: number;
@@ -46,6 +49,7 @@ export function simConfig(): SwarmSimConfig {
     people: envInt('SIM_PEOPLE', 1_000_000),
     gossipSizes: list('SIM_GOSSIP_SIZES', [50, 200, 1_000, nodes]),
     whatIfs: envInt('SIM_WHAT_IFS', 1) > 0,
+    gossipOnly: envInt('SIM_GOSSIP_ONLY', 0) > 0,
     gossipMaxRounds: envInt('SIM_GOSSIP_MAX_ROUNDS', 100),
     steadyRounds: envInt('SIM_STEADY_ROUNDS', 30),
     followsMean: envInt('SIM_FOLLOWS_MEAN', 50),
@@ -90,13 +94,13 @@ export async function benchSwarmSim(resultsDir: string, log: (line: string) => v
     const r = gossip.at(-1)!;
     log(`  rounds ${r.rounds ?? `> ${config.gossipMaxRounds}`}, ${r.seconds.toFixed(0)} s`);
   }
-  // What holds convergence back beyond ~200 nodes: the same swarm of 1,000 with a page of gossip
-  // holding every node, with every due hint probed in one round, and with both.
+  // What each half of the change does: the same swarm of 1,000 as before it (no `known` filter,
+  // a fixed 100 probes a round), and with only one of the two.
   const whatIfs = config.whatIfs
     ? [
-        { pageCap: 1_000, probesPerRound: undefined },
-        { pageCap: undefined, probesPerRound: 1_000 },
-        { pageCap: 1_000, probesPerRound: 1_000 },
+        { knownFilter: false, probesPerRound: PROBE_BUDGET.base },
+        { knownFilter: true, probesPerRound: PROBE_BUDGET.base },
+        { knownFilter: false },
       ].map((w) => {
         log(`swarm-sim gossip what-if N=1000 ${JSON.stringify(w)}…`);
         return simulateGossip({
@@ -106,12 +110,12 @@ export async function benchSwarmSim(resultsDir: string, log: (line: string) => v
           maxRounds: 60,
           steadyRounds: 1,
           costs,
-          ...(w.pageCap ? { pageCap: w.pageCap } : {}),
-          ...(w.probesPerRound ? { probesPerRound: w.probesPerRound } : {}),
+          ...w,
         });
       })
     : [];
   await writeGossip(resultsDir, gossip, whatIfs, cal, config);
+  if (config.gossipOnly) return;
 
   log(`swarm-sim people: ${config.people} over ${config.nodes} nodes…`);
   const people = makePeople({
@@ -211,9 +215,9 @@ async function writeGossip(
         'right',
       ],
       rows: results.map((r) => [
-        r.pageCap === defaultCap && r.probesPerRound === PROBES_PER_ROUND
+        r.knownFilter && r.probesPerRound === null
           ? num(r.n)
-          : `${num(r.n)}, what-if: pages of ${num(r.pageCap)} nodes, ${num(r.probesPerRound)} probes a round`,
+          : `${num(r.n)}, what-if: ${r.knownFilter ? 'with' : 'no'} known filter, ${r.probesPerRound === null ? 'probe budget' : `${num(r.probesPerRound)} probes a round`}`,
         `${num(r.live)} / ${num(r.dead)}`,
         r.rounds === null ? `> ${r.knownShare.length}` : String(r.rounds),
         String(r.targetRounds),
@@ -228,10 +232,10 @@ async function writeGossip(
       data: results.map(({ observerTrust: _, ...r }) => r),
       notes: [
         `"Known": share of (live node, live peer) pairs where the node holds the peer as active and verified, the convergence criterion of the gossip bench (nodes only; handles are not simulated). Gossip every 60 s, ${GOSSIP_FANOUT} peers a round, rounds one node after the other as in the gossip bench; steady state: ${config.steadyRounds} rounds without loss after the convergence phase, scaled to an hour.`,
-        `Bytes are bodies, from measured sizes: an exchange with no entries ${cal.emptyExchangeBytes} B (request + answer), ${cal.nodeEntryBytes.toFixed(0)} B per node entry, a probe answer ${cal.probeBytes} B. Measured on this machine: one real exchange ${cal.gossipMs.toFixed(1)} ms, one probe ${cal.probeMs.toFixed(1)} ms (two in-process nodes).`,
+        `Bytes are bodies, from measured sizes: an exchange with no entries ${cal.emptyExchangeBytes} B (request + answer), ${cal.nodeEntryBytes.toFixed(0)} B per node entry, a probe answer ${cal.probeBytes} B, plus the request's \`known\` filter (${KNOWN_FILTER.bitsPerDomain} bits per node held, base64). Measured on this machine: one real exchange ${cal.gossipMs.toFixed(1)} ms, one probe ${cal.probeMs.toFixed(1)} ms (two in-process nodes).`,
         ...(whatIfs.length
           ? [
-              `What-if rows (N = 1,000, steady state not meaningful there) change one limit of the real code to show what holds convergence back: pages of gossip hold at most ${defaultCap} node entries (LIMITS.gossipMaxNodes), and a round probes at most ${PROBES_PER_ROUND} of the nodes heard of (PROBES_PER_ROUND).`,
+              `What-if rows (N = 1,000, steady state not meaningful there): without the \`known\` filter (answers page by \`since\`, at most ${defaultCap} nodes oldest change first: LIMITS.gossipMaxNodes) and/or with a fixed ${PROBE_BUDGET.base} probes a round instead of probeBudget (${PROBE_BUDGET.base}–${PROBE_BUDGET.max} by the backlog); both off is the protocol before the filter.`,
             ]
           : []),
         'Share known per round, N=' +

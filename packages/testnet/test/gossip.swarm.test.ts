@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { SWARM_PATHS, gossipResponseSchema } from '@swarm/contract';
-import { createSwarmScheduler, GOSSIP_JITTER } from '@swarm/domain';
+import { LIMITS, SWARM_PATHS, gossipResponseSchema } from '@swarm/contract';
+import { createSwarmScheduler, GOSSIP_JITTER, KNOWN_FILTER } from '@swarm/domain';
 import {
   createTestNetwork,
   didFor,
@@ -514,4 +514,83 @@ describe('gossip between several nodes', () => {
       rounds.every((r) => r.direction === 'push' && r.success && r.errorMessage === null),
     ).toBe(true);
   });
+
+  it(
+    "a node just verified reaches a fresh partner's first exchange although the registry holds more than a page",
+    { timeout: 120_000 },
+    async () => {
+      swarm = await createTestNetwork();
+      const alpha = await swarm.add({ domain: 'alpha.test' });
+      const beta = await swarm.add({ domain: 'beta.test' });
+      await swarm.add({ domain: 'gamma.test' });
+      const delta = await swarm.add({ domain: 'delta.test' });
+      // Beta already holds more verified nodes than one page of changes (a fixture: 250 rows
+      // changed an hour ago), then verifies gamma: its newest change.
+      const pageAndMore = LIMITS.gossipMaxNodes + 50;
+      expect(pageAndMore).toBeLessThan(KNOWN_FILTER.answerNodes);
+      const earlier = new Date(swarm.clock.now().getTime() - 3_600_000);
+      const listed = Array.from({ length: pageAndMore }, (_, i) => `n${i}.example`);
+      const rows = (domains: string[]) =>
+        domains.map((domain) => ({
+          domain,
+          name: domain,
+          isActive: true,
+          isVerified: true,
+          trustScore: 50,
+          discoveredVia: 'admin',
+          lastSeenAt: earlier,
+          updatedAt: earlier,
+        }));
+      await beta.node.db.prisma.swarmNode.createMany({ data: rows(listed) });
+      expect(await beta.node.registry.probe('gamma.test', 'admin')).toMatchObject({ ok: true });
+
+      // A request without our `known` filter (another implementation, or before it) gets the
+      // oldest page: gamma is not in it.
+      const unfiltered = await alpha.node.peers.postJson(
+        'beta.test',
+        SWARM_PATHS.gossip,
+        {
+          sender: 'alpha.test',
+          nodes: [],
+          handles: [],
+          timestamp: swarm.clock.now().toISOString(),
+        },
+        gossipResponseSchema,
+      );
+      expect(unfiltered.ok && unfiltered.value.nodes.length).toBe(LIMITS.gossipMaxNodes);
+      expect(unfiltered.ok && unfiltered.value.nodes.map((n) => n.domain)).not.toContain(
+        'gamma.test',
+      );
+
+      // Alpha's first exchange carries its filter (it holds nobody but beta): the answer lists
+      // every node beta holds, gamma included, each now a hint due for a probe on alpha.
+      const first = await alpha.node.gossip.exchangeWith('beta.test');
+      expect(first.ok).toBe(true);
+      const hints = await alpha.node.db.prisma.swarmNode.findMany({
+        where: { discoveredVia: 'gossip:beta.test', isVerified: false },
+        select: { domain: true },
+      });
+      expect(hints.map((h) => h.domain).sort()).toEqual([...listed, 'gamma.test'].sort());
+      // Still a hint: alpha trusts gamma only once its own probe reaches it.
+      expect(
+        await alpha.node.db.prisma.swarmNode.findUnique({
+          where: { domain: 'gamma.test' },
+          select: { isVerified: true, isActive: true },
+        }),
+      ).toEqual({ isVerified: false, isActive: false });
+
+      // A partner that already holds most of them is sent only what it lacks.
+      await delta.node.db.prisma.swarmNode.createMany({ data: rows(listed.slice(0, 200)) });
+      const second = await delta.node.gossip.exchangeWith('beta.test');
+      expect(second.ok).toBe(true);
+      const [pull] = await beta.node.db.prisma.swarmSyncLog.findMany({
+        where: { remoteDomain: 'delta.test', direction: 'pull' },
+      });
+      // Lacking: 50 listed, gamma and alpha (which beta now knows from its signed gossip); a
+      // false positive of the filter (~1 %) may leave one or two out.
+      expect(pull!.nodesSent).toBeLessThanOrEqual(52);
+      expect(pull!.nodesSent).toBeGreaterThanOrEqual(45);
+      expect(second.nodesReceived).toBe(pull!.nodesSent);
+    },
+  );
 });

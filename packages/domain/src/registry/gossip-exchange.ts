@@ -8,9 +8,16 @@ import type { Db } from '@swarm/db';
 import type { Clock } from '../clock.ts';
 import { describePeerError, isRefusal, type PeerClient } from '../peers/index.ts';
 import { setLastSyncSql } from '../persistence/registry.sql.ts';
-import { changedHandles, changedNodes, cursorAfter, writeSyncLog } from './gossip-pages.ts';
+import {
+  changedHandles,
+  changedNodes,
+  cursorAfter,
+  heldDomains,
+  writeSyncLog,
+} from './gossip-pages.ts';
 import type { HandleEntries } from './handle-entries.ts';
 import type { GossipIntake } from './handle-intake.ts';
+import { buildKnownFilter } from './known-filter.ts';
 import type { ContactReport, RegistryService } from './registry.service.ts';
 
 export interface GossipReport extends ContactReport {
@@ -74,12 +81,21 @@ export function createGossipExchange(deps: {
     // Never echo a peer's own data back to it.
     const nodes = await changedNodes(prisma, from, [self, domain, ...blocked]);
     const handlePage = await changedHandles(prisma, from, [domain, ...blocked]);
+    // What we hold, so a peer of ours answers the nodes we lack (others ignore it). Blocked
+    // domains and hints pruned lately are in it: we would not store or probe them now.
+    const known = buildKnownFilter([
+      self,
+      ...blocked,
+      ...registry.prunedLately(),
+      ...(await heldDomains(prisma)),
+    ]);
     const request: GossipRequest = {
       sender: self,
       nodes: nodes.items,
       handles: handlePage.items,
       timestamp: formatTimestamp(clock.now()),
       ...(peer?.lastSyncAt ? { since: formatTimestamp(peer.lastSyncAt) } : {}),
+      known,
     };
     const sent = { nodesSent: nodes.items.length, handlesSent: handlePage.items.length };
     const result = await peers.postJson(domain, SWARM_PATHS.gossip, request, gossipResponseSchema);

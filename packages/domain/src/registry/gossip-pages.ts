@@ -1,5 +1,6 @@
 import { LIMITS, formatTimestamp, type HandleEntry, type NodeSummary } from '@swarm/contract';
 import type { Db } from '@swarm/db';
+import { KNOWN_FILTER } from './known-filter.ts';
 
 /** One capped page of changes, with the change time of its last entry. */
 export type Page<T> = { items: T[]; capped: boolean; lastChange: Date | undefined };
@@ -33,6 +34,56 @@ export async function changedNodes(
     capped: rows.length >= LIMITS.gossipMaxNodes,
     lastChange: rows.at(-1)?.updatedAt,
   };
+}
+
+/**
+ * Verified active nodes the requester's `known` filter does not hold (docs/protocol.md, Gossip):
+ * a random `cap` of them, so two partners answering one requester rarely repeat each other.
+ * Not a page by change time (never `capped`): the answer's `since` cursor bounds only its handles.
+ */
+export async function missingNodes(
+  prisma: Prisma,
+  isKnown: (domain: string) => boolean,
+  exclude: string[],
+  random: () => number,
+): Promise<Page<NodeSummary>> {
+  const rows = await prisma.swarmNode.findMany({
+    where: {
+      isActive: true,
+      isVerified: true,
+      lastSeenAt: { not: null },
+      domain: { notIn: exclude },
+    },
+    orderBy: [{ updatedAt: 'desc' }, { id: 'desc' }],
+    take: KNOWN_FILTER.scanMax,
+    select: { domain: true, name: true, lastSeenAt: true },
+  });
+  const missing = rows.filter((n) => !isKnown(n.domain));
+  // A partial Fisher–Yates shuffle: the first `answerNodes` are a uniform sample.
+  const take = Math.min(KNOWN_FILTER.answerNodes, missing.length);
+  for (let i = 0; i < take; i++) {
+    const j = i + Math.floor(random() * (missing.length - i));
+    [missing[i], missing[j]] = [missing[j]!, missing[i]!];
+  }
+  const items = missing.slice(0, take).map((n) => ({
+    domain: n.domain,
+    name: n.name,
+    lastSeenAt: formatTimestamp(n.lastSeenAt!),
+  }));
+  return { items, capped: false, lastChange: undefined };
+}
+
+/**
+ * The domains our `known` filter holds: every node we verified, and hints whose probe has not
+ * failed yet. A hint whose probe failed is left out, so peers listing it active bring its next
+ * probe forward (`noteHints` with `vouched`).
+ */
+export async function heldDomains(prisma: Prisma): Promise<string[]> {
+  const rows = await prisma.swarmNode.findMany({
+    where: { OR: [{ isVerified: true }, { consecutiveFailures: 0 }] },
+    select: { domain: true },
+  });
+  return rows.map((r) => r.domain);
 }
 
 /** Handle entries changed at or after `since`, by change time, capped. */

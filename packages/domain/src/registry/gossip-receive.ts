@@ -8,9 +8,16 @@ import {
 } from '@swarm/contract';
 import type { Db } from '@swarm/db';
 import type { Clock } from '../clock.ts';
-import { changedHandles, changedNodes, cursorAfter, writeSyncLog } from './gossip-pages.ts';
+import {
+  changedHandles,
+  changedNodes,
+  cursorAfter,
+  missingNodes,
+  writeSyncLog,
+} from './gossip-pages.ts';
 import type { HandleEntries } from './handle-entries.ts';
 import type { GossipIntake } from './handle-intake.ts';
+import { knownFilterReader } from './known-filter.ts';
 import { refuseSender } from './refuse-sender.ts';
 import type { RegistryService } from './registry.service.ts';
 
@@ -30,8 +37,9 @@ export function createGossipReceive(deps: {
   registry: RegistryService;
   entries: HandleEntries;
   intake: GossipIntake;
+  random: () => number;
 }): GossipReceive {
-  const { self, db, clock, registry, entries: handles, intake } = deps;
+  const { self, db, clock, registry, entries: handles, intake, random } = deps;
   const prisma = db.prisma;
   const stamper = registry.stamper;
 
@@ -57,7 +65,12 @@ export function createGossipReceive(deps: {
     const now = stamper.next();
     const since = body.since ? new Date(body.since) : undefined;
     const blocked = [...blockedSet];
-    const nodes = await changedNodes(prisma, since, [self, sender, ...blocked]);
+    const exclude = [self, sender, ...blocked];
+    // With a `known` filter: the nodes it lacks, whatever their change time (a first exchange
+    // would otherwise send the oldest page, the same to every new partner). Without: by `since`.
+    const nodes = body.known
+      ? await missingNodes(prisma, knownFilterReader(body.known), exclude, random)
+      : await changedNodes(prisma, since, exclude);
     const handlePage = await changedHandles(prisma, since, [sender, ...blocked]);
     // Always with our clock (docs/protocol.md), even when empty: peers of other implementations may
     // rely on it.

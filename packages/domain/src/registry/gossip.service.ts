@@ -21,6 +21,12 @@ export type { GossipReport } from './gossip-exchange.ts';
 export type { GossipOutcome } from './gossip-receive.ts';
 export { HANDLE_BOUNDS, handleCapFor, handleTrimTarget } from './handle-entries.ts';
 export { RELAY_CHECK, type RelayCheckReport } from './relay-check.ts';
+export {
+  KNOWN_FILTER,
+  buildKnownFilter,
+  knownFilterBytes,
+  knownFilterFalsePositiveRate,
+} from './known-filter.ts';
 
 /** Peers contacted per gossip round (docs/protocol.md, Gossip). */
 export const GOSSIP_FANOUT = 3;
@@ -70,7 +76,15 @@ export function createGossipService(deps: GossipDeps): GossipService {
   const relay = createRelayCheck({ db, clock, logger, peers, registry, entries });
   const intake = createGossipIntake({ self, db, clock, registry, entries, relay });
   const exchange = createGossipExchange({ self, db, clock, peers, registry, entries, intake });
-  const receive = createGossipReceive({ self, db, clock, registry, entries, intake });
+  const receive = createGossipReceive({
+    self,
+    db,
+    clock,
+    registry,
+    entries,
+    intake,
+    random: deps.random ?? Math.random,
+  });
 
   async function exchangeWith(domain: string): Promise<GossipReport> {
     return exchange(domain, await registry.blockedDomains(), true);

@@ -35,13 +35,25 @@ export interface ContactReport {
 const ERROR_CHARS = 500;
 
 /**
- * Due probes per background round. A node joining a swarm of N hears of the N others within a
- * few rounds and must probe each before it trusts it (docs/protocol.md): at 20 a round, joining a
- * swarm of 200 took 10 rounds of probing alone. A probe is one small GET.
+ * Due probes per background round (docs/protocol.md, "Registry bounds"). A node joining a swarm
+ * of N hears of the N others within a few rounds and must probe each before it trusts it: at a
+ * fixed 100 a round, joining a swarm of 10,000 took ~90 rounds of probing alone. So the budget
+ * follows the backlog: half of what is due, at least `base`, at most `max`. The backlog itself is
+ * bounded (HINT_BOUNDS), and every due row is a node we know or a bounded hint. A probe is one
+ * small GET.
  */
-export const PROBES_PER_ROUND = 100;
-/** Probes in flight at once. */
-export const PROBE_CONCURRENCY = 8;
+export const PROBE_BUDGET = { base: 100, max: 1_000, backlogShare: 0.5 } as const;
+/** The former fixed budget, still the least a round probes when that many are due. */
+export const PROBES_PER_ROUND = PROBE_BUDGET.base;
+
+/** Probes this round when `due` nodes are due (at most `PROBE_BUDGET.max`). */
+export function probeBudget(due: number): number {
+  const share = Math.ceil(due * PROBE_BUDGET.backlogShare);
+  return Math.min(due, PROBE_BUDGET.max, Math.max(PROBE_BUDGET.base, share));
+}
+
+/** Probes in flight at once: a full budget takes ~1,000 / 16 round trips. */
+export const PROBE_CONCURRENCY = 16;
 
 /** The outcome of each contact with a node, recorded on its row; probes of its info. */
 export interface NodeContacts {
@@ -63,8 +75,8 @@ export interface NodeContacts {
   /** Probe `GET /api/swarm/info` and record the outcome. */
   probe(domain: string, via: DiscoveredVia): Promise<ContactReport>;
   /**
-   * Re-probe nodes whose `next_probe_at` is due (inactive nodes, fresh hints), oldest first, at
-   * most `limit` (default PROBES_PER_ROUND), a few at a time.
+   * Re-probe nodes whose `next_probe_at` is due (inactive nodes, fresh hints), oldest first, as
+   * many as `probeBudget` allows for the backlog (or at most `limit`), a few at a time.
    */
   probeDue(limit?: number): Promise<ContactReport[]>;
 }
@@ -183,7 +195,7 @@ export function createNodeContacts(deps: {
     return { domain, ok: true, ms: result.ms };
   }
 
-  async function probeDue(limit = PROBES_PER_ROUND): Promise<ContactReport[]> {
+  async function probeDue(limit?: number): Promise<ContactReport[]> {
     const now = clock.now();
     // Hints nobody reached within a day go, probed or not (a flood can outpace the probes).
     await hints.pruneHints(
@@ -193,13 +205,18 @@ export function createNodeContacts(deps: {
     const notIn = [...blocked, self];
     // Unsigned hints get a bounded share of the round; known nodes and vouched hints the rest.
     type Due = { domain: string; discovered_via: string };
+    // Enough rows that half of them can reach the budget's maximum.
+    const cap = limit ?? Math.ceil(PROBE_BUDGET.max / PROBE_BUDGET.backlogShare);
     const unsignedDue = await prisma.$queryRaw<Due[]>(
-      dueUnsignedHintsSql(now, notIn, Math.min(HINT_BOUNDS.unsignedProbesPerRound, limit)),
+      dueUnsignedHintsSql(now, notIn, Math.min(HINT_BOUNDS.unsignedProbesPerRound, cap)),
     );
+    // Up to the cap, so the budget can be read from the backlog (what is due beyond it changes
+    // nothing); unsigned hints keep their own small share.
     const otherDue = await prisma.$queryRaw<Due[]>(
-      dueKnownNodesSql(now, notIn, limit - unsignedDue.length),
+      dueKnownNodesSql(now, notIn, cap - unsignedDue.length),
     );
-    const due = [...otherDue, ...unsignedDue];
+    const budget = limit ?? probeBudget(otherDue.length + unsignedDue.length);
+    const due = [...otherDue.slice(0, Math.max(0, budget - unsignedDue.length)), ...unsignedDue];
     return mapBounded(due, PROBE_CONCURRENCY, (n) =>
       probeUnchecked(n.domain, n.discovered_via as DiscoveredVia),
     );

@@ -33,6 +33,13 @@ export const HINT_BOUNDS = {
   pruneAfterFailedProbes: 6,
   /** A never-reached node is deleted this long after it was first heard of, probed or not. */
   pruneAfterMs: 24 * 60 * 60_000,
+  /**
+   * A deleted hint stays in our gossip `known` filter this long, so peers that still list it
+   * (a dead node they have not contacted since) do not make us probe it again at once; per
+   * process, at most `prunedKnownMax` domains.
+   */
+  prunedKnownMs: 6 * 60 * 60_000,
+  prunedKnownMax: 20_000,
 } as const;
 
 /** Postgres advisory lock key serialising hint inserts (their caps are counted) ("HINT"). */
@@ -77,6 +84,8 @@ export interface NodeHints {
   reached(domain: string): void;
   /** A never-verified node whose probe failed (waiting on its backoff). */
   unreached(domain: string): void;
+  /** Hints pruned in the last `HINT_BOUNDS.prunedKnownMs` (this process): our filter holds them. */
+  prunedLately(): string[];
 }
 
 export function createNodeHints(deps: {
@@ -98,12 +107,19 @@ export function createNodeHints(deps: {
   const isRowKnown = (domain: string) => (rowKnown.get(domain) ?? 0) > clock.now().getTime();
   /** Never-verified nodes whose probe failed (waiting on their backoff), per process. */
   const unreached = new Set<string>();
+  /** Pruned hints, until when (our clock): in our gossip `known` filter until then. */
+  const pruned = new Map<string, number>();
 
   async function pruneHints(statement: Prisma.Sql): Promise<number> {
     const gone = await prisma.$queryRaw<{ domain: string }[]>(statement);
+    const until = clock.now().getTime() + HINT_BOUNDS.prunedKnownMs;
     for (const { domain } of gone) {
       rowKnown.delete(domain);
       unreached.delete(domain);
+      // Re-inserted last: the map stays ordered by expiry, oldest first.
+      pruned.delete(domain);
+      if (pruned.size >= HINT_BOUNDS.prunedKnownMax) pruned.delete(pruned.keys().next().value!);
+      pruned.set(domain, until);
     }
     if (gone.length > 0) logger.debug({ pruned: gone.length }, 'never-reached nodes pruned');
     return gone.length;
@@ -211,6 +227,14 @@ export function createNodeHints(deps: {
     reached: (domain) => unreached.delete(domain),
     unreached: (domain) => {
       if (unreached.size < ROW_KNOWN_MAX) unreached.add(domain);
+    },
+    prunedLately() {
+      const now = clock.now().getTime();
+      for (const [domain, until] of pruned) {
+        if (until > now) break;
+        pruned.delete(domain);
+      }
+      return [...pruned.keys()];
     },
   };
 }

@@ -15,7 +15,13 @@ import { createNodeHints, type NodeHints } from './node-hints.ts';
 import { createNodeLists, type NodeLists } from './node-lists.ts';
 
 export type { AnnounceOutcome } from './node-announce.ts';
-export { PROBE_CONCURRENCY, PROBES_PER_ROUND, type ContactReport } from './node-contacts.ts';
+export {
+  PROBE_BUDGET,
+  PROBE_CONCURRENCY,
+  PROBES_PER_ROUND,
+  probeBudget,
+  type ContactReport,
+} from './node-contacts.ts';
 export { HINT_BOUNDS, isUnsignedHint, type DiscoveredVia } from './node-hints.ts';
 export { refuseSender } from './refuse-sender.ts';
 
@@ -25,7 +31,7 @@ export interface RegistryService
     NodeLists,
     NodeAnnounce,
     Omit<NodeContacts, 'recordAnswer'>,
-    Pick<NodeHints, 'noteHint' | 'noteHints'> {
+    Pick<NodeHints, 'noteHint' | 'noteHints' | 'prunedLately'> {
   /** Change times for gossip paging; shared with the gossip service. */
   readonly stamper: ChangeStamper;
 }
@@ -80,6 +86,7 @@ export function createRegistryService(deps: RegistryDeps): RegistryService {
     recordRefusal: contacts.recordRefusal,
     noteHint: hints.noteHint,
     noteHints: hints.noteHints,
+    prunedLately: hints.prunedLately,
     probe: contacts.probe,
     probeDue: contacts.probeDue,
     announceTo: announce.announceTo,
