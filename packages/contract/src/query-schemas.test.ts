@@ -70,11 +70,16 @@ describe('booleanQuery', () => {
 describe('endpoint queries (from URLSearchParams)', () => {
   const q = (text: string) => Object.fromEntries(new URLSearchParams(text));
 
-  it('GET /api/swarm/users/[handle]: limit 25, max 50, 0 allowed', () => {
-    expect(swarmUserQuerySchema.parse(q(''))).toEqual({ limit: 25 });
-    expect(swarmUserQuerySchema.parse(q('limit=0'))).toEqual({ limit: 0 });
-    expect(swarmUserQuerySchema.parse(q('limit=80&other=x'))).toEqual({ limit: 50 });
+  it('GET /api/swarm/users/[handle]: limit 25, max 50, 0 allowed; reposts only when asked', () => {
+    expect(swarmUserQuerySchema.parse(q(''))).toEqual({ limit: 25, reposts: false });
+    expect(swarmUserQuerySchema.parse(q('limit=0'))).toEqual({ limit: 0, reposts: false });
+    expect(swarmUserQuerySchema.parse(q('limit=80&other=x'))).toEqual({
+      limit: 50,
+      reposts: false,
+    });
+    expect(swarmUserQuerySchema.parse(q('reposts=true'))).toEqual({ limit: 25, reposts: true });
     expect(swarmUserQuerySchema.safeParse(q('limit=-5')).success).toBe(false);
+    expect(swarmUserQuerySchema.safeParse(q('reposts=yes')).success).toBe(false);
   });
 
   it('GET /api/swarm/timeline: limit 20, max 50, optional before cursor', () => {
