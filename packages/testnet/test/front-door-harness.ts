@@ -565,16 +565,32 @@ export async function sweepGateway(sweep: Sweep, routes: { method: string; path:
     { authorization: 'Bearer wrong' },
   ];
   const queries = ['', '?limit=-1', '?limit=abc&cursor=%FF&since=x', '?limit=99999999999999999999'];
+  // Paths whose parameters are all plausible values (a real handle, post id or domain).
+  const plausible = new Set(
+    routes.flatMap((route) =>
+      fillGatewayPath(route.path, (p) => paramValues(sweep, p).slice(0, -IMPLAUSIBLE.length)),
+    ),
+  );
   for (const route of routes) {
+    const admin = route.path.startsWith('/api/swarm/admin');
     for (const path of fillGatewayPath(route.path, (p) => paramValues(sweep, p))) {
       for (const auth of auths) {
         const all =
           route.method === 'GET'
             ? queries.map((q) => ({ query: q }))
             : bodies([]).map((b) => ({ ...b, query: '' }));
-        // A wrong token is refused (or ignored) before any body or query is read: the plain
-        // call and the first garbage one say what every variant would.
-        const variants = auth.authorization === 'Bearer wrong' ? all.slice(0, 2) : all;
+        // Every body and query goes where it can reach a handler: plausible parameters, with
+        // the token that route reads (none on a peer route, the admin's on an admin route).
+        // Elsewhere the request is refused (or the token ignored) before any body or query is
+        // read, so the plain call and the first garbage one say what every variant would: an
+        // implausible parameter (the fuzz test sends any bytes there too), a wrong token, the
+        // admin's token on a peer route, none on an admin route.
+        const reaches =
+          plausible.has(path) &&
+          (admin
+            ? auth.authorization === `Bearer ${ADMIN_TOKEN}`
+            : auth.authorization === undefined);
+        const variants = reaches ? all : all.slice(0, 2);
         for (const v of variants as { type?: string; body?: string; query: string }[]) {
           tasks.push(() =>
             sweep.gateway({
