@@ -112,20 +112,15 @@ export function createRemotePostStore(deps: {
     return shown ? { id: copy.id } : null;
   }
 
-  /** A repost entry: its own row by the reposter, pointing at the reposted post's row. */
-  async function storeRepost(
-    input: StoredPostInput & { repostOf: string },
-    now: Date,
-  ): Promise<'updated' | 'skipped' | { created: string } | { missing: string }> {
-    const { view } = input;
+  /** A post of another node, named by its own node's id and written by one of its users. */
+  function byItsOwnNode(view: PostView): boolean {
     const parsed = parseSwarmPostId(view.id);
-    if (!view.isRemote || !parsed.ok || view.author.domain !== parsed.value.domain) {
-      return 'skipped';
-    }
-    const target = await repostTarget(input.repostOf);
-    if (target === 'missing') return { missing: input.repostOf };
-    if (!target) return 'skipped';
-    const author = await upsertRemoteActor(
+    return view.isRemote && parsed.ok && view.author.domain === parsed.value.domain;
+  }
+
+  /** The view's author as a remote actor row, with what their node now says of them. */
+  function upsertAuthor(view: PostView, now: Date) {
+    return upsertRemoteActor(
       prisma,
       {
         handle: view.author.handle,
@@ -136,6 +131,19 @@ export function createRemotePostStore(deps: {
       },
       { now },
     );
+  }
+
+  /** A repost entry: its own row by the reposter, pointing at the reposted post's row. */
+  async function storeRepost(
+    input: StoredPostInput & { repostOf: string },
+    now: Date,
+  ): Promise<'updated' | 'skipped' | { created: string } | { missing: string }> {
+    const { view } = input;
+    if (!byItsOwnNode(view)) return 'skipped';
+    const target = await repostTarget(input.repostOf);
+    if (target === 'missing') return { missing: input.repostOf };
+    if (!target) return 'skipped';
+    const author = await upsertAuthor(view, now);
     const existing = await prisma.post.findUnique({
       where: { apId: view.id },
       select: { id: true, deletedAt: true, remoteAuthorId: true, repostOfId: true },
@@ -181,21 +189,8 @@ export function createRemotePostStore(deps: {
     now: Date,
   ): Promise<'updated' | 'changed' | 'skipped' | { created: string }> {
     const { view } = input;
-    const parsed = parseSwarmPostId(view.id);
-    if (!view.isRemote || !parsed.ok || view.author.domain !== parsed.value.domain) {
-      return 'skipped';
-    }
-    const author = await upsertRemoteActor(
-      prisma,
-      {
-        handle: view.author.handle,
-        domain: view.author.domain,
-        displayName: view.author.displayName,
-        avatarUrl: view.author.avatarUrl ?? '',
-        bio: '',
-      },
-      { now },
-    );
+    if (!byItsOwnNode(view)) return 'skipped';
+    const author = await upsertAuthor(view, now);
     const columns = {
       content: view.content,
       isNsfw: view.isNsfw,
