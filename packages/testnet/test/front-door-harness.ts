@@ -325,7 +325,7 @@ function bodies(fields: string[]): { type?: string; body?: string }[] {
 
 /** Every page of the route tree (and its `__data.json`), as everyone, with and without garbage queries. */
 export async function sweepPages(sweep: Sweep) {
-  const queries = ['', GARBAGE_QUERY(webFieldNames())];
+  const garbage = GARBAGE_QUERY(webFieldNames());
   const tasks: (() => Promise<unknown>)[] = [];
   const get = (path: string, who: Who) =>
     tasks.push(() =>
@@ -333,13 +333,13 @@ export async function sweepPages(sweep: Sweep) {
     );
   const dataPath = (path: string) => `${path === '/' ? '' : path.replace(/\/$/, '')}/__data.json`;
   for (const route of webRouteTree().filter((r) => r.page)) {
-    // Plausible values as everyone, with and without garbage queries, page and data request.
-    for (const path of fillRoute(route, someValues(sweep))) {
+    // Plausible values as everyone, page and data request; a garbage query on the first path's
+    // page (the data request and the other values run the same load function's parsing).
+    for (const [p, path] of fillRoute(route, someValues(sweep)).entries()) {
       for (const who of EVERYONE) {
-        for (const query of queries) {
-          get(path + query, who);
-          get(dataPath(path) + query, who);
-        }
+        get(path, who);
+        get(dataPath(path), who);
+        if (p === 0) get(path + garbage, who);
       }
     }
     // Every implausible value, signed in as the admin (who sees the most).
@@ -379,12 +379,16 @@ export async function sweepActions(sweep: Sweep) {
     // bob (signed in, not an admin) matters where being an admin does: elsewhere alice's
     // session takes the same paths.
     const people = route.id.startsWith('/admin') ? EVERYONE : EVERYONE.filter((w) => w !== 'bob');
-    for (const path of paths) {
+    for (const [p, path] of paths.entries()) {
       for (const action of targets) {
         for (const who of people) {
-          // Anonymous visitors are sent to the login page whatever they post: three bodies do.
-          const all = bodies(fields).entries();
-          for (const [i, { type, body }] of who === 'anonymous' ? [...all].slice(0, 3) : all) {
+          // Every body on the first plausible path of a page with actions. The other paths
+          // (values its load function and actions read), and pages without actions (a 405
+          // whatever the body), get the empty and the garbage form. Anonymous visitors are
+          // sent to the login page whatever they post.
+          const all = [...bodies(fields).entries()];
+          const some = p === 0 && route.actions.length ? all : all.slice(1, 3);
+          for (const [i, { type, body }] of who === 'anonymous' ? some.slice(0, 3) : some) {
             // As `use:enhance` sends it (the answer is JSON), for the empty and garbage forms.
             for (const enhanced of i === 1 || i === 2 ? [false, true] : [false]) {
               tasks.push(() =>
@@ -429,8 +433,9 @@ export async function sweepEndpoints(sweep: Sweep) {
           }),
         );
       }
-      for (const path of fillRoute(route, someValues(sweep))) {
-        for (const query of reads) {
+      // Bad queries and HEAD on the first plausible path; the other values had their GET above.
+      for (const [p, path] of fillRoute(route, someValues(sweep)).entries()) {
+        for (const query of p === 0 ? reads : []) {
           for (const method of ['GET', 'HEAD']) {
             tasks.push(() =>
               sweep.web({
@@ -442,9 +447,10 @@ export async function sweepEndpoints(sweep: Sweep) {
           }
         }
         for (const method of who === 'bob' ? [] : ['POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']) {
-          // Every body for the methods the route has, two for the others (a 405 either way).
+          // Every body for the methods the route has on the first path, two elsewhere and for
+          // the other methods (a 405 either way).
           const all = bodies([]);
-          const some = route.endpoint.includes(method) ? all : [all[0]!, all[5]!];
+          const some = route.endpoint.includes(method) && p === 0 ? all : [all[0]!, all[5]!];
           for (const { type, body } of some) {
             tasks.push(() =>
               webOrDefer(sweep, who, {
@@ -504,7 +510,9 @@ export async function sweepTrpc(sweep: Sweep) {
   for (const [path, procedure] of procedures) {
     const mutation = procedure._def.type === 'mutation';
     for (const who of EVERYONE) {
-      for (const input of inputs) {
+      // Every input as alice (the admin, who passes the most checks); the others meet the
+      // same parsers behind the auth check: no input, the plausible one and a broken one.
+      for (const input of who === 'alice' ? inputs : [inputs[0], inputs[5], inputs.at(-1)]) {
         const query = input === undefined ? '' : `?input=${encodeURIComponent(input)}`;
         tasks.push(() =>
           webOrDefer(
