@@ -164,6 +164,43 @@ describe('POST /api/swarm/inbox from a node of ours', () => {
     stop();
   });
 
+  it('pushes arriving together (one statement for them all): each stored once, with its images', async () => {
+    const ids = [randomUUID(), randomUUID(), randomUUID(), randomUUID()];
+    const bodies = await Promise.all(
+      ids.map((id, i) =>
+        pushOf(pair, scene.bob, {
+          id,
+          post: {
+            content: `together ${i}`,
+            media: [{ url: `https://media.beta.test/${i}.png`, altText: `image ${i}` }],
+          },
+        }),
+      ),
+    );
+    const before = await postCount(pair);
+    // The last one twice, in the same batch: one copy; the second answer is a refresh.
+    const answers = await Promise.all(
+      [...bodies, bodies[3]!].map(async (body) => answer(await pair.send(INBOX, body))),
+    );
+    expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 200, 200]);
+    expect(answers.map((a) => a.body.message).sort()).toEqual([
+      'Post received',
+      'Post received',
+      'Post received',
+      'Post received',
+      'Post refreshed',
+    ]);
+    expect(await postCount(pair)).toBe(before + 4);
+    for (const [i, id] of ids.entries()) {
+      const row = await copyOf(pair, id);
+      expect(row).toMatchObject({ content: `together ${i}`, visibility: 'public' });
+      expect(row!.remoteAuthor).toMatchObject({ handle: scene.bob.handle, nodeDomain: BETA });
+      expect(row!.media.map((m) => [m.url, m.altText])).toEqual([
+        [`https://media.beta.test/${i}.png`, `image ${i}`],
+      ]);
+    }
+  });
+
   it('refuses a post by an author nobody here follows: 403 NOT_FOLLOWED, nothing stored', async () => {
     const before = await postCount(pair);
     const id = randomUUID();

@@ -6,7 +6,7 @@ import { Prisma } from '@swarm/db';
 // typed queries need no such test (the generated client tracks the schema); raw SQL does.
 
 /** Column name → SQL type of a batched statement's inputs (see `batched-statement.ts`). */
-export type BatchColumns = Record<string, 'text' | 'uuid' | 'timestamptz'>;
+export type BatchColumns = Record<string, 'text' | 'uuid' | 'timestamptz' | 'integer' | 'boolean'>;
 
 export interface CatalogEntry {
   /** Unique, `area.what` (e.g. `interactions.like`). */

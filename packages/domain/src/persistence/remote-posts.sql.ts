@@ -1,5 +1,6 @@
 import { Prisma } from '@swarm/db';
-import { sqlStatement } from './catalog.ts';
+import { batchedSql, sqlStatement } from './catalog.ts';
+import { remoteActorsUpsertSql } from './interactions.sql.ts';
 
 // Stored remote content (docs/architecture.md "Stored remote content"): the poller's row claims
 // and schedule upkeep, and the retention sweep's choice of copies to drop. Claims must hold
@@ -132,3 +133,111 @@ export const deleteOldestCopiesSql = sqlStatement(
       AND NOT ${PROTECTED}
     RETURNING p.id::text AS id`,
 );
+
+/**
+ * What a pushed post needs to know before anything is written (post-inbox.ts), one row per
+ * push: the copy held under its id (its author's URL and counts), whether someone here follows
+ * its author (accepted), and the did pinned for the author. Pushes arriving together share it.
+ */
+export const inboxLookUpSql = batchedSql('remotePosts.inboxLookUp', {
+  columns: { ap_id: 'text', actor_url: 'text' },
+  statement: (input) => Prisma.sql`
+    SELECT input.ord, copy.id IS NOT NULL AS held, copy_author.actor_url AS copy_author,
+      copy.likes_count, copy.reposts_count, copy.replies_count,
+      EXISTS (SELECT 1 FROM follows f
+        WHERE f.followee_key = input.actor_url AND f.follower_user_id IS NOT NULL
+          AND f.state = 'accepted') AS followed,
+      author.did
+    FROM ${input}
+    LEFT JOIN posts copy ON copy.ap_id = input.ap_id
+    LEFT JOIN remote_actors copy_author ON copy_author.id = copy.remote_author_id
+    LEFT JOIN remote_actors author ON author.actor_url = input.actor_url`,
+});
+
+/**
+ * New copies (remote-post-store.ts), each with its author and images, in one statement: atomic
+ * per batch (a copy is never written without its images), and copies arriving together share
+ * it. The author's row is written only when the post says something new of them (a name, an
+ * avatar): an unchanged author is read, not updated, so concurrent batches of one author's
+ * posts do not queue on their row. A copy already held (or a second row of one id in the
+ * batch) is not written: its row answers `created` false and the caller refreshes it. The
+ * reply target is the row of a copy (`reply_ap_id`) or of a local post (`reply_local_id`).
+ */
+export const insertCopiesSql = batchedSql('remotePosts.insertCopies', {
+  columns: {
+    ap_id: 'text',
+    actor_url: 'text',
+    handle: 'text',
+    node_domain: 'text',
+    display_name: 'text',
+    avatar_url: 'text',
+    visibility: 'text',
+    created_at: 'timestamptz',
+    reply_ap_id: 'text',
+    reply_local_id: 'uuid',
+    content: 'text',
+    is_nsfw: 'boolean',
+    likes_count: 'integer',
+    reposts_count: 'integer',
+    replies_count: 'integer',
+    link_preview_url: 'text',
+    link_preview_title: 'text',
+    link_preview_description: 'text',
+    link_preview_image: 'text',
+    media: 'text',
+    at: 'timestamptz',
+  },
+  statement: (input) => Prisma.sql`
+    WITH input AS (SELECT * FROM ${input}),
+    actor_source AS (
+      -- One row per author: what the latest post of the batch says of them.
+      SELECT DISTINCT ON (actor_url) actor_url, handle, node_domain, display_name,
+        avatar_url, ''::text AS bio, NULL::text AS did, NULL::text AS replaces,
+        NULL::timestamptz AS fetched_at, at
+      FROM input ORDER BY actor_url, ord DESC
+    ), unchanged AS (
+      -- What the upsert would leave as it is (remoteActorsUpsertSql: an empty name and no
+      -- avatar keep the stored ones).
+      SELECT remote_actors.id, remote_actors.actor_url
+      FROM actor_source JOIN remote_actors ON remote_actors.actor_url = actor_source.actor_url
+      WHERE (actor_source.display_name = '' OR actor_source.display_name = remote_actors.display_name)
+        AND (actor_source.avatar_url IS NULL OR actor_source.avatar_url = remote_actors.avatar_url)
+    ), changed AS (
+      SELECT * FROM actor_source
+      WHERE NOT EXISTS (SELECT 1 FROM unchanged WHERE unchanged.actor_url = actor_source.actor_url)
+    ), upserted AS (${remoteActorsUpsertSql('changed')}
+    ), actor AS (
+      SELECT id, actor_url FROM unchanged UNION ALL SELECT id, actor_url FROM upserted
+    ), fresh AS (
+      SELECT DISTINCT ON (input.ap_id) input.* FROM input
+      WHERE NOT EXISTS (SELECT 1 FROM posts WHERE posts.ap_id = input.ap_id)
+      ORDER BY input.ap_id, input.ord
+    ), inserted AS (
+      INSERT INTO posts (ap_id, remote_author_id, visibility, created_at, reply_to_id, content,
+        is_nsfw, likes_count, reposts_count, replies_count, link_preview_url, link_preview_title,
+        link_preview_description, link_preview_image, fetched_at, updated_at)
+      SELECT fresh.ap_id, actor.id, fresh.visibility::post_visibility, fresh.created_at,
+        COALESCE(
+          (SELECT target.id FROM posts target WHERE target.ap_id = fresh.reply_ap_id),
+          (SELECT target.id FROM posts target
+            WHERE target.id = fresh.reply_local_id AND target.ap_id IS NULL)),
+        fresh.content, fresh.is_nsfw, fresh.likes_count, fresh.reposts_count,
+        fresh.replies_count, fresh.link_preview_url, fresh.link_preview_title,
+        fresh.link_preview_description, fresh.link_preview_image, fresh.at, fresh.at
+      FROM fresh JOIN actor ON actor.actor_url = fresh.actor_url
+      ORDER BY fresh.ap_id
+      -- A concurrent store made it first: theirs is as new as ours.
+      ON CONFLICT (ap_id) DO NOTHING
+      RETURNING id, ap_id
+    ), images AS (
+      INSERT INTO media_items (post_id, url, mime_type, alt_text, position)
+      SELECT inserted.id, item.url, item.mime_type, item.alt_text, item.position
+      FROM inserted JOIN fresh ON fresh.ap_id = inserted.ap_id,
+        jsonb_to_recordset(fresh.media::jsonb)
+          AS item(url text, mime_type text, alt_text text, position int)
+    )
+    SELECT input.ord, inserted.id IS NOT NULL AS created
+    FROM input
+    LEFT JOIN fresh ON fresh.ord = input.ord
+    LEFT JOIN inserted ON inserted.ap_id = fresh.ap_id`,
+});

@@ -7,6 +7,8 @@ import {
   type Result,
 } from '@swarm/contract';
 import type { PeerServiceDeps } from '../peers/service-deps.ts';
+import { createBatchedStatement } from '../persistence/batched-statement.ts';
+import { inboxLookUpSql } from '../persistence/remote-posts.sql.ts';
 import { refuse, type Refusal } from '../refusal.ts';
 import { createUserDids } from '../security/user-dids.ts';
 import { createDelegationChecks } from '../delegations/index.ts';
@@ -71,26 +73,30 @@ export function createPostInbox(deps: PostInboxDeps): PostInbox {
     logger,
   });
 
-  /** What this node holds of the post and its author: the copy, a local follower, the did. */
-  async function lookUp(postId: string, actorUrl: string) {
-    const [copy, follower, actor] = await Promise.all([
-      prisma.post.findUnique({
-        where: { apId: postId },
-        select: {
-          likesCount: true,
-          repostsCount: true,
-          repliesCount: true,
-          remoteAuthor: { select: { actorUrl: true } },
-        },
-      }),
-      prisma.follow.findFirst({
-        where: { followeeKey: actorUrl, followerUserId: { not: null }, state: 'accepted' },
-        select: { id: true },
-      }),
-      prisma.remoteActor.findUnique({ where: { actorUrl }, select: { did: true } }),
-    ]);
-    return { copy, followed: follower !== null, pinned: actor?.did ?? null };
-  }
+  /**
+   * What this node holds of the post and its author: the copy, a local follower, the did. One
+   * statement, shared with the pushes arriving at the same time.
+   */
+  const lookUp = createBatchedStatement({
+    db,
+    ...inboxLookUpSql,
+    row: (at: { postId: string; actorUrl: string }) => ({
+      ap_id: at.postId,
+      actor_url: at.actorUrl,
+    }),
+    result: (row) => ({
+      copy: row.held
+        ? {
+            likesCount: Number(row.likes_count),
+            repostsCount: Number(row.reposts_count),
+            repliesCount: Number(row.replies_count),
+            authorUrl: (row.copy_author as string | null) ?? null,
+          }
+        : null,
+      followed: row.followed === true,
+      pinned: (row.did as string | null) ?? null,
+    }),
+  });
 
   /** Stores a did the push's signature proved, over exactly the one that was checked. */
   async function pinDid(actorUrl: string, pin: InboxDidPin | undefined) {
@@ -124,8 +130,8 @@ export function createPostInbox(deps: PostInboxDeps): PostInbox {
     const author = { handle: push.author.handle, domain: nodeDomain };
     const actorUrl = formatActorUrl(author);
     const postId = viewPostId(nodeDomain, push.post.id, self);
-    const held = await lookUp(postId, actorUrl);
-    if (held.copy && held.copy.remoteAuthor?.actorUrl !== actorUrl) {
+    const held = await lookUp({ postId, actorUrl });
+    if (held.copy && held.copy.authorUrl !== actorUrl) {
       return refuse('FORBIDDEN', `The post ${postId} here is not by ${author.handle}.`);
     }
     if (!held.followed && !held.copy) {

@@ -1,9 +1,11 @@
-import { parseSwarmPostId, uuidSchema } from '@swarm/contract';
+import { formatActorUrl, parseSwarmPostId, uuidSchema } from '@swarm/contract';
 import type { Db, Prisma, PostVisibility } from '@swarm/db';
 import type { Clock } from '../clock.ts';
 import { upsertRemoteActor } from '../interactions/interaction-effects.ts';
 import { LIVE_TOPIC } from '../live/index.ts';
 import type { Logger } from '../logger.ts';
+import { createBatchedStatement } from '../persistence/batched-statement.ts';
+import { insertCopiesSql } from '../persistence/remote-posts.sql.ts';
 import type { Invalidations } from '../replicas/invalidations.ts';
 import type { PostView } from '../views/index.ts';
 
@@ -60,6 +62,9 @@ export const STORE_BATCH_MAX = 100;
 
 type Tx = Prisma.TransactionClient;
 
+/** A row of `insertCopiesSql`. */
+type CopyRow = Record<string, string | null>;
+
 export function createRemotePostStore(deps: {
   db: Db;
   clock: Clock;
@@ -72,20 +77,6 @@ export function createRemotePostStore(deps: {
 }): RemotePostStore {
   const { db, clock, logger, invalidations } = deps;
   const prisma = db.prisma;
-
-  /** The row id a view's `replyToId` names: a local post, or a copy already stored. */
-  async function replyTarget(replyToId: string | null): Promise<string | null> {
-    if (!replyToId) return null;
-    if (!replyToId.startsWith('swarm:')) {
-      const local = await prisma.post.findFirst({
-        where: { id: replyToId, apId: null },
-        select: { id: true },
-      });
-      return local?.id ?? null;
-    }
-    const copy = await prisma.post.findUnique({ where: { apId: replyToId }, select: { id: true } });
-    return copy?.id ?? null;
-  }
 
   /**
    * The row a repost entry may point at: a local post or a shown copy that anyone may see
@@ -178,11 +169,54 @@ export function createRemotePostStore(deps: {
     return created[0] ? { created: view.id } : 'skipped';
   }
 
+  /** A new copy, with its author and images: one statement shared with concurrent stores. */
+  const insertCopy = createBatchedStatement({
+    db,
+    ...insertCopiesSql,
+    row: (row: CopyRow) => row,
+    result: (row) => row.created === true,
+  });
+
+  /** The view as a row of `insertCopiesSql` (columns as JSON text). */
+  function copyRow(input: StoredPostInput, now: Date): CopyRow {
+    const { view } = input;
+    const reply = view.replyToId;
+    const media = view.media.map(({ url, mimeType, altText }, position) => ({
+      url,
+      mime_type: mimeType,
+      alt_text: altText,
+      position,
+    }));
+    return {
+      ap_id: view.id,
+      actor_url: formatActorUrl(view.author),
+      handle: view.author.handle,
+      node_domain: view.author.domain,
+      display_name: view.author.displayName,
+      avatar_url: view.author.avatarUrl || null,
+      visibility: input.visibility ?? 'public',
+      // A post dated in the future would sit on top of every list: no later than now.
+      created_at: new Date(Math.min(Date.parse(view.createdAt), now.getTime())).toISOString(),
+      reply_ap_id: reply?.startsWith('swarm:') ? reply : null,
+      reply_local_id: reply && uuidSchema.safeParse(reply).success ? reply : null,
+      content: view.content,
+      is_nsfw: String(view.isNsfw),
+      likes_count: String(view.likesCount),
+      reposts_count: String(view.repostsCount),
+      replies_count: String(view.repliesCount),
+      link_preview_url: view.linkPreview?.url ?? null,
+      link_preview_title: view.linkPreview?.title ?? null,
+      link_preview_description: view.linkPreview?.description ?? null,
+      link_preview_image: view.linkPreview?.image ?? null,
+      media: JSON.stringify(media),
+      at: now.toISOString(),
+    };
+  }
+
   /**
-   * One post, in as few statements as it needs: pushes of one author arrive together, so nothing
-   * holds the author's row while the post is written (the actor's upsert is its own statement),
-   * and a post without media is one insert. Several statements go in a transaction only where
-   * media rows change with their post.
+   * One post: a new copy is one statement (insertCopiesSql: the author, the post and its images
+   * together, shared with the stores running at the same time); a copy already held is then
+   * read and refreshed, its images in a transaction with it when they changed.
    */
   async function storeOne(
     input: StoredPostInput,
@@ -190,7 +224,7 @@ export function createRemotePostStore(deps: {
   ): Promise<'updated' | 'changed' | 'skipped' | { created: string }> {
     const { view } = input;
     if (!byItsOwnNode(view)) return 'skipped';
-    const author = await upsertAuthor(view, now);
+    if (await insertCopy(copyRow(input, now))) return { created: view.id };
     const columns = {
       content: view.content,
       isNsfw: view.isNsfw,
@@ -214,7 +248,7 @@ export function createRemotePostStore(deps: {
       select: {
         id: true,
         deletedAt: true,
-        remoteAuthorId: true,
+        remoteAuthor: { select: { actorUrl: true } },
         repostOfId: true,
         content: true,
         isNsfw: true,
@@ -222,72 +256,48 @@ export function createRemotePostStore(deps: {
         media: { select: { url: true, altText: true }, orderBy: { position: 'asc' } },
       },
     });
-    if (existing) {
-      // Another author's copy under this id, one deleted here, or a repost: the node cannot
-      // take it back, nor make a repost a post.
-      if (existing.deletedAt || existing.remoteAuthorId !== author.id || existing.repostOfId) {
-        return 'skipped';
-      }
-      const same =
-        existing.media.length === media.length &&
-        existing.media.every((item, i) => item.url === media[i]!.url);
-      const edited =
-        !same ||
-        existing.media.some((item, i) => item.altText !== media[i]!.altText) ||
-        existing.content !== columns.content ||
-        existing.isNsfw !== columns.isNsfw ||
-        existing.linkPreviewUrl !== columns.linkPreviewUrl;
-      const update = (tx: Tx) =>
-        tx.post.updateMany({
-          // Deleted meanwhile: stays deleted.
-          where: { id: existing.id, deletedAt: null },
-          data: { ...columns, ...(input.visibility ? { visibility: input.visibility } : {}) },
-        });
-      if (same) {
-        const { count } = await update(prisma);
-        if (count === 0) return 'updated';
-      } else {
-        await prisma.$transaction(async (tx) => {
-          const { count } = await update(tx);
-          if (count === 0) return;
-          await tx.mediaItem.deleteMany({ where: { postId: existing.id } });
-          if (media.length > 0) {
-            await tx.mediaItem.createMany({
-              data: media.map((item) => ({ postId: existing.id, ...item })),
-            });
-          }
-        });
-      }
-      return edited ? 'changed' : 'updated';
+    // Gone since the insert was tried (a concurrent delete): nothing to refresh.
+    if (!existing) return 'skipped';
+    // Another author's copy under this id, one deleted here, or a repost: the node cannot
+    // take it back, nor make a repost a post.
+    if (
+      existing.deletedAt ||
+      existing.remoteAuthor?.actorUrl !== formatActorUrl(view.author) ||
+      existing.repostOfId
+    ) {
+      return 'skipped';
     }
-    const row = {
-      apId: view.id,
-      remoteAuthorId: author.id,
-      visibility: input.visibility ?? 'public',
-      // A post dated in the future would sit on top of every list: no later than now.
-      createdAt: new Date(Math.min(Date.parse(view.createdAt), now.getTime())),
-      replyToId: await replyTarget(view.replyToId),
-      ...columns,
-    };
-    const insert = (tx: Tx) =>
-      tx.post.createManyAndReturn({
-        data: [row],
-        skipDuplicates: true, // a concurrent store made it first: theirs is as new as ours
-        select: { id: true },
+    const same =
+      existing.media.length === media.length &&
+      existing.media.every((item, i) => item.url === media[i]!.url);
+    const edited =
+      !same ||
+      existing.media.some((item, i) => item.altText !== media[i]!.altText) ||
+      existing.content !== columns.content ||
+      existing.isNsfw !== columns.isNsfw ||
+      existing.linkPreviewUrl !== columns.linkPreviewUrl;
+    const update = (tx: Tx) =>
+      tx.post.updateMany({
+        // Deleted meanwhile: stays deleted.
+        where: { id: existing.id, deletedAt: null },
+        data: { ...columns, ...(input.visibility ? { visibility: input.visibility } : {}) },
       });
-    const id =
-      media.length === 0
-        ? (await insert(prisma))[0]?.id
-        : await prisma.$transaction(async (tx) => {
-            const created = (await insert(tx))[0]?.id;
-            if (created) {
-              await tx.mediaItem.createMany({
-                data: media.map((item) => ({ postId: created, ...item })),
-              });
-            }
-            return created;
+    if (same) {
+      const { count } = await update(prisma);
+      if (count === 0) return 'updated';
+    } else {
+      await prisma.$transaction(async (tx) => {
+        const { count } = await update(tx);
+        if (count === 0) return;
+        await tx.mediaItem.deleteMany({ where: { postId: existing.id } });
+        if (media.length > 0) {
+          await tx.mediaItem.createMany({
+            data: media.map((item) => ({ postId: existing.id, ...item })),
           });
-    return id ? { created: view.id } : 'skipped';
+        }
+      });
+    }
+    return edited ? 'changed' : 'updated';
   }
 
   return {
