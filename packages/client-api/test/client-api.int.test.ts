@@ -189,7 +189,7 @@ describe('the rate limit', () => {
 });
 
 describe('streaming: a copy edited on its node', () => {
-  it('is sent again as status.update, with each receiver’s own state', async () => {
+  it('is sent again as status.update, with each receiver’s own state and when it changed', async () => {
     // Real time on the manual clock: the feed reads copies by when they were stored, from the
     // database's clock; the origin peer (real HTTP) dates its posts by ours.
     const clock = createManualClock(new Date());
@@ -227,7 +227,12 @@ describe('streaming: a copy edited on its node', () => {
         const events = () =>
           [...text.matchAll(/event: (\S+)\ndata: (.*)\n\n/g)].map((m) => ({
             event: m[1]!,
-            status: JSON.parse(m[2]!) as { id: string; content: string; bookmarked: boolean },
+            status: JSON.parse(m[2]!) as {
+              id: string;
+              content: string;
+              bookmarked: boolean;
+              edited_at: string | null;
+            },
           }));
         return { events };
       };
@@ -252,9 +257,13 @@ describe('streaming: a copy edited on its node', () => {
       });
       expect(bookmarked.status).toBe(200);
 
+      expect(mine.events()[0]!.status.edited_at).toBeNull();
+
       // Its node says it differently now; the thread read after the copy is stale refreshes it.
+      // The origin sends no edit time: `edited_at` is when this node saw the change.
       origin.posts.get(original.id)!.content = 'second words';
       clock.advance(11 * 60_000);
+      const seenAt = clock.now().toISOString();
       expect(
         (await n.request(`/api/v1/statuses/${copy!.id}/context`, { headers: auth })).status,
       ).toBe(200);
@@ -270,8 +279,11 @@ describe('streaming: a copy edited on its node', () => {
           id: copy!.id,
           content: expect.stringContaining('second words'),
           bookmarked: bookmark,
+          edited_at: seenAt,
         });
       }
+      const read = await n.request(`/api/v1/statuses/${copy!.id}`, { headers: auth });
+      expect(await read.json()).toMatchObject({ edited_at: seenAt });
     } finally {
       for (const reader of readers) await reader.cancel().catch(() => undefined);
       await origin.close();
