@@ -5,7 +5,8 @@ import type { NodeContext } from '@swarm/domain';
 /**
  * Expired sessions are refused when presented anyway; the sweep only keeps the table small.
  * Unattached uploads live a day (UPLOADS.unattachedTtlMs): an hourly sweep removes them within
- * 25 hours. The first sweep runs a minute after start, so that the embedded database's planner
+ * 25 hours. Apps' idempotency keys of posts count for an hour (POST_KEY_TTL_MS) and are removed
+ * within two. The first sweep runs a minute after start, so that the embedded database's planner
  * statistics exist soon after a start (they are refreshed with every sweep).
  */
 export const HOUSEKEEPING_INTERVAL_MS = 60 * 60 * 1000;
@@ -15,7 +16,12 @@ export interface Housekeeping {
   start(): void;
   stop(): Promise<void>;
   /** One sweep now; answers what it removed. */
-  runOnce(): Promise<{ expiredSessions: number; uploads: number; statistics: boolean }>;
+  runOnce(): Promise<{
+    expiredSessions: number;
+    uploads: number;
+    postKeys: number;
+    statistics: boolean;
+  }>;
 }
 
 /**
@@ -24,7 +30,9 @@ export interface Housekeeping {
  * the same database at once do no harm.
  */
 export function createHousekeeping(deps: {
-  node: Pick<NodeContext, 'db' | 'logger' | 'uploads'>;
+  node: Pick<NodeContext, 'db' | 'logger' | 'uploads'> & {
+    actions: Pick<NodeContext['actions'], 'postKeys'>;
+  };
   /** The node's session service, built once by the entry point. */
   sessions: Pick<SessionService, 'deleteExpired'>;
   intervalMs?: number;
@@ -42,8 +50,9 @@ export function createHousekeeping(deps: {
     // Uploads never put into a post after a day, of deleted posts, replaced avatars and headers,
     // deleted accounts: files first, then rows (a failed removal is retried next time).
     const { removed: uploads } = await node.uploads.sweep();
+    const postKeys = await node.actions.postKeys.sweep();
     const statistics = await refreshPlannerStatistics(node.db);
-    return { expiredSessions, uploads, statistics };
+    return { expiredSessions, uploads, postKeys, statistics };
   }
 
   return {

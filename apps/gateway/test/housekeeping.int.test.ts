@@ -38,6 +38,27 @@ describe('housekeeping', () => {
     expect(await housekeeping.runOnce()).toMatchObject({ expiredSessions: 0, uploads: 0 });
   });
 
+  it('removes apps’ idempotency keys of posts past the hour, and keeps younger ones', async () => {
+    const auth = authServicesOf(t.node);
+    const userId = await person('erin');
+    const { postKeys } = t.node.actions;
+    const post = (text: string) => async () => {
+      const made = await t.node.actions.posts.create(userId, { content: text });
+      return made.ok ? { ok: true as const, value: made.value.post.id } : made;
+    };
+    const first = await postKeys.once(userId, 'old', post('an old one'));
+    t.clock.advance(59 * 60_000);
+    await postKeys.once(userId, 'young', post('a young one'));
+    t.clock.advance(2 * 60_000);
+
+    const housekeeping = createHousekeeping({ node: t.node, sessions: auth.sessions });
+    expect((await housekeeping.runOnce()).postKeys).toBe(1);
+    const left = await t.node.db.prisma.postIdempotencyKey.findMany({ where: { userId } });
+    expect(left.map((k) => k.key)).toEqual(['young']);
+    // The post stays; only its key is gone (a retry now would post again).
+    expect(first.ok && (await t.node.db.prisma.post.count({ where: { id: first.value } }))).toBe(1);
+  });
+
   it('gathers the embedded database’s planner statistics (Postgres does so by itself)', async () => {
     const auth = authServicesOf(t.node);
     const authorId = await person('dora');

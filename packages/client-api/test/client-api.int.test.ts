@@ -189,7 +189,7 @@ describe('the rate limit', () => {
 });
 
 describe('streaming: a copy edited on its node', () => {
-  it('is sent again as status.update, with each receiver’s own state', async () => {
+  it('is sent again as status.update, with each receiver’s own state and when it changed', async () => {
     // Real time on the manual clock: the feed reads copies by when they were stored, from the
     // database's clock; the origin peer (real HTTP) dates its posts by ours.
     const clock = createManualClock(new Date());
@@ -227,7 +227,12 @@ describe('streaming: a copy edited on its node', () => {
         const events = () =>
           [...text.matchAll(/event: (\S+)\ndata: (.*)\n\n/g)].map((m) => ({
             event: m[1]!,
-            status: JSON.parse(m[2]!) as { id: string; content: string; bookmarked: boolean },
+            status: JSON.parse(m[2]!) as {
+              id: string;
+              content: string;
+              bookmarked: boolean;
+              edited_at: string | null;
+            },
           }));
         return { events };
       };
@@ -252,9 +257,13 @@ describe('streaming: a copy edited on its node', () => {
       });
       expect(bookmarked.status).toBe(200);
 
+      expect(mine.events()[0]!.status.edited_at).toBeNull();
+
       // Its node says it differently now; the thread read after the copy is stale refreshes it.
+      // The origin sends no edit time: `edited_at` is when this node saw the change.
       origin.posts.get(original.id)!.content = 'second words';
       clock.advance(11 * 60_000);
+      const seenAt = clock.now().toISOString();
       expect(
         (await n.request(`/api/v1/statuses/${copy!.id}/context`, { headers: auth })).status,
       ).toBe(200);
@@ -270,12 +279,119 @@ describe('streaming: a copy edited on its node', () => {
           id: copy!.id,
           content: expect.stringContaining('second words'),
           bookmarked: bookmark,
+          edited_at: seenAt,
         });
       }
+      const read = await n.request(`/api/v1/statuses/${copy!.id}`, { headers: auth });
+      expect(await read.json()).toMatchObject({ edited_at: seenAt });
     } finally {
       for (const reader of readers) await reader.cancel().catch(() => undefined);
       await origin.close();
       await n.close();
     }
   }, 60_000);
+});
+
+describe('Idempotency-Key, shared by the replicas of the node', () => {
+  /** A second client API over the same database, as another web replica. */
+  let replica: TestNode;
+  let token: string;
+  let userId: string;
+  const keys = () => t.node.db.prisma.postIdempotencyKey.findMany({ where: { userId } });
+
+  beforeAll(async () => {
+    replica = await clientApiNode({}, { replicaOf: t });
+    const made = await auth.accounts.createUser({ handle: 'ivy', isAdmin: false });
+    if (!made.ok) throw new Error(made.reason.message);
+    userId = made.value.user.id;
+    const app = await auth.developerApps.create(userId, { name: 'Retrier', scopes: ['write'] });
+    if (!app.ok) throw new Error(app.reason.message);
+    token = app.value.accessToken;
+  });
+  afterAll(async () => {
+    await replica?.close();
+  });
+
+  const post = async (on: TestNode, key: string, status: string) => {
+    const res = await on.request('/api/v1/statuses', {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${token}`,
+        'content-type': 'application/json',
+        'idempotency-key': key,
+      },
+      body: JSON.stringify({ status }),
+    });
+    return { status: res.status, body: (await res.json()) as { id: string; error?: string } };
+  };
+  const postsOf = () => t.node.db.prisma.post.count({ where: { authorId: userId } });
+
+  it('answers a retry on the other replica with the first post; a failed post frees its key', async () => {
+    const first = await post(t, 'retry-1', 'posted once');
+    expect(first.status).toBe(200);
+    expect(await post(replica, 'retry-1', 'posted once')).toEqual(first);
+    expect(await postsOf()).toBe(1);
+
+    // Refused by the node (empty): the key is free, and the next request with it posts.
+    expect((await post(replica, 'retry-2', '')).status).toBe(422);
+    expect(await keys()).toHaveLength(1);
+    const second = await post(t, 'retry-2', 'second try');
+    expect(second.status).toBe(200);
+    expect(second.body.id).not.toBe(first.body.id);
+
+    // Sent together to both replicas: one post, both answer it.
+    const [one, two] = await Promise.all([
+      post(t, 'retry-3', 'at once'),
+      post(replica, 'retry-3', 'at once'),
+    ]);
+    expect(one).toEqual(two);
+    expect(await postsOf()).toBe(3);
+  });
+
+  it('makes a retry wait for the request holding the key, or answers 409 past the wait', async () => {
+    // Another replica is making the post right now: its claim is in the table, without a post.
+    const held = await t.node.db.prisma.postIdempotencyKey.create({
+      data: { userId, key: 'held', createdAt: t.clock.now() },
+    });
+    // A replica that waits 200 ms for it answers 409.
+    const hurried = await clientApiNode({}, { replicaOf: t, postKeyWaitMs: 200 });
+    try {
+      const conflict = await post(hurried, 'held', 'held elsewhere');
+      expect(conflict.status).toBe(409);
+      expect(conflict.body).toMatchObject({ code: 'IDEMPOTENCY_CONFLICT' });
+    } finally {
+      await hurried.close();
+    }
+
+    // Another waits (10 s at most) for the holder, who finishes with its post meanwhile.
+    const waiting = post(replica, 'held', 'held elsewhere');
+    const made = await t.node.actions.posts.create(userId, { content: 'made by the holder' });
+    if (!made.ok) throw new Error(made.reason.message);
+    await t.node.db.prisma.postIdempotencyKey.update({
+      where: { id: held.id },
+      data: { postId: made.value.post.id },
+    });
+    const answered = await waiting;
+    expect(answered.status).toBe(200);
+    expect(answered.body).toMatchObject({ content: expect.stringContaining('made by the holder') });
+  });
+
+  it('takes over a claim its replica abandoned, and forgets keys past the hour', async () => {
+    const before = await postsOf();
+    await t.node.db.prisma.postIdempotencyKey.create({
+      data: { userId, key: 'abandoned', createdAt: t.clock.now() },
+    });
+    t.clock.advance(2 * 60_000);
+    expect((await post(replica, 'abandoned', 'after a crash')).status).toBe(200);
+    expect(await postsOf()).toBe(before + 1);
+
+    const kept = await post(t, 'retry-1', 'posted once');
+    t.clock.advance(61 * 60_000);
+    const again = await post(replica, 'retry-1', 'posted once');
+    expect(again.status).toBe(200);
+    expect(again.body.id).not.toBe(kept.body.id);
+    // The sweep removes the keys past the hour (retry-2, retry-3, held, abandoned), not the new one.
+    expect(await t.node.actions.postKeys.sweep()).toBe(4);
+    expect((await keys()).map((k) => k.key)).toEqual(['retry-1']);
+  });
 });

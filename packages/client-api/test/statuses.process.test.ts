@@ -253,8 +253,36 @@ describe('writing and reading statuses on their node', () => {
       { requestInit: { headers } },
     );
     expect(other.id).not.toBe(first.id);
-    const post = (body: unknown) =>
-      api(a, '/api/v1/statuses', { method: 'POST', token: tokens.alice, body });
+    // Sent twice at once (a retry while the first is running): one post, both answer it.
+    const overlapping = { requestInit: { headers: { 'Idempotency-Key': 'key-2' } } };
+    const [one, two] = await Promise.all(
+      [1, 2].map(() => client.v1.statuses.create({ status: 'sent twice' }, overlapping)),
+    );
+    expect(two!.id).toBe(one!.id);
+    // A retry with media answers the first post (its uploads are that post's now). Unlisted:
+    // the public timeline case below counts the photos there.
+    const photo = await uploadImage(a, cookies.alice!, await smallPng());
+    const withMedia = { requestInit: { headers: { 'Idempotency-Key': 'key-media' } } };
+    const shown = await client.v1.statuses.create(
+      { status: 'a photo', mediaIds: [photo], visibility: 'unlisted' },
+      withMedia,
+    );
+    const retried = await client.v1.statuses.create(
+      { status: 'a photo', mediaIds: [photo], visibility: 'unlisted' },
+      withMedia,
+    );
+    expect(retried.id).toBe(shown.id);
+    const post = (body: unknown, headers?: Record<string, string>) =>
+      api(a, '/api/v1/statuses', { method: 'POST', token: tokens.alice, body, headers });
+    // A refused post frees its key: the corrected retry posts.
+    const freed = { 'Idempotency-Key': 'key-3' };
+    expect((await post({ status: 'x'.repeat(5001) }, freed)).status).toBe(422);
+    const corrected = await post({ status: 'shorter' }, freed);
+    expect(corrected.status).toBe(200);
+    expect((await post({ status: 'shorter' }, freed)).json).toMatchObject({
+      id: (corrected.json as { id: string }).id,
+    });
+    expect((await post({ status: 'x' }, { 'Idempotency-Key': 'k'.repeat(201) })).status).toBe(422);
     for (const body of [
       { status: 'x'.repeat(5001) },
       { status: '' },

@@ -358,12 +358,16 @@ describe('events', () => {
     bob.ws.close();
   });
 
-  it('a favourite reaches the author as a notification (megalodon), a deletion as delete', async () => {
+  it('a favourite reaches the author as a notification (megalodon) with her own state of the post, a deletion as delete', async () => {
     const client = generator('mastodon', node.url, tokens.get('alice'));
     const socket = await client.userStreaming();
+    interface Notified {
+      type: string;
+      status?: { content: string; favourited: boolean; reblogged: boolean; bookmarked: boolean };
+    }
     // Only the favourite: a notification of an earlier case may still be on its way.
-    const notified = new Promise<{ type: string; status?: { content: string } }>((resolve) =>
-      socket.on('notification', (n: { type: string; status?: { content: string } }) => {
+    const notified = new Promise<Notified>((resolve) =>
+      socket.on('notification', (n: Notified) => {
         if (n.type === 'favourite') resolve(n);
       }),
     );
@@ -372,10 +376,25 @@ describe('events', () => {
     await settle();
     const postId = await post('alice', 'please like me');
     const update = await watcher.next();
+    // alice likes and bookmarks her own post (nobody is notified of their own acts).
+    const statusId = (JSON.parse(update.payload) as { id: string }).id;
+    for (const action of ['favourite', 'bookmark']) {
+      const res = await fetch(`${node.url}/api/v1/statuses/${statusId}/${action}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${tokens.get('alice')}` },
+      });
+      expect(res.status).toBe(200);
+    }
     await trpc('root', 'interactions.like', { postId });
     const notification = await notified;
     expect(notification.type).toBe('favourite');
-    expect(notification.status?.content).toContain('please like me');
+    // The status in it is as alice sees it, not as root (who liked it) or nobody does.
+    expect(notification.status).toMatchObject({
+      content: expect.stringContaining('please like me'),
+      favourited: true,
+      reblogged: false,
+      bookmarked: true,
+    });
     await trpc('alice', 'posts.delete', { id: postId });
     const deletion = await watcher.next((r) => r.event === 'delete');
     expect(deletion.payload).toBe(JSON.parse(update.payload).id);

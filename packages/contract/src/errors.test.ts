@@ -24,6 +24,7 @@ describe('error body', () => {
         'HANDLE_TAKEN',
         'MESSAGE_CONFLICT',
         'DELIVERY_CONFLICT',
+        'IDEMPOTENCY_CONFLICT',
         'METHOD_NOT_ALLOWED',
         'PAYLOAD_TOO_LARGE',
         'UNSUPPORTED_MEDIA_TYPE',

@@ -16,6 +16,7 @@ export const ERROR_STATUS = {
   HANDLE_TAKEN: 409, // admin API: creating a user whose handle exists
   MESSAGE_CONFLICT: 409, // direct messages: a known message id with different content
   DELIVERY_CONFLICT: 409, // outbox: the delivery is delivered, cancelled or being sent right now
+  IDEMPOTENCY_CONFLICT: 409, // client API: a retry whose Idempotency-Key's first request still runs
   METHOD_NOT_ALLOWED: 405, // the endpoint exists but does not answer this HTTP method
   PAYLOAD_TOO_LARGE: 413,
   STORAGE_FULL: 413, // uploads: the node's storage budget has no room for this file

@@ -76,6 +76,7 @@ const EXPECTED_TABLES = [
   'origin_pending_effects',
   'outbox_deliveries',
   'peer_crawls',
+  'post_idempotency_keys',
   'posts',
   'push_outbox',
   'push_subscriptions',

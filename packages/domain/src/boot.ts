@@ -95,6 +95,8 @@ export interface NodeOverrides {
   baseDir?: string;
   /** Bounds of the origin-profile confirmations (queue, fetch budget, waiting time). */
   originConfirmation?: Partial<OriginConfirmationOptions>;
+  /** How long a post's retry waits for the request holding its `Idempotency-Key` (default 10 s). */
+  postKeyWaitMs?: number;
   /** Poller, crawler and retention settings beyond the configuration's (tests: small batches). */
   remoteContent?: {
     poller?: Partial<PollerOptions>;
@@ -235,6 +237,7 @@ export async function createNodeContext(
     uploads,
     reads: { seen, reader },
     delegations: appDelegations,
+    postKeyWaitMs: deps.postKeyWaitMs,
   });
   const registryAdmin = createRegistryAdminService({ ...base, ...swarm });
   const moderation = createModerationServices({

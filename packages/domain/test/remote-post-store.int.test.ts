@@ -17,8 +17,11 @@ afterAll(async () => {
   await db.close();
 });
 
-const at = new Date('2026-11-27T12:00:00.000Z');
-const clock = { now: () => at };
+let at = new Date('2026-11-27T12:00:00.000Z');
+const clock = {
+  now: () => at,
+  advance: (ms: number) => void (at = new Date(at.getTime() + ms)),
+};
 /** What the store told the invalidation bus (live pages and apps' streams listen there). */
 const published: string[] = [];
 const store = () =>
@@ -64,6 +67,15 @@ describe('the remote post store', () => {
     const id = '7f9c1e7a-0b2d-4c11-9a5e-5b4f1d1e0a01';
     const first = await store().store([{ view: view(id) }], 'push');
     expect(first.created).toEqual([`swarm:beta.example:${id}`]);
+    const editedAt = async () =>
+      (
+        await db.prisma.post.findUniqueOrThrow({
+          where: { apId: `swarm:beta.example:${id}` },
+          select: { editedAt: true },
+        })
+      ).editedAt?.toISOString() ?? null;
+    expect(await editedAt()).toBeNull();
+    clock.advance(60_000);
     const media = [{ url: 'https://beta.example/m/1.png', mimeType: 'image/png', altText: 'a' }];
     const again = await store().store(
       [{ view: view(id, { content: 'edited', likesCount: 5, media }) }],
@@ -86,14 +98,19 @@ describe('the remote post store', () => {
     expect(row.remoteAuthor?.handle).toBe('bob');
     expect(row.fetchedAt?.toISOString()).toBe(clock.now().toISOString());
     expect(row.visibility).toBe('public');
+    // The wire has no edit time: the copy is edited when this node saw the change.
+    const seen = clock.now().toISOString();
+    expect(row.editedAt?.toISOString()).toBe(seen);
     // New counts alone are not an edit: nothing for live pages and streams.
     published.length = 0;
+    clock.advance(60_000);
     const counts = await store().store(
       [{ view: view(id, { content: 'edited', likesCount: 7, media }) }],
       'poll',
     );
     expect(counts).toMatchObject({ updated: 1, changed: 0 });
     expect(published).toEqual([]);
+    expect(await editedAt()).toBe(seen);
     const alt = await store().store(
       [{ view: view(id, { content: 'edited', media: [{ ...media[0]!, altText: 'b' }] }) }],
       'poll',

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createDb, type Db } from '@swarm/db';
 import { createTestDb, type TestDbOptions } from '@swarm/db/testing';
 import {
   createDiskStorage,
@@ -39,7 +40,21 @@ export type TestNodeOverrides = Omit<NodeOverrides, 'clock'> & {
   clock?: ManualClock;
   /** Database options, e.g. a benchmark's Postgres pool size. */
   db?: Pick<TestDbOptions, 'poolSize'>;
+  /**
+   * Another replica of this node: the same database (on Postgres through a pool of its own, as
+   * another process has; PGlite has one owner, so there the very same one) and the same clock.
+   * Close it before the node it replicates.
+   */
+  replicaOf?: TestNode;
 };
+
+/** The database of `db`'s node as another replica of it opens it; closing it leaves `db` open. */
+async function replicaDb(db: Db): Promise<Db> {
+  if (db.kind === 'pglite') return { ...db, close: async () => {} };
+  const databaseUrl = db.pool.options.connectionString;
+  if (!databaseUrl) throw new Error('no connection string on the test database pool');
+  return createDb({ databaseUrl, dataDir: '.', poolSize: 5 });
+}
 
 /**
  * One node with its own fresh database (see @swarm/db/testing) and its own clock. `env` takes
@@ -54,9 +69,9 @@ export async function createTestNode<App extends GatewayApp>(
   const parsed = parseConfig({ SWARM_DOMAIN: 'alpha.test', LOG_LEVEL: 'silent', ...env });
   if (!parsed.ok) throw new Error(parsed.errors.join('; '));
   const config = parsed.value;
-  const { db: dbOptions, app: createApp, ...nodeOverrides } = overrides;
-  const db = await createTestDb(dbOptions);
-  const clock = overrides.clock ?? createManualClock();
+  const { db: dbOptions, app: createApp, replicaOf, ...nodeOverrides } = overrides;
+  const db = replicaOf ? await replicaDb(replicaOf.node.db) : await createTestDb(dbOptions);
+  const clock = overrides.clock ?? replicaOf?.clock ?? createManualClock();
   const node = await createNodeContext({
     // Uploaded files of a test node: a folder of its own (made on the first upload).
     mediaStorage: createDiskStorage(join(tmpdir(), `swarm-test-media-${randomUUID()}`)),

@@ -4,12 +4,14 @@ import {
   baseUrlForDomain,
   formatSwarmPostId,
   ok,
+  refuse,
   type CreatePostInput,
   type Refusal,
   type Result,
 } from '@swarm/contract';
 import {
   parseActorCursor,
+  POST_KEY_MAX_CHARS,
   type ClientViewer,
   type SignedKind,
   type StatusRecord,
@@ -19,7 +21,6 @@ import { requireToken, type BearerEnv } from '../bearer.ts';
 import { accountEntity } from '../entities/account.ts';
 import { statusEntities, statusEntity } from '../entities/status.ts';
 import { apiError, refusalAnswer } from '../errors.ts';
-import { createIdempotencyStore, IDEMPOTENCY_KEY_MAX_CHARS } from '../idempotency.ts';
 import { parseApiId } from '../ids.ts';
 import { ACCOUNT_LIST_LIMIT, readLimit } from '../paging.ts';
 import { readParams, type Params } from '../params.ts';
@@ -107,11 +108,8 @@ async function postInput(
   c: C,
   viewer: ClientViewer,
   params: Params,
-): Promise<Result<CreatePostInput, { status: 404 | 422; message: string }>> {
-  const bad = (message: string) => ({
-    ok: false as const,
-    reason: { status: 422 as const, message },
-  });
+): Promise<Result<CreatePostInput, Refusal>> {
+  const bad = (message: string) => refuse('INVALID_REQUEST', `Validation failed: ${message}`);
   const status = readString(params, 'status');
   const spoiler = readString(params, 'spoiler_text');
   const visibilityRaw = readString(params, 'visibility');
@@ -160,7 +158,7 @@ async function postInput(
   if (replyRaw !== undefined && replyRaw !== null && replyRaw !== '') {
     const apiId = parseApiId(typeof replyRaw === 'number' ? String(replyRaw) : replyRaw);
     const parent = apiId === null ? null : await c.var.deps.node.clientReads.status(viewer, apiId);
-    if (!parent) return { ok: false, reason: { status: 404, message: 'Record not found' } };
+    if (!parent) return refuse('POST_NOT_FOUND', 'Record not found');
     const target = parent.reblog ?? parent;
     replyToId = target.isRemote
       ? formatSwarmPostId({ domain: target.nodeDomain, postId: target.postId })
@@ -181,8 +179,6 @@ async function postInput(
 
 export function statusRoutes() {
   const app = new Hono<BearerEnv>();
-  // Idempotency keys: one store per process (see idempotency.ts).
-  let keys: ReturnType<typeof createIdempotencyStore<Result<string, Refusal>>> | undefined;
 
   app.get('/api/v1/statuses/:id', optionalToken(READ), async (c) => {
     const who = await viewerOrAnswer(c);
@@ -249,15 +245,15 @@ export function statusRoutes() {
     const params = await readParams(c.req.raw);
     if (!params.ok) return apiError(c, 400, params.reason);
     const key = c.req.header('idempotency-key');
-    if (key !== undefined && (key === '' || key.length > IDEMPOTENCY_KEY_MAX_CHARS)) {
-      return invalid(c, `Idempotency-Key must be 1 to ${IDEMPOTENCY_KEY_MAX_CHARS} characters`);
-    }
-    const input = await postInput(c, viewer, params.value);
-    if (!input.ok) {
-      return input.reason.status === 404 ? notFound(c) : invalid(c, input.reason.message);
+    if (key !== undefined && (key === '' || key.length > POST_KEY_MAX_CHARS)) {
+      return invalid(c, `Idempotency-Key must be 1 to ${POST_KEY_MAX_CHARS} characters`);
     }
     const grant = grantOf(c)!;
+    // Read inside the key's claim: a retry answers the first post before its media ids (now
+    // attached to that post) would be refused.
     const publish = async (): Promise<Result<string, Refusal>> => {
+      const input = await postInput(c, viewer, params.value);
+      if (!input.ok) return input;
       const signed = await signPostForApp(node, grant, viewer.id, input.value);
       const created = await node.actions.posts.create(
         viewer.id,
@@ -265,8 +261,10 @@ export function statusRoutes() {
       );
       return created.ok ? ok(created.value.post.id) : created;
     };
-    keys ??= createIdempotencyStore(node.clock);
-    const written = key ? await keys.once(viewer.id, key, publish, (r) => r.ok) : await publish();
+    // A retry with the same key, on any replica, answers the first request's post.
+    const written = key
+      ? await node.actions.postKeys.once(viewer.id, key, publish)
+      : await publish();
     if (!written.ok) return refused(c, written.reason);
     const record = await node.clientReads.statusByRow(viewer, written.value);
     if (!record) return notFound(c);

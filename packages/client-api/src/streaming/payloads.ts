@@ -13,7 +13,7 @@ import type { StreamRenderers } from './hub.ts';
  * of them (`clientReads.forViewers`), and each post is rendered once per distinct state (at most
  * eight texts, most receivers sharing the one with none). Anonymous receivers get that one.
  * A notification belongs to one person; its status is theirs to read (their own post, or one
- * that mentions them).
+ * that mentions them), and carries their state the same way.
  */
 
 /** Our notification kinds as Mastodon names them: a reply is a mention there. */
@@ -27,22 +27,27 @@ const NOTIFICATION_TYPES: Record<string, string> = {
 
 export function createStreamRenderers(node: NodeContext): StreamRenderers {
   const domain = node.config.domain;
-  async function statusesById(rowIds: readonly string[]) {
-    const unique = [...new Set(rowIds)];
-    const records = unique.length > 0 ? await node.clientReads.statusesByRows(null, unique) : [];
-    return new Map(records.map((record) => [record.rowId, statusEntity(record, domain)]));
+  /** The statuses of `rowIds`, each as one of `viewers` sees it (their like, repost, bookmark). */
+  async function statusesFor(rowIds: readonly string[], viewers: readonly string[]) {
+    const ids = [...new Set(rowIds)];
+    const records = ids.length > 0 ? await node.clientReads.statusesByRows(null, ids) : [];
+    const seenBy = await node.clientReads.forViewers(records, viewers);
+    const byId = new Map(records.map((record) => [record.rowId, record]));
+    return (postId: string, viewer: string | null) => {
+      const record = byId.get(postId);
+      return record && viewer ? seenBy(viewer, record) : record;
+    };
   }
   return {
     async statuses(posts: readonly StreamPost[], viewers: readonly string[]) {
-      const ids = [...new Set(posts.map((p) => p.id))];
-      const records = ids.length > 0 ? await node.clientReads.statusesByRows(null, ids) : [];
-      const seenBy = await node.clientReads.forViewers(records, viewers);
-      const byId = new Map(records.map((record) => [record.rowId, record]));
+      const seenBy = await statusesFor(
+        posts.map((p) => p.id),
+        viewers,
+      );
       const texts = new Map<string, string>();
       return (postId, viewer) => {
-        const record = byId.get(postId);
-        if (!record) return undefined;
-        const seen = viewer ? seenBy(viewer, record) : record;
+        const seen = seenBy(postId, viewer);
+        if (!seen) return undefined;
         const { favourited, reblogged, bookmarked } = seen.viewer;
         const key = `${postId} ${+favourited}${+reblogged}${+bookmarked}`;
         let text = texts.get(key);
@@ -56,8 +61,12 @@ export function createStreamRenderers(node: NodeContext): StreamRenderers {
     },
     async notifications(notes: readonly StreamNotification[]) {
       const actorIds = [...new Set(notes.flatMap((n) => (n.accountId ? [n.accountId] : [])))];
-      const [statuses, ...actors] = await Promise.all([
-        statusesById(notes.flatMap((n) => (n.postId ? [n.postId] : []))),
+      const withPosts = notes.filter((n) => n.postId !== null);
+      const [statusOf, ...actors] = await Promise.all([
+        statusesFor(
+          withPosts.map((n) => n.postId!),
+          withPosts.map((n) => n.recipientId),
+        ),
         ...actorIds.map((id) => node.clientReads.account(id)),
       ]);
       const accounts = new Map(
@@ -69,7 +78,9 @@ export function createStreamRenderers(node: NodeContext): StreamRenderers {
         const type = NOTIFICATION_TYPES[note.type];
         // Mastodon's entity always names who did it: one whose account is gone is not sent.
         if (!account || !type) continue;
-        const status = note.postId ? statuses.get(note.postId) : undefined;
+        // As its recipient sees it: their like, repost and bookmark of the post.
+        const seen = note.postId ? statusOf(note.postId, note.recipientId) : undefined;
+        const status = seen ? statusEntity(seen, domain) : undefined;
         if (type !== 'follow' && !status) continue;
         out.set(
           note.id,

@@ -73,7 +73,10 @@ export interface StatusRecord {
   content: string;
   isNsfw: boolean;
   createdAt: Date;
-  /** When its author last changed it (never for now: posts are not edited). */
+  /**
+   * A copy of another node's post: when this node last saw its text, mark, images or link
+   * change. Null for local posts (not edited) and unchanged copies.
+   */
   editedAt: Date | null;
   media: MediaRecord[];
   card: LinkCardRecord | null;

@@ -280,7 +280,13 @@ export function createRemotePostStore(deps: {
       tx.post.updateMany({
         // Deleted meanwhile: stays deleted.
         where: { id: existing.id, deletedAt: null },
-        data: { ...columns, ...(input.visibility ? { visibility: input.visibility } : {}) },
+        data: {
+          ...columns,
+          ...(input.visibility ? { visibility: input.visibility } : {}),
+          // Apps show it as the status's `edited_at`: the wire carries no edit time, so it is
+          // when this node saw the change.
+          ...(edited ? { editedAt: now } : {}),
+        },
       });
     if (same) {
       const { count } = await update(prisma);
