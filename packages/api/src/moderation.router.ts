@@ -1,5 +1,11 @@
 import { z } from 'zod';
-import { REGISTRATION_MODES, REPORT_CATEGORIES, type Refusal, type Result } from '@swarm/contract';
+import {
+  REGISTRATION_MODES,
+  REPORT_CATEGORIES,
+  REPORT_POSTS_MAX,
+  type Refusal,
+  type Result,
+} from '@swarm/contract';
 import { REPORT_ACTIONS, type NodeContext } from '@swarm/domain';
 import { humaneInput } from './input.ts';
 import { unwrap as unwrapAction } from './refusals.ts';
@@ -68,6 +74,11 @@ const safetyRouter = router({
 const reportInput = z.object({
   target: z.string().trim().max(320).optional(),
   postId: z.string().trim().max(600).optional(),
+  /** Several posts of one person (read instead of `postId`), as our report form names them. */
+  postIds: z
+    .array(z.string().trim().max(600))
+    .max(REPORT_POSTS_MAX, `at most ${REPORT_POSTS_MAX} posts`)
+    .optional(),
   category: z.enum(REPORT_CATEGORIES, { error: `one of ${REPORT_CATEGORIES.join(', ')}` }),
   comment: z.string().max(1000, 'at most 1000 characters').optional(),
   forward: z.boolean().optional(),

@@ -36,7 +36,7 @@ import {
 // to the key alpha made for it; the app's like, follow and post reach beta signed by that key.
 // Then what beta refuses, each without writing anything: a delegation signed by someone else,
 // an expired one, a revoked one (seen once beta's cached state is older than five minutes), an
-// action outside it, and a body the app key did not sign.
+// action outside it, and a body the app key did not sign; for likes, follows and unfollows.
 
 let net: TestNetwork;
 let alpha: NetworkNode;
@@ -562,6 +562,121 @@ describe('what beta refuses, writing nothing', () => {
       },
     });
     expect(await state()).toMatchObject({ state: 'revoked' });
+  });
+
+  it('a follow or an unfollow under a delegation that does not hold', async () => {
+    const FOLLOW = SWARM_PATHS.interaction('follow');
+    const UNFOLLOW = SWARM_PATHS.interaction('unfollow');
+    const follower = { followerHandle: 'alice', followerNodeDomain: A };
+    const stamp = () => ({
+      interactionId: randomUUID(),
+      timestamp: formatTimestamp(net.clock.now()),
+    });
+    const followOf = () => ({
+      targetHandle: 'bob',
+      follow: { ...follower, followerDisplayName: 'Alice', followerBio: '', ...stamp() },
+    });
+    const unfollowOf = () => ({ targetHandle: 'bob', unfollow: { ...follower, ...stamp() } });
+    /** What a refused follow or unfollow would have changed on beta. */
+    const state = async () => {
+      const prisma = beta.node.db.prisma;
+      return {
+        following: await bobFollowedByAlice(),
+        followers: (await prisma.user.findUniqueOrThrow({ where: { id: bob.id } })).followersCount,
+        ledger: await prisma.inboundInteraction.count(),
+        notifications: await prisma.notification.count({
+          where: { recipientId: bob.id, type: 'follow' },
+        }),
+      };
+    };
+    const send = async (
+      kind: 'follow' | 'unfollow',
+      made: { delegation: unknown; appKey: CryptoKey },
+    ) => {
+      const body = kind === 'follow' ? followOf() : unfollowOf();
+      const answer = await sendToBeta(
+        kind === 'follow' ? FOLLOW : UNFOLLOW,
+        await appSigned(kind, body, made.delegation, made.appKey),
+      );
+      const json = (await answer.json()) as { code: string; error: string };
+      return { status: answer.status, code: json.code, error: json.error };
+    };
+    const now = net.clock.now().getTime();
+    const both: DelegableAction[] = ['follow', 'unfollow'];
+    const mallory = await generateSigningKeyPair();
+    const forged = await handMade({
+      signer: mallory.privateKey,
+      did: alice.user.did!,
+      actions: both,
+    });
+    const expired = await handMade({
+      signer: alice.privateKey,
+      did: alice.user.did!,
+      actions: both,
+      issuedAt: new Date(now - 2 * 86_400_000),
+      expiresAt: new Date(now - 60_000),
+    });
+    const likesOnly = await allowApp(['read', 'write:favourites']);
+    const follows = await allowApp(['read', 'follow']);
+    const other = await generateSigningKeyPair();
+    const dave = await insertKeyedUser(alpha.node, 'dave_follows');
+    const daves = await allowApp(['read', 'follow'], dave);
+    const revoked = await allowApp(['read', 'follow']);
+    await alpha.node.db.prisma.oAuthToken.deleteMany({ where: { appId: revoked.grant.appId } });
+    await alpha.node.appDelegations.revoke(revoked.grant);
+    const refusals = async (kind: 'follow' | 'unfollow') => {
+      expect(await send(kind, forged)).toMatchObject({ status: 401, code: 'INVALID_SIGNATURE' });
+      expect(await send(kind, expired)).toMatchObject({
+        status: 401,
+        error: expect.stringContaining('expired'),
+      });
+      expect(
+        await send(kind, {
+          delegation: likesOnly.delegation,
+          appKey: await appKeyOf(likesOnly.delegation.id),
+        }),
+      ).toMatchObject({ status: 403, error: expect.stringContaining(`does not allow ${kind}`) });
+      // The app key signed, but not this body.
+      expect(
+        await send(kind, { delegation: follows.delegation, appKey: other.privateKey }),
+      ).toMatchObject({ status: 401, error: expect.stringContaining('app key') });
+      // Dave's delegation does not speak for alice.
+      expect(
+        await send(kind, {
+          delegation: daves.delegation,
+          appKey: await appKeyOf(daves.delegation.id),
+        }),
+      ).toMatchObject({ status: 401, error: expect.stringContaining(`dave_follows@${A}`) });
+      // Revoked before beta ever saw it: beta asks alpha, which answers `revoked`.
+      expect(
+        await send(kind, {
+          delegation: revoked.delegation,
+          appKey: await appKeyOf(revoked.delegation.id),
+        }),
+      ).toMatchObject({ status: 401, error: expect.stringContaining('revoked') });
+    };
+
+    // Alice follows bob (unsigned, as from our pages): no bad unfollow ends it.
+    expect((await sendToBeta(FOLLOW, followOf())).status).toBe(200);
+    const following = await state();
+    expect(following.following).toBe(true);
+    await refusals('unfollow');
+    expect(await state()).toEqual(following);
+
+    // Not following: no bad follow starts it, counts it or notifies bob.
+    expect((await sendToBeta(UNFOLLOW, unfollowOf())).status).toBe(200);
+    const notFollowing = await state();
+    expect(notFollowing.following).toBe(false);
+    await refusals('follow');
+    expect(await state()).toEqual(notFollowing);
+
+    // The same follow under a delegation that holds is taken: the refusals were the checks'.
+    const taken = await send('follow', {
+      delegation: follows.delegation,
+      appKey: await appKeyOf(follows.delegation.id),
+    });
+    expect(taken.status, taken.error).toBe(200);
+    expect(await bobFollowedByAlice()).toBe(true);
   });
 
   it('a pushed post whose app signature does not match', async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { RestartableNode } from '@swarm/testnet';
+import { jsonLines, type RestartableNode } from '@swarm/testnet';
 import { signUp, STEP_TIMEOUT_MS, twoNodeSuite, type Person } from './browser-harness.ts';
 
 // The consent page signs the person's delegation to the app's key in their browser
@@ -10,8 +10,9 @@ import { signUp, STEP_TIMEOUT_MS, twoNodeSuite, type Person } from './browser-ha
 // it. The app favourites bob's post through the client API, and the like reaches B signed by the
 // app key under that delegation. With the same token, once bob follows alice: the app's
 // followers-only post reaches B by its push (A serves no such post to peers' reads) under the
-// delegation; its unfollow and follow of bob reach B; its deletion removes B's copy. Revoking
-// the app in Settings revokes the delegation. Needs `pnpm build`.
+// delegation; its unfollow and follow of bob reach B, whose log names the delegation each was
+// taken under (alice's own follow, from our pages, went unsigned); its deletion removes B's
+// copy. Revoking the app in Settings revokes the delegation. Needs `pnpm build`.
 
 const OOB = 'urn:ietf:wg:oauth:2.0:oob';
 /** Each step on a busy machine: two nodes and a browser share it. */
@@ -221,7 +222,7 @@ describe('the consent page signs a delegation to the app key', () => {
   );
 
   it(
-    'the app unfollows and follows bob again; B takes both',
+    'the app unfollows and follows bob again; B takes both, signed under the delegation',
     async () => {
       const followersOfBob = async () => {
         const answer = await fetch(`${b.url}/api/swarm/users/bob?limit=0`);
@@ -259,6 +260,21 @@ describe('the consent page signs a delegation to the app key', () => {
         () => deliveredToB('Follow').nth(1),
         4 * STEP_TIMEOUT_MS,
       );
+      // B's log says what vouched for each of alice's follows it took: her first, from our
+      // pages, nothing but A; the app's unfollow and follow, the app key under her delegation.
+      const accepted = (msg: string) =>
+        jsonLines(b.output())
+          .filter((line) => line.msg === msg && line.actor === `alice@${a.domain}`)
+          .map(({ target, signedBy, delegation }) => ({ target, signedBy, delegation }));
+      await expect
+        .poll(() => accepted('follow accepted'))
+        .toEqual([
+          { target: 'bob', signedBy: 'unsigned', delegation: undefined },
+          { target: 'bob', signedBy: 'delegation', delegation: delegationId },
+        ]);
+      expect(accepted('unfollow accepted')).toEqual([
+        { target: 'bob', signedBy: 'delegation', delegation: delegationId },
+      ]);
     },
     STEP_MS,
   );

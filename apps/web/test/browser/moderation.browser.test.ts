@@ -2,8 +2,9 @@ import { describe, expect, it } from 'vitest';
 import type { RestartableNode } from '@swarm/testnet';
 import { twoNodeSuite, type Person } from './browser-harness.ts';
 
-// Issue #15 in Chromium through the real process: a report goes to the admin queue and the
-// admin acts on it (suspension: the user cannot log in, the audit log says who, what and why);
+// Issue #15 in Chromium through the real process: a report naming two posts of one person
+// (picked on the report form) goes to the admin queue, which shows both, and the admin acts on
+// it (suspension: the user cannot log in, the audit log says who, what and why);
 // registrations in each mode (open, approval with its queue, closed with an invite link); a mute
 // hides a person from the muter's timeline, and their profile offers "Unmute". Needs `pnpm build`.
 
@@ -54,6 +55,8 @@ describe('moderation in a browser', () => {
   }
 
   const card = (p: Person, text: string) => p.page.getByRole('article').filter({ hasText: text });
+  /** carol's other post, named in the same report as her first. */
+  const second = 'Second batch of cheap watches';
 
   it('open registrations: the admin, carol and dave sign up; sign-up links to the rules', async () => {
     await signUp(admin, 'root');
@@ -69,6 +72,9 @@ describe('moderation in a browser', () => {
     await carol.page.getByLabel('Write a post', { exact: true }).fill('Buy cheap watches here');
     await carol.page.getByRole('button', { name: 'Post', exact: true }).click();
     await card(carol, 'Buy cheap watches here').waitFor();
+    await carol.page.getByLabel('Write a post', { exact: true }).fill(second);
+    await carol.page.getByRole('button', { name: 'Post', exact: true }).click();
+    await card(carol, second).waitFor();
 
     await dave.visit(a.url, '/public');
     await card(dave, 'Buy cheap watches here').waitFor();
@@ -88,20 +94,39 @@ describe('moderation in a browser', () => {
   });
 
   it('report → admin queue → suspension, in the audit log', async () => {
-    // dave reports carol's post from her profile's timeline.
+    // dave reports carol's post from her profile's timeline, and ticks her other one too.
     await dave.visit(a.url, '/@carol');
     await card(dave, 'Buy cheap watches here')
       .getByRole('link', { name: /^Report/ })
       .click();
     await dave.page.getByRole('heading', { name: 'Report this post' }).waitFor();
+    const posts = dave.page.getByRole('group', { name: 'Which posts?' });
+    const first = posts.getByRole('checkbox', { name: /Buy cheap watches here/ });
+    const other = posts.getByRole('checkbox', { name: new RegExp(second) });
+    await other.waitFor();
+    expect(await first.isChecked()).toBe(true);
+    expect(await other.isChecked()).toBe(false);
+    // On a phone too: each post a row wide enough to tap.
+    await dave.page.setViewportSize({ width: 375, height: 740 });
+    const row = await posts.locator('label').filter({ hasText: second }).boundingBox();
+    expect(row?.height).toBeGreaterThanOrEqual(44);
+    expect(row?.width).toBeLessThanOrEqual(375);
+    await posts.getByText(second).click();
+    expect(await other.isChecked()).toBe(true);
+    await dave.shot('report-two-posts');
+    await dave.page.setViewportSize({ width: 1100, height: 900 });
     await dave.page.getByLabel('Spam', { exact: true }).check();
     await dave.page.getByLabel('Comment (optional)').fill('watch spam everywhere');
     await dave.page.getByRole('button', { name: 'Send report' }).click();
-    await dave.page.getByText('Thank you: the moderators').waitFor();
+    const thanks = dave.page.getByText('Thank you: the moderators');
+    await thanks.waitFor();
+    expect(await thanks.innerText()).toContain('about 2 posts');
 
     await admin.visit(a.url, '/admin/reports');
     const report = admin.page.getByRole('article').filter({ hasText: 'watch spam everywhere' });
     await report.getByText('Buy cheap watches here').waitFor();
+    await report.getByText(second).waitFor();
+    await report.getByText('2 posts by').waitFor();
     expect(await report.locator('.reporter').textContent()).toBe('dave');
     // A missing reason is refused clearly (the browser's own check is bypassed).
     await report.getByLabel('Action').selectOption('suspend-user');

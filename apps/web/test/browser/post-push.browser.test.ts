@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { RestartableNode } from '@swarm/testnet';
-import { signUp, STEP_TIMEOUT_MS, twoNodeSuite, type Person } from './browser-harness.ts';
+import { PASSWORD, signUp, STEP_TIMEOUT_MS, twoNodeSuite, type Person } from './browser-harness.ts';
 
 // A new post reaching the node of its author's follower (docs/protocol.md "Post delivery"),
 // through the pages of two real nodes: bob on B follows alice on A; alice writes a
@@ -9,7 +9,8 @@ import { signUp, STEP_TIMEOUT_MS, twoNodeSuite, type Person } from './browser-ha
 // only with her signature (post-push.swarm.test.ts shows an unsigned one refused): "Delivered" on
 // her deliveries page is the proof that the composer signed what A sent. Bob then sees it on B:
 // A never serves a followers-only post to peers' reads, so only the push can have brought it.
-// Needs `pnpm build`.
+// Then the composer without her key in the browser: it says her posts go out unsigned and
+// links to where Settings restores the key. Needs `pnpm build`.
 
 describe('a post pushed to a follower’s node', () => {
   let a: RestartableNode;
@@ -37,8 +38,17 @@ describe('a post pushed to a follower’s node', () => {
     await bob.page.getByRole('button', { name: 'Unfollow', exact: true }).waitFor();
   });
 
+  /** The composer once it has looked for her key in this browser (`here`, `elsewhere`…). */
+  const composerWithKey = (state: string) =>
+    alice.page.locator(`form.composer[data-signing-key="${state}"]`);
+  const unsignedNotice = () =>
+    alice.page.getByText('This browser does not hold your signing key', { exact: false });
+
   it('alice posts for her followers: the composer says it is on its way to one node', async () => {
     await alice.visit(a.url, '/');
+    // Her key is in this browser: nothing to warn about.
+    await composerWithKey('here').waitFor();
+    expect(await unsignedNotice().count()).toBe(0);
     await alice.page.getByLabel('Write a post', { exact: true }).fill(text);
     await alice.page.getByLabel('Who can see it').selectOption('followers');
     await alice.page.getByRole('button', { name: 'Post', exact: true }).click();
@@ -64,5 +74,46 @@ describe('a post pushed to a follower’s node', () => {
     const card = () => bob.page.getByRole('article').filter({ hasText: text });
     await bob.visitUntil(b.url, '/', card);
     await bob.shot('home-with-push');
+  });
+
+  it('without her key in this browser the composer says her posts go unsigned, and where to restore it', async () => {
+    // As in another browser: the key store of this one emptied.
+    await alice.page.evaluate(
+      () =>
+        new Promise<void>((resolve, reject) => {
+          const open = indexedDB.open('swarm-user-keys');
+          open.onerror = () => reject(open.error);
+          open.onsuccess = () => {
+            const tx = open.result.transaction('keys', 'readwrite');
+            tx.objectStore('keys').clear();
+            tx.oncomplete = () => {
+              open.result.close();
+              resolve();
+            };
+            tx.onerror = () => reject(tx.error);
+          };
+        }),
+    );
+    await alice.visit(a.url, '/');
+    await composerWithKey('elsewhere').waitFor();
+    const notice = unsignedNotice();
+    await notice.waitFor();
+    expect(await notice.innerText()).toContain('followers-only post not at all');
+    // Screen readers hear it with the text box.
+    const box = alice.page.getByLabel('Write a post', { exact: true });
+    expect(await box.getAttribute('aria-describedby')).toContain('compose-unsigned');
+    await alice.shot('composer-unsigned');
+
+    await alice.page.getByRole('link', { name: 'Restore your key in Settings' }).click();
+    await alice.page.waitForURL(`${a.url}/settings#signing-key`);
+    const restore = alice.page
+      .locator('form')
+      .filter({ hasText: 'Restore the key in this browser' });
+    await restore.getByLabel('Your password').fill(PASSWORD);
+    await restore.getByRole('button', { name: 'Restore my key' }).click();
+    await alice.page.getByRole('definition').filter({ hasText: /^Yes$/ }).waitFor();
+    await alice.visit(a.url, '/');
+    await composerWithKey('here').waitFor();
+    expect(await unsignedNotice().count()).toBe(0);
   });
 });

@@ -29,6 +29,7 @@ import {
   fail,
   type Actor,
   type AdmitInput,
+  type Admitted,
 } from './inbound-verification.ts';
 import { createOriginHolds, holdsForEvidence } from './origin-holds.ts';
 import {
@@ -137,6 +138,31 @@ export function createInboundInteractionService(
 
   const done = (message: string): InteractionOutcome => ok({ message });
 
+  /**
+   * A follow or unfollow taken (not a repeat) names what vouched for it: the person's key, an
+   * app's under the delegation it names, or nothing but their node (docs/protocol.md "App
+   * delegations", "Receiving"), so an operator can tell an app's follow from an unsigned one.
+   */
+  function logAccepted(
+    action: 'follow' | 'unfollow',
+    peer: string,
+    actor: Actor,
+    target: string,
+    admitted: Admitted,
+  ) {
+    const { signedBy, delegation } = admitted;
+    deps.logger.info(
+      {
+        peer,
+        actor: `${actor.handle}@${actor.domain}`,
+        target,
+        signedBy,
+        ...(delegation ? { delegation } : {}),
+      },
+      `${action} accepted`,
+    );
+  }
+
   return {
     async like(sourceDomain, body, rawBody, options = {}) {
       const { like } = body;
@@ -240,7 +266,7 @@ export function createInboundInteractionService(
         return held.follow(sourceDomain, body, rawBody, actor, INTERACTION_MESSAGES.follow);
       }
       const outcome = await commitIfOk(async (tx) => {
-        if (!(await claim(tx, actor.domain, follow.interactionId, 'follow'))) return ok(undefined);
+        if (!(await claim(tx, actor.domain, follow.interactionId, 'follow'))) return ok(false);
         const found = await findUser(tx, body.targetHandle);
         if (!found.ok) return found;
         const user = found.value;
@@ -265,9 +291,12 @@ export function createInboundInteractionService(
             interactionId,
           });
         }
-        return ok(undefined);
+        return ok(true);
       });
-      return outcome.ok ? done(INTERACTION_MESSAGES.follow) : outcome;
+      if (!outcome.ok) return outcome;
+      if (outcome.value)
+        logAccepted('follow', sourceDomain, actor, body.targetHandle, admitted.value);
+      return done(INTERACTION_MESSAGES.follow);
     },
 
     async unfollow(sourceDomain, body, rawBody, options = {}) {
@@ -285,8 +314,7 @@ export function createInboundInteractionService(
       if (!admitted.ok) return admitted;
       if (admitted.value.seen) return done(INTERACTION_MESSAGES.unfollow);
       const outcome = await commitIfOk(async (tx) => {
-        if (!(await claim(tx, actor.domain, unfollow.interactionId, 'unfollow')))
-          return ok(undefined);
+        if (!(await claim(tx, actor.domain, unfollow.interactionId, 'unfollow'))) return ok(false);
         const user = await findUser(tx, body.targetHandle);
         if (!user.ok) return user;
         await pinDid(tx, actor, admitted.value.didToPin);
@@ -294,9 +322,13 @@ export function createInboundInteractionService(
           followerKey: formatActorUrl(actor),
           followeeKey: localActorKey(user.value.id),
         });
-        return ok(undefined);
+        return ok(true);
       });
-      return outcome.ok ? done(INTERACTION_MESSAGES.unfollow) : outcome;
+      if (!outcome.ok) return outcome;
+      if (outcome.value) {
+        logAccepted('unfollow', sourceDomain, actor, body.targetHandle, admitted.value);
+      }
+      return done(INTERACTION_MESSAGES.unfollow);
     },
 
     async mention(sourceDomain, body, rawBody, options = {}) {

@@ -59,6 +59,13 @@ export interface AdmitInput {
 export interface Admitted {
   didToPin: DidPin | undefined;
   seen: boolean;
+  /**
+   * What vouched for the actor beyond their node: their own key (`user`), an app key under the
+   * delegation `delegation` names, nothing (`unsigned`: an optional signature left out), or only
+   * the node's body signature of the origin profile (`node`). Logged for follows (operators).
+   */
+  signedBy: 'user' | 'delegation' | 'unsigned' | 'node';
+  delegation?: string;
 }
 
 export const fail = (code: InboundInteractionErrorCode, message: string) =>
@@ -132,7 +139,7 @@ export function createInboundVerification(
       if (SIGNATURE_REQUIRED.has(action)) {
         return fail('INVALID_SIGNATURE', `A ${action} must carry the acting user's signature.`);
       }
-      return ok({ didToPin: undefined, seen: false });
+      return ok({ didToPin: undefined, seen: false, signedBy: 'unsigned' });
     }
     // An app's signature: the delegation must hold up before its user's did is even looked at,
     // and then the did proves the delegation instead of the body.
@@ -154,11 +161,10 @@ export function createInboundVerification(
         : signedBy(did, action, raw);
     const proved = await provedDid(input, proves);
     if (!proved.ok || !delegated) return proved;
-    const holds = await delegations.holds(
-      actor.domain,
-      String((rawDelegation as Record<string, unknown>).id),
-    );
-    return holds.ok ? proved : fail(holds.reason.code, holds.reason.message);
+    const delegation = String((rawDelegation as Record<string, unknown>).id);
+    const holds = await delegations.holds(actor.domain, delegation);
+    if (!holds.ok) return fail(holds.reason.code, holds.reason.message);
+    return ok({ ...proved.value, signedBy: 'delegation', delegation });
   }
 
   /** The user's did proves the request (pinned, or what their node now publishes). */
@@ -169,7 +175,8 @@ export function createInboundVerification(
     const { actor } = input;
     const who = `${actor.handle}@${actor.domain}`;
     const { did: pinned, seen } = await lookUp({ actor, interactionId: input.interactionId });
-    if (pinned && (await proves(pinned))) return ok({ didToPin: undefined, seen });
+    if (pinned && (await proves(pinned)))
+      return ok({ didToPin: undefined, seen, signedBy: 'user' });
 
     // No did pinned yet (it is pinned on first sight, once a signature proves it), or the pinned
     // one fails: the user may have rotated their key, so ask the actor's node (rate-limited).
@@ -184,7 +191,7 @@ export function createInboundVerification(
       }
     } else if (current.value !== pinned && (await proves(current.value))) {
       if (pinned) logger.info({ actor: who }, 'user did re-pinned: the user rotated their key');
-      return ok({ didToPin: { did: current.value, replaces: pinned }, seen });
+      return ok({ didToPin: { did: current.value, replaces: pinned }, seen, signedBy: 'user' });
     }
     return fail('INVALID_SIGNATURE', `The user signature does not match ${who}'s key.`);
   }
@@ -207,7 +214,7 @@ export function createInboundVerification(
         `The key of ${actor.handle}@${actor.domain} is pinned here: their ${input.action} must carry their own signature, which the origin profile's format has no place for.`,
       );
     }
-    return ok({ didToPin: undefined, seen });
+    return ok({ didToPin: undefined, seen, signedBy: 'node' });
   }
 
   return { admit };

@@ -10,6 +10,20 @@ import { trpc } from '$lib/trpc';
  * key here, or when preparing fails, the post goes unsigned: the node still publishes and pushes
  * it, and a refusal (a bad link, a photo gone) comes back from the form action as usual.
  */
+/**
+ * Whether this browser can sign the signed-in person's posts: `here` (it holds their key),
+ * `elsewhere` (their account has a key, this browser does not hold it: restore it in
+ * Settings), `none` (their account has no key yet: create one there), or null (nobody signed in).
+ */
+export async function signingKeyState(): Promise<'here' | 'elsewhere' | 'none' | null> {
+  const user: unknown = page.data.user;
+  if (typeof user !== 'object' || user === null) return null;
+  const { handle, did } = user as { handle?: unknown; did?: unknown };
+  if (typeof handle !== 'string') return null;
+  if (typeof did !== 'string' || did === '') return 'none';
+  return (await hasKey(handle, did)) ? 'here' : 'elsewhere';
+}
+
 export async function signComposedPost(formData: FormData): Promise<boolean> {
   for (const name of Object.values(SIGNED_FIELDS)) formData.delete(name);
   const user: unknown = page.data.user;
