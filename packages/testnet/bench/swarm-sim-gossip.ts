@@ -3,6 +3,7 @@ import {
   HINT_BOUNDS,
   KNOWN_FILTER,
   PROBE_BUDGET,
+  afterPrune,
   knownFilterBytes,
   failedProbesSinceInactive,
   knownFilterFalsePositiveRate,
@@ -11,6 +12,7 @@ import {
   trustAfterFailure,
   trustAfterSuccess,
   weightedSample,
+  type PrunedHint,
 } from '@swarm/domain';
 import { LIMITS } from '@swarm/contract';
 import { NumberHeap, prng } from './swarm-sim-model.ts';
@@ -18,7 +20,8 @@ import { NumberHeap, prng } from './swarm-sim-model.ts';
 // The registry and gossip of N nodes, modelled in typed arrays (one row per ordered pair of
 // nodes instead of a database per node). Real: peer selection (`weightedSample` weighted by trust,
 // GOSSIP_FANOUT a round), trust steps (`trustAfterSuccess` / `trustAfterFailure`), the probe
-// backoff (`probeDelayMs`, `failedProbesSinceInactive`), the probe budget (`probeBudget`), the
+// backoff (`probeDelayMs`, `failedProbesSinceInactive`), the probe budget (`probeBudget`), which
+// pruned hints the `known` filter holds (`afterPrune`), the
 // constants (PROBE_BUDGET, HINT_BOUNDS, INACTIVE_AFTER_FAILURES, LIMITS.gossipMaxNodes,
 // KNOWN_FILTER) and the `known` filter's false-positive rate (`knownFilterFalsePositiveRate`).
 // Modelled from the code, as the SQL and services do it: push-pull exchanges with `since` cursors
@@ -58,6 +61,8 @@ export interface GossipSimOptions {
   maxRounds: number;
   /** Rounds run after convergence, without loss (60 = one hour at the default interval). */
   steadyRounds: number;
+  /** Rounds run without loss after convergence and before the steady rounds are counted. */
+  settleRounds?: number;
   /** What-if knobs. A fixed number of probes a round instead of `probeBudget`'s. */
   probesPerRound?: number;
   /** Node entries per gossip page (default LIMITS.gossipMaxNodes). */
@@ -80,6 +85,9 @@ export interface GossipSimResult {
   rounds: number | null;
   /** Per round: share of (live node, live peer) pairs known as active and verified. */
   knownShare: number[];
+  /** Unless converged: the live pairs still unknown at the end, by the state of the row. */
+  unknownPairs: Record<string, number>;
+  settleRounds: number;
   /** Per live node during convergence, mean: requests it sent, bytes it sent and received. */
   convergence: { requestsPerNode: number; bytesPerNode: number };
   /** Steady state, per live node per hour (60 rounds), mean and max. */
@@ -119,9 +127,8 @@ export function simulateGossip(o: GossipSimOptions): GossipSimResult {
   const lastSync = Array.from({ length: n }, () => new Map<number, number>());
   const hintsTotal = new Int32Array(n);
   const hintsBySource = Array.from({ length: n }, () => new Map<number, number>());
-  /** Pruned hints still in the node's `known` filter, until which round (NodeHints.pruned). */
-  const prunedUntil = Array.from({ length: n }, () => new Map<number, number>());
-  const prunedRounds = Math.ceil(HINT_BOUNDS.prunedKnownMs / ROUND_MS);
+  /** Pruned hints remembered, in rounds' ms, and whether the `known` filter holds them (NodeHints.pruned). */
+  const pruned = Array.from({ length: n }, () => new Map<number, PrunedHint>());
   const activeCount = new Int32Array(n);
   const liveActive = new Int32Array(n);
   const alive = new Uint8Array(n).fill(1);
@@ -188,7 +195,7 @@ export function simulateGossip(o: GossipSimOptions): GossipSimResult {
         due[k] = NONE;
         trust[k] = 0;
         fails[k] = 0;
-        prunedUntil[i]!.set(j, round + prunedRounds);
+        pruned[i]!.set(j, afterPrune(pruned[i]!.get(j), round * ROUND_MS));
       } else schedule(i, j, dueIn(probeDelayMs(f)));
     } else if (s === ACTIVE && f >= INACTIVE_AFTER_FAILURES) {
       st[k] = INACTIVE;
@@ -253,17 +260,23 @@ export function simulateGossip(o: GossipSimOptions): GossipSimResult {
    */
   function holds(i: number, j: number) {
     const s = st[i * n + j]!;
-    if (s === UNKNOWN) return (prunedUntil[i]!.get(j) ?? 0) > round;
+    if (s === UNKNOWN) {
+      const p = pruned[i]!.get(j);
+      return p !== undefined && p.held && p.until > round * ROUND_MS;
+    }
     return s === ACTIVE || s === INACTIVE || (s === HINT && fails[i * n + j] === 0);
   }
 
-  /** missingNodes: a random sample of j's active nodes that i's filter does not hold. */
+  /**
+   * missingNodes: a random sample of j's active nodes that i's filter does not hold. A false
+   * positive leaves a lacking node out; the salt is new every request, so independently each time.
+   */
   function missing(j: number, i: number) {
     const falsePositive = knownFilterFalsePositiveRate(known[i]!.length + 1);
     const lacks: number[] = [];
     for (const x of known[j]!) {
       if (st[j * n + x] !== ACTIVE || x === i) continue;
-      if (!holds(i, x) || random() < falsePositive) lacks.push(x);
+      if (!holds(i, x) && random() >= falsePositive) lacks.push(x);
     }
     const take = Math.min(KNOWN_FILTER.answerNodes, lacks.length);
     for (let a = 0; a < take; a++) {
@@ -353,6 +366,30 @@ export function simulateGossip(o: GossipSimOptions): GossipSimResult {
     return picked;
   }
 
+  /** Live pairs not known at the end of convergence, by the state of the peer's row. */
+  function residue(): Record<string, number> {
+    const byState: Record<string, number> = {};
+    for (const i of liveNodes) {
+      for (const j of liveNodes) {
+        const k = i * n + j;
+        if (i === j || st[k] === ACTIVE) continue;
+        const s = st[k]!;
+        const state =
+          s === UNKNOWN
+            ? holds(i, j)
+              ? 'pruned, held in the filter'
+              : 'unheard of'
+            : s === HINT
+              ? fails[k]! > 0
+                ? 'hint, probes failed'
+                : 'hint, not probed yet'
+              : 'inactive';
+        byState[state] = (byState[state] ?? 0) + 1;
+      }
+    }
+    return byState;
+  }
+
   // Start: every node announces to the seed (node 0), signed: both record a direct contact.
   for (let i = 1; i < n; i++) {
     requests[i]! += 1;
@@ -394,18 +431,23 @@ export function simulateGossip(o: GossipSimOptions): GossipSimResult {
       break;
     }
   }
+  const unknownPairs = rounds === null ? residue() : {};
   const mean = (xs: Float64Array) => liveNodes.reduce((s, i) => s + xs[i]!, 0) / live;
   const convergence = { requestsPerNode: mean(requests), bytesPerNode: mean(bytes) };
 
-  // Steady state: converged (or given up), no loss, one hour of rounds.
+  // Steady state: converged (or given up), no loss; settling rounds first, then the counted ones.
   loss = 0;
-  requests.fill(0);
-  bytes.fill(0);
-  probesSent = 0;
-  exchanges = 0;
-  entriesSent = 0;
-  const end = round + o.steadyRounds;
+  const settleRounds = o.settleRounds ?? 0;
+  const settled = round + settleRounds;
+  const end = settled + o.steadyRounds;
   for (round = round + 1; round <= end; round++) {
+    if (round === settled + 1) {
+      requests.fill(0);
+      bytes.fill(0);
+      probesSent = 0;
+      exchanges = 0;
+      entriesSent = 0;
+    }
     for (const i of liveNodes) {
       probeDue(i);
       for (const j of samplePeers(i)) exchange(i, j);
@@ -426,6 +468,8 @@ export function simulateGossip(o: GossipSimOptions): GossipSimResult {
     targetRounds,
     rounds,
     knownShare,
+    unknownPairs,
+    settleRounds,
     convergence,
     steady: {
       exchangesPerNode: exchanges / live / hours,

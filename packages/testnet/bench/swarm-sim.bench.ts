@@ -31,6 +31,8 @@ export interface SwarmSimConfig {
   gossipOnly: boolean;
   gossipMaxRounds: number;
   steadyRounds: number;
+  /** Rounds without loss between convergence and the counted steady rounds (SIM_SETTLE_ROUNDS). */
+  settleRounds: number;
   followsMean: number;
   crawlRates: number[];
   deliveryFollowers: number;
@@ -52,6 +54,7 @@ export function simConfig(): SwarmSimConfig {
     gossipOnly: envInt('SIM_GOSSIP_ONLY', 0) > 0,
     gossipMaxRounds: envInt('SIM_GOSSIP_MAX_ROUNDS', 100),
     steadyRounds: envInt('SIM_STEADY_ROUNDS', 30),
+    settleRounds: envInt('SIM_SETTLE_ROUNDS', 0),
     followsMean: envInt('SIM_FOLLOWS_MEAN', 50),
     crawlRates: list('SIM_CRAWL_PER_MIN', [CRAWLER_DEFAULTS.perMinute, 60]),
     deliveryFollowers: envInt('SIM_DELIVERY_FOLLOWERS', 1_000),
@@ -88,6 +91,7 @@ export async function benchSwarmSim(resultsDir: string, log: (line: string) => v
         loss: 0.1,
         maxRounds: config.gossipMaxRounds,
         steadyRounds: config.steadyRounds,
+        settleRounds: config.settleRounds,
         costs,
       }),
     );
@@ -231,7 +235,17 @@ async function writeGossip(
       ]),
       data: results.map(({ observerTrust: _, ...r }) => r),
       notes: [
-        `"Known": share of (live node, live peer) pairs where the node holds the peer as active and verified, the convergence criterion of the gossip bench (nodes only; handles are not simulated). Gossip every 60 s, ${GOSSIP_FANOUT} peers a round, rounds one node after the other as in the gossip bench; steady state: ${config.steadyRounds} rounds without loss after the convergence phase, scaled to an hour.`,
+        `"Known": share of (live node, live peer) pairs where the node holds the peer as active and verified, the convergence criterion of the gossip bench (nodes only; handles are not simulated). Gossip every 60 s, ${GOSSIP_FANOUT} peers a round, rounds one node after the other as in the gossip bench; steady state: ${config.steadyRounds} rounds without loss, ${config.settleRounds ? `after ${config.settleRounds} rounds without loss that are not counted` : 'right after the convergence phase'}, scaled to an hour.`,
+        ...measured
+          .filter((r) => r.rounds === null)
+          .map(
+            (r) =>
+              `N = ${num(r.n)} did not converge: live pairs still unknown at the end, by the node's row of the peer: ${Object.entries(
+                r.unknownPairs,
+              )
+                .map(([state, count]) => `${state} ${num(count)}`)
+                .join(', ')}.`,
+          ),
         `Bytes are bodies, from measured sizes: an exchange with no entries ${cal.emptyExchangeBytes} B (request + answer), ${cal.nodeEntryBytes.toFixed(0)} B per node entry, a probe answer ${cal.probeBytes} B, plus the request's \`known\` filter (${KNOWN_FILTER.bitsPerDomain} bits per node held, base64). Measured on this machine: one real exchange ${cal.gossipMs.toFixed(1)} ms, one probe ${cal.probeMs.toFixed(1)} ms (two in-process nodes).`,
         ...(whatIfs.length
           ? [

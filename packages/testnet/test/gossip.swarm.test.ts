@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { LIMITS, SWARM_PATHS, gossipResponseSchema } from '@swarm/contract';
-import { createSwarmScheduler, GOSSIP_JITTER, KNOWN_FILTER } from '@swarm/domain';
+import { createSwarmScheduler, GOSSIP_JITTER, HINT_BOUNDS, KNOWN_FILTER } from '@swarm/domain';
 import {
   createTestNetwork,
   didFor,
@@ -388,6 +388,54 @@ describe('gossip between several nodes', () => {
     );
     expect(await row()).toMatchObject({ isVerified: true, isActive: true });
   });
+
+  it(
+    'a node pruned after its probes failed once is named again by the next partner; pruned twice, it is held in our filter for hours',
+    { timeout: 120_000 },
+    async () => {
+      swarm = await createTestNetwork();
+      const alpha = await swarm.add({ domain: 'alpha.test' });
+      const beta = await swarm.add({ domain: 'beta.test' });
+      await swarm.add({ domain: 'gamma.test' });
+      expect(await beta.node.registry.probe('gamma.test', 'admin')).toMatchObject({ ok: true });
+      expect(await alpha.node.registry.probe('beta.test', 'admin')).toMatchObject({ ok: true });
+      const row = () =>
+        alpha.node.db.prisma.swarmNode.findUnique({ where: { domain: 'gamma.test' } });
+      // Every probe of gamma is lost until alpha deletes its hint.
+      const failUntilPruned = async () => {
+        swarm.network.drop('gamma.test');
+        for (let probes = 0; (await row()) !== null; probes++) {
+          expect(probes).toBeLessThan(HINT_BOUNDS.pruneAfterFailedProbes);
+          swarm.clock.set((await row())!.nextProbeAt!);
+          await alpha.node.registry.probeDue();
+        }
+        swarm.network.heal('gamma.test');
+      };
+
+      // Gamma is up, but alpha's first six probes of it were lost: the hint is deleted.
+      expect(await alpha.node.registry.noteHint('gamma.test', 'gossip:beta.test')).toBe(true);
+      await failUntilPruned();
+      // Alpha's filter does not hold it, so beta names it again and the next probe verifies it.
+      // (Held for 6 h, as before, every partner would leave it out of every answer.)
+      expect(await alpha.node.gossip.exchangeWith('beta.test')).toMatchObject({ ok: true });
+      expect(await row()).toMatchObject({ isVerified: false, consecutiveFailures: 0 });
+
+      // Pruned a second time within 6 h: now held, beta's answers leave it out…
+      await failUntilPruned();
+      expect(alpha.node.registry.prunedLately()).toContain('gamma.test');
+      swarm.clock.advance(60_000);
+      expect(await alpha.node.gossip.exchangeWith('beta.test')).toMatchObject({ ok: true });
+      expect(await row()).toBeNull();
+      // …until the hold ends.
+      swarm.clock.advance(HINT_BOUNDS.prunedKnownMs);
+      expect(alpha.node.registry.prunedLately()).not.toContain('gamma.test');
+      expect(await alpha.node.gossip.exchangeWith('beta.test')).toMatchObject({ ok: true });
+      expect(await alpha.node.registry.probeDue()).toContainEqual(
+        expect.objectContaining({ domain: 'gamma.test', ok: true }),
+      );
+      expect(await row()).toMatchObject({ isVerified: true, isActive: true });
+    },
+  );
 
   it('pages by `since`: a second exchange without changes carries nothing, and sync logs are written', async () => {
     swarm = await createTestNetwork();

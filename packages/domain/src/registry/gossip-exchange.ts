@@ -82,7 +82,7 @@ export function createGossipExchange(deps: {
     const nodes = await changedNodes(prisma, from, [self, domain, ...blocked]);
     const handlePage = await changedHandles(prisma, from, [domain, ...blocked]);
     // What we hold, so a peer of ours answers the nodes we lack (others ignore it). Blocked
-    // domains and hints pruned lately are in it: we would not store or probe them now.
+    // domains and hints pruned twice lately (`afterPrune`) are in it: we would not store or probe them now.
     const known = buildKnownFilter([
       self,
       ...blocked,

@@ -34,13 +34,35 @@ export const HINT_BOUNDS = {
   /** A never-reached node is deleted this long after it was first heard of, probed or not. */
   pruneAfterMs: 24 * 60 * 60_000,
   /**
-   * A deleted hint stays in our gossip `known` filter this long, so peers that still list it
-   * (a dead node they have not contacted since) do not make us probe it again at once; per
-   * process, at most `prunedKnownMax` domains.
+   * A hint deleted a second time within this long stays in our gossip `known` filter for this
+   * long, so peers that still list it (a dead node they have not contacted since) do not make us
+   * probe it again and again; per process, at most `prunedKnownMax` domains remembered. A first
+   * deletion is remembered but not held (`afterPrune`).
    */
   prunedKnownMs: 6 * 60 * 60_000,
   prunedKnownMax: 20_000,
 } as const;
+
+/** What we remember of a pruned hint: until when, and whether our `known` filter holds it. */
+export interface PrunedHint {
+  until: number;
+  held: boolean;
+}
+
+/**
+ * A hint pruned at `now` (ms), given what we remembered of it. Held in our filter only when it
+ * was pruned before within `HINT_BOUNDS.prunedKnownMs`: partners answer a filter with only what
+ * it does not hold, so a held node is never named to us again until the hold ends. A node that
+ * is up but lost its first probes (six in a row: ~10⁻⁶ at 10 % loss, i.e. dozens of pairs in a
+ * swarm of 10,000) would stay unknown for hours; unheld, the next partner listing it brings it
+ * back as a hint. A dead node still listed costs six more probes, then is held.
+ */
+export function afterPrune(previous: PrunedHint | undefined, now: number): PrunedHint {
+  return {
+    until: now + HINT_BOUNDS.prunedKnownMs,
+    held: previous !== undefined && previous.until > now,
+  };
+}
 
 /** Postgres advisory lock key serialising hint inserts (their caps are counted) ("HINT"). */
 const HINT_LOCK_KEY = 0x48494e54;
@@ -84,7 +106,7 @@ export interface NodeHints {
   reached(domain: string): void;
   /** A never-verified node whose probe failed (waiting on its backoff). */
   unreached(domain: string): void;
-  /** Hints pruned in the last `HINT_BOUNDS.prunedKnownMs` (this process): our filter holds them. */
+  /** Hints pruned a second time lately (`afterPrune`; this process): our filter holds them. */
   prunedLately(): string[];
 }
 
@@ -107,19 +129,20 @@ export function createNodeHints(deps: {
   const isRowKnown = (domain: string) => (rowKnown.get(domain) ?? 0) > clock.now().getTime();
   /** Never-verified nodes whose probe failed (waiting on their backoff), per process. */
   const unreached = new Set<string>();
-  /** Pruned hints, until when (our clock): in our gossip `known` filter until then. */
-  const pruned = new Map<string, number>();
+  /** Pruned hints (our clock): remembered, and held in our gossip `known` filter, until then. */
+  const pruned = new Map<string, PrunedHint>();
 
   async function pruneHints(statement: Prisma.Sql): Promise<number> {
     const gone = await prisma.$queryRaw<{ domain: string }[]>(statement);
-    const until = clock.now().getTime() + HINT_BOUNDS.prunedKnownMs;
+    const now = clock.now().getTime();
     for (const { domain } of gone) {
       rowKnown.delete(domain);
       unreached.delete(domain);
+      const next = afterPrune(pruned.get(domain), now);
       // Re-inserted last: the map stays ordered by expiry, oldest first.
       pruned.delete(domain);
       if (pruned.size >= HINT_BOUNDS.prunedKnownMax) pruned.delete(pruned.keys().next().value!);
-      pruned.set(domain, until);
+      pruned.set(domain, next);
     }
     if (gone.length > 0) logger.debug({ pruned: gone.length }, 'never-reached nodes pruned');
     return gone.length;
@@ -230,11 +253,11 @@ export function createNodeHints(deps: {
     },
     prunedLately() {
       const now = clock.now().getTime();
-      for (const [domain, until] of pruned) {
+      for (const [domain, { until }] of pruned) {
         if (until > now) break;
         pruned.delete(domain);
       }
-      return [...pruned.keys()];
+      return [...pruned].filter(([, p]) => p.held).map(([domain]) => domain);
     },
   };
 }

@@ -22,7 +22,13 @@ export {
   probeBudget,
   type ContactReport,
 } from './node-contacts.ts';
-export { HINT_BOUNDS, isUnsignedHint, type DiscoveredVia } from './node-hints.ts';
+export {
+  HINT_BOUNDS,
+  afterPrune,
+  isUnsignedHint,
+  type DiscoveredVia,
+  type PrunedHint,
+} from './node-hints.ts';
 export { refuseSender } from './refuse-sender.ts';
 
 /** The registry's parts as one service; each method is documented where it is written. */
